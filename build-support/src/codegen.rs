@@ -1,0 +1,912 @@
+//! IR → Rust: one sealed `ToolCall` enum per registry, one argument struct per
+//! tool, and a named type for every constrained value, each with a validating
+//! `FromJson`, `Deserialize` and `JsonSchema` and a `Serialize` back to JSON.
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+use toolseal_runtime::call::lookup;
+use toolseal_runtime::check::NumberBounds;
+use toolseal_runtime::json::Json;
+use toolseal_runtime::registry::ToolDef;
+use toolseal_runtime::schema::{describe, Additional, ArrayRule, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, StringRule, UnionMode};
+
+use crate::naming::{field_name, ident, type_name, Scope};
+
+/// One tool with its compiled arguments schema.
+pub struct ToolInput<'a> {
+    /// The registry definition.
+    pub def: &'a ToolDef,
+    /// Its compiled `inputSchema`.
+    pub schema: SchemaDoc,
+}
+
+fn rt() -> TokenStream {
+    quote!(::toolseal::__private)
+}
+
+fn doc_attr(text: Option<String>) -> TokenStream {
+    match text {
+        Some(t) => {
+            let lines = t.lines().map(|l| format!(" {l}"));
+            quote!(#(#[doc = #lines])*)
+        }
+        None => TokenStream::new(),
+    }
+}
+
+fn f64_lit(x: f64) -> Literal {
+    Literal::f64_unsuffixed(x)
+}
+
+fn opt_f64(x: Option<f64>) -> TokenStream {
+    match x {
+        Some(x) => {
+            let l = f64_lit(x);
+            quote!(::core::option::Option::Some(#l))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn opt_u64(x: Option<u64>) -> TokenStream {
+    match x {
+        Some(x) => {
+            let l = Literal::u64_unsuffixed(x);
+            quote!(::core::option::Option::Some(#l))
+        }
+        None => quote!(::core::option::Option::None),
+    }
+}
+
+fn bounds_tokens(b: &NumberBounds) -> TokenStream {
+    let rt = rt();
+    let (min, max, xmin, xmax, mul) = (opt_f64(b.minimum), opt_f64(b.maximum), opt_f64(b.exclusive_minimum), opt_f64(b.exclusive_maximum), opt_f64(b.multiple_of));
+    quote!(#rt::NumberBounds { minimum: #min, maximum: #max, exclusive_minimum: #xmin, exclusive_maximum: #xmax, multiple_of: #mul })
+}
+
+/// A `serde_json::Value` expression for a JSON literal.
+fn json_lit(v: &Json<'_>) -> TokenStream {
+    let rt = rt();
+    let text = v.to_json_string();
+    quote!(#rt::json_literal(#text))
+}
+
+/// Generates the Rust source for one registry.
+pub struct Generator {
+    types: Scope,
+    items: Vec<TokenStream>,
+    impls: Vec<TokenStream>,
+}
+
+/// Per-tool state: its schema and the types made for its `$ref` targets.
+struct ToolScope<'d> {
+    doc: &'d SchemaDoc,
+    prefix: String,
+    defs: Vec<Option<Ident>>,
+}
+
+impl Generator {
+    /// Generates the module source (unformatted tokens) for `tools`.
+    pub fn registry(tools: &[ToolInput<'_>]) -> TokenStream {
+        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new() };
+        let mut variants = Scope::default();
+        let mut arms = Vec::new();
+        for tool in tools {
+            let variant_name = variants.claim(&type_name(&tool.def.name), "Tool");
+            let variant = ident(&variant_name);
+            let args = g.types.claim(&format!("{variant_name}Args"), "Args");
+            let mut scope = ToolScope { doc: &tool.schema, prefix: variant_name.clone(), defs: vec![None; tool.schema.defs.len()] };
+            let mut root = tool.schema.root.clone();
+            if root.description.is_none() && root.title.is_none() {
+                root.description = Some(format!("Arguments of the `{}` tool.", tool.def.name));
+            }
+            let ty = g.named(&mut scope, &root, &args);
+            arms.push((tool.def, variant, ty));
+        }
+        g.tool_call(&arms);
+        let (items, impls) = (g.items, g.impls);
+        quote! {
+            #(#[allow(dead_code)] #items)*
+            const _: () = {
+                #(#impls)*
+            };
+        }
+    }
+
+    /// The type for `s`, generating a named type when it carries constraints.
+    fn ty(&mut self, t: &mut ToolScope<'_>, s: &Schema, hint: &str) -> TokenStream {
+        let rt = rt();
+        match &s.node {
+            Node::Any => quote!(#rt::serde_json::Value),
+            Node::Null => quote!(()),
+            Node::Boolean => quote!(bool),
+            Node::Integer { bounds, repr } if bounds.is_empty() => int_ty(*repr),
+            Node::Number(b) if b.is_empty() => quote!(f64),
+            Node::String(r) if r.min_length.is_none() && r.max_length.is_none() && r.patterns.is_empty() && r.format.is_none() => quote!(String),
+            Node::Array(a) if a.prefix.is_empty() && a.min_items.is_none() && a.max_items.is_none() && !a.unique => {
+                let item = match &a.items {
+                    Items::Schema(i) => self.ty(t, i, &format!("{hint}Item")),
+                    _ => quote!(#rt::serde_json::Value),
+                };
+                quote!(::std::vec::Vec<#item>)
+            }
+            Node::Object(o) if o.properties.is_empty() && o.required_extra.is_empty() && o.min_properties.is_none() && o.max_properties.is_none() && !matches!(o.additional, Additional::Closed) => {
+                let value = match &o.additional {
+                    Additional::Schema(v) => self.ty(t, v, &format!("{hint}Value")),
+                    _ => quote!(#rt::serde_json::Value),
+                };
+                quote!(::std::collections::BTreeMap<::std::string::String, #value>)
+            }
+            Node::Nullable(inner) => {
+                let inner = self.ty(t, inner, hint);
+                quote!(::core::option::Option<#inner>)
+            }
+            Node::Ref(i) => {
+                let name = self.def_type(t, *i);
+                if t.doc.defs[*i].recursive {
+                    quote!(::std::boxed::Box<#name>)
+                } else {
+                    quote!(#name)
+                }
+            }
+            _ => {
+                let name = self.types.claim(hint, "Value");
+                let name = self.named(t, s, &name);
+                quote!(#name)
+            }
+        }
+    }
+
+    fn def_type(&mut self, t: &mut ToolScope<'_>, i: usize) -> Ident {
+        if let Some(name) = &t.defs[i] {
+            return name.clone();
+        }
+        let def = &t.doc.defs[i];
+        let name = self.types.claim(&format!("{}{}", t.prefix, type_name(&def.name)), "Def");
+        let id = ident(&name);
+        t.defs[i] = Some(id.clone());
+        let schema = def.schema.clone();
+        match &schema.node {
+            // A def that is itself a plain type still gets a named type, so every def has one.
+            Node::Ref(_) | Node::Nullable(_) | Node::Any | Node::Null | Node::Boolean => {
+                let inner = self.ty(t, &schema, &format!("{name}Inner"));
+                let docs = doc_attr(schema.doc());
+                self.items.push(quote!(#docs pub type #id = #inner;));
+            }
+            _ => {
+                self.named(t, &schema, &name);
+            }
+        }
+        id
+    }
+
+    /// Generates the named type `name` for `s`; returns its identifier.
+    fn named(&mut self, t: &mut ToolScope<'_>, s: &Schema, name: &str) -> Ident {
+        let id = ident(name);
+        let docs = doc_attr(s.doc());
+        let described = describe(t.doc, s);
+        match &s.node {
+            Node::Object(o) => self.object(t, &id, docs, o, s),
+            Node::String(r) => self.newtype(&id, docs, quote!(String), string_body(r), string_schema(r, s)),
+            Node::Integer { bounds, repr } => {
+                let b = bounds_tokens(bounds);
+                let rt = rt();
+                let f = match repr {
+                    IntRepr::I64 => quote!(integer_i64),
+                    IntRepr::U64 => quote!(integer_u64),
+                };
+                let body = quote!(#rt::check::#f(v, at, cx, &#b).map(Self));
+                self.newtype(&id, docs, int_ty(*repr), body, number_schema("integer", bounds, s))
+            }
+            Node::Number(bounds) => {
+                let b = bounds_tokens(bounds);
+                let rt = rt();
+                let body = quote!(#rt::check::number_f64(v, at, cx, &#b).map(Self));
+                self.newtype(&id, docs, quote!(f64), body, number_schema("number", bounds, s))
+            }
+            Node::Array(a) if a.prefix.is_empty() => {
+                let rt = rt();
+                let item = match &a.items {
+                    Items::Schema(i) => self.ty(t, i, &format!("{name}Item")),
+                    _ => quote!(#rt::serde_json::Value),
+                };
+                let (min, max, unique) = (opt_u64(a.min_items), opt_u64(a.max_items), a.unique);
+                let body = quote! {
+                    let items = #rt::check::array(v, at)?;
+                    #rt::check::items(items, at, #min, #max, #unique)?;
+                    #rt::elements(items, at, cx).map(Self)
+                };
+                let schema = array_schema(a, &item, s);
+                self.newtype(&id, docs, quote!(::std::vec::Vec<#item>), body, schema)
+            }
+            Node::Array(a) => self.tuple(t, &id, docs, a, s),
+            Node::Enum(values) if values.iter().all(|v| v.as_str().is_some()) => self.string_enum(&id, docs, values, false, &described, s),
+            Node::Const(v) if v.as_str().is_some() => self.string_enum(&id, docs, std::slice::from_ref(v), true, &described, s),
+            Node::Enum(values) => self.value_set(&id, docs, values, false, &described, s),
+            Node::Const(v) => self.value_set(&id, docs, std::slice::from_ref(v), true, &described, s),
+            Node::Union { mode, options } => self.union(t, &id, docs, *mode, options, &described, s),
+            // Plain types reach here only as the arguments root or a def: alias them.
+            _ => {
+                let inner = self.ty(t, s, &format!("{name}Inner"));
+                self.items.push(quote!(#docs pub type #id = #inner;));
+            }
+        }
+        id
+    }
+
+    fn common_impls(&mut self, id: &Ident, schema_body: TokenStream) {
+        let rt = rt();
+        let name = id.to_string();
+        self.impls.push(quote! {
+            impl<'de> #rt::serde::Deserialize<'de> for #id {
+                fn deserialize<D: #rt::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    #rt::deserialize_via(deserializer)
+                }
+            }
+            impl #rt::schemars::JsonSchema for #id {
+                fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                    ::std::borrow::Cow::Borrowed(#name)
+                }
+                fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                    ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #name))
+                }
+                fn json_schema(g: &mut #rt::schemars::SchemaGenerator) -> #rt::schemars::Schema {
+                    let _ = &g;
+                    let mut s = #rt::serde_json::Map::new();
+                    #schema_body
+                    #rt::schemars::Schema::from(s)
+                }
+            }
+        });
+    }
+
+    fn newtype(&mut self, id: &Ident, docs: TokenStream, inner: TokenStream, body: TokenStream, schema: TokenStream) {
+        let rt = rt();
+        self.items.push(quote! {
+            #docs
+            #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
+            #[serde(crate = "::toolseal::__private::serde", transparent)]
+            pub struct #id(#inner);
+        });
+        self.impls.push(quote! {
+            #[allow(dead_code)]
+            impl #id {
+                /// The validated value.
+                pub fn get(&self) -> &#inner {
+                    &self.0
+                }
+                /// The validated value, by value.
+                pub fn into_inner(self) -> #inner {
+                    self.0
+                }
+            }
+            impl ::core::convert::TryFrom<#inner> for #id {
+                type Error = #rt::Rejection;
+                fn try_from(value: #inner) -> ::core::result::Result<Self, #rt::Rejection> {
+                    #rt::try_from_serialize(&value)
+                }
+            }
+            impl #rt::FromJson for #id {
+                fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    let _ = &cx;
+                    #body
+                }
+            }
+        });
+        self.common_impls(id, schema);
+    }
+
+    fn string_enum(&mut self, id: &Ident, docs: TokenStream, values: &[Json<'static>], is_const: bool, described: &str, s: &Schema) {
+        let rt = rt();
+        let mut scope = Scope::default();
+        let strings: Vec<&str> = values.iter().filter_map(Json::as_str).collect();
+        let variants: Vec<Ident> = strings.iter().map(|v| ident(&scope.claim(&type_name(v), "Empty"))).collect();
+        let keyword = if is_const { quote!(Const) } else { quote!(Enum) };
+        let enum_values = values.iter().map(json_lit);
+        let word = if is_const { "const" } else { "enum" };
+        let desc = s.description.iter();
+        self.items.push(quote! {
+            #docs
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #rt::serde::Serialize)]
+            #[serde(crate = "::toolseal::__private::serde")]
+            pub enum #id {
+                #(#[doc = #strings] #[serde(rename = #strings)] #variants,)*
+            }
+        });
+        let list = if is_const { quote!(#(#enum_values)*) } else { quote!(#rt::serde_json::Value::Array(::std::vec![#(#enum_values),*])) };
+        self.impls.push(quote! {
+            #[allow(dead_code)]
+            impl #id {
+                /// The value as written in the registry.
+                pub fn as_str(&self) -> &'static str {
+                    match self { #(Self::#variants => #strings,)* }
+                }
+            }
+            impl #rt::FromJson for #id {
+                fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, _: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    if let #rt::Json::String(s) = v {
+                        match s.as_ref() {
+                            #(#strings => return ::core::result::Result::Ok(Self::#variants),)*
+                            _ => {}
+                        }
+                    }
+                    ::core::result::Result::Err(#rt::Rejection::violation(at, #rt::Keyword::#keyword, #described, v.kind()))
+                }
+            }
+        });
+        self.common_impls(id, quote! {
+            s.insert(#word.into(), #list);
+            #(s.insert("description".into(), #desc.into());)*
+        });
+    }
+
+    fn value_set(&mut self, id: &Ident, docs: TokenStream, values: &[Json<'static>], is_const: bool, described: &str, s: &Schema) {
+        let rt = rt();
+        let texts: Vec<String> = values.iter().map(Json::to_json_string).collect();
+        let body = if is_const {
+            let text = &texts[0];
+            quote! {
+                static VALUE: ::std::sync::LazyLock<#rt::Json<'static>> = ::std::sync::LazyLock::new(|| #rt::json_tree(#text));
+                if *v == *VALUE { ::core::result::Result::Ok(Self(v.to_value())) }
+                else { ::core::result::Result::Err(#rt::Rejection::violation(at, #rt::Keyword::Const, #described, v.kind())) }
+            }
+        } else {
+            quote! {
+                static VALUES: ::std::sync::LazyLock<::std::vec::Vec<#rt::Json<'static>>> = ::std::sync::LazyLock::new(|| ::std::vec![#(#rt::json_tree(#texts)),*]);
+                #rt::check::one_of_values(v, at, &VALUES, || ::std::borrow::Cow::Borrowed(#described))?;
+                ::core::result::Result::Ok(Self(v.to_value()))
+            }
+        };
+        let word = if is_const { "const" } else { "enum" };
+        let list = if is_const { json_lit(&values[0]) } else { json_lit(&Json::Array(values.to_vec())) };
+        let desc = s.description.iter();
+        self.newtype(id, docs, quote!(#rt::serde_json::Value), body, quote! {
+            s.insert(#word.into(), #list);
+            #(s.insert("description".into(), #desc.into());)*
+        });
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn union(&mut self, t: &mut ToolScope<'_>, id: &Ident, docs: TokenStream, mode: UnionMode, options: &[Schema], described: &str, s: &Schema) {
+        let rt = rt();
+        let mut scope = Scope::default();
+        let mut variants = Vec::new();
+        let mut tys = Vec::new();
+        for (i, o) in options.iter().enumerate() {
+            let kind = option_kind(t.doc, o).unwrap_or_else(|| format!("Option{i}"));
+            let v = scope.claim(&kind, "Option");
+            tys.push(self.ty(t, o, &format!("{id}{v}")));
+            variants.push(ident(&v));
+        }
+        self.items.push(quote! {
+            #docs
+            #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
+            #[serde(crate = "::toolseal::__private::serde", untagged)]
+            pub enum #id {
+                #(#variants(#tys),)*
+            }
+        });
+        let (keyword, word) = match mode {
+            UnionMode::AnyOf => (quote!(AnyOf), "anyOf"),
+            UnionMode::OneOf => (quote!(OneOf), "oneOf"),
+        };
+        let body = match mode {
+            UnionMode::AnyOf => quote! {
+                let mut errors = ::std::vec::Vec::new();
+                #(
+                    let mut trial = cx.child();
+                    match <#tys as #rt::FromJson>::from_json(v, at, &mut trial) {
+                        ::core::result::Result::Ok(x) => { cx.absorb(trial); return ::core::result::Result::Ok(Self::#variants(x)); }
+                        ::core::result::Result::Err(e) => errors.push(e),
+                    }
+                )*
+                ::core::result::Result::Err(#rt::check::union_error(at, v, #rt::Keyword::#keyword, ::std::borrow::Cow::Borrowed(#described), errors))
+            },
+            UnionMode::OneOf => {
+                let exactly = format!("exactly {described}");
+                quote! {
+                    let mut errors = ::std::vec::Vec::new();
+                    let mut found: ::core::option::Option<(Self, #rt::Cx)> = ::core::option::Option::None;
+                    #(
+                        let mut trial = cx.child();
+                        match <#tys as #rt::FromJson>::from_json(v, at, &mut trial) {
+                            ::core::result::Result::Ok(x) => {
+                                if found.is_some() {
+                                    return ::core::result::Result::Err(#rt::check::one_of_ambiguous(at, v, ::std::borrow::Cow::Borrowed(#exactly)));
+                                }
+                                found = ::core::option::Option::Some((Self::#variants(x), trial));
+                            }
+                            ::core::result::Result::Err(e) => errors.push(e),
+                        }
+                    )*
+                    match found {
+                        ::core::option::Option::Some((x, trial)) => { cx.absorb(trial); ::core::result::Result::Ok(x) }
+                        ::core::option::Option::None => ::core::result::Result::Err(#rt::check::union_error(at, v, #rt::Keyword::#keyword, ::std::borrow::Cow::Borrowed(#described), errors)),
+                    }
+                }
+            }
+        };
+        self.impls.push(quote! {
+            impl #rt::FromJson for #id {
+                fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    #body
+                }
+            }
+        });
+        let desc = s.description.iter();
+        self.common_impls(id, quote! {
+            s.insert(#word.into(), #rt::serde_json::Value::Array(::std::vec![#(#rt::subschema::<#tys>(g)),*]));
+            #(s.insert("description".into(), #desc.into());)*
+        });
+    }
+
+    fn tuple(&mut self, t: &mut ToolScope<'_>, id: &Ident, docs: TokenStream, a: &ArrayRule, s: &Schema) {
+        let rt = rt();
+        let prefix: Vec<TokenStream> = a.prefix.iter().enumerate().map(|(i, p)| self.ty(t, p, &format!("{id}{i}"))).collect();
+        let rest = match &a.items {
+            Items::Schema(i) => Some(self.ty(t, i, &format!("{id}Item"))),
+            Items::Any => Some(quote!(#rt::serde_json::Value)),
+            Items::None => None,
+        };
+        let idx: Vec<Literal> = (0..prefix.len()).map(Literal::usize_unsuffixed).collect();
+        let n = prefix.len();
+        let rest_field = rest.iter().map(|r| quote!(pub ::std::vec::Vec<#r>));
+        self.items.push(quote! {
+            #docs
+            /// Elements of the prefix are optional: an array may be shorter than its prefix.
+            #[derive(Debug, Clone, PartialEq)]
+            pub struct #id(#(pub ::core::option::Option<#prefix>,)* #(#rest_field)*);
+        });
+        let (min, max, unique) = (opt_u64(a.min_items), opt_u64(a.max_items), a.unique);
+        let rest_read = rest.iter().map(|_| quote!(#rt::elements_from(items, #n, at, cx)?));
+        let rest_ser = rest.iter().map(|_| {
+            let last = Literal::usize_unsuffixed(n);
+            quote!(for x in &self.#last { seq.serialize_element(x)?; })
+        });
+        self.impls.push(quote! {
+            impl #rt::FromJson for #id {
+                fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    let items = #rt::check::array(v, at)?;
+                    #rt::check::items(items, at, #min, #max, #unique)?;
+                    ::core::result::Result::Ok(Self(
+                        #(match items.get(#idx) {
+                            ::core::option::Option::Some(x) => ::core::option::Option::Some(<#prefix as #rt::FromJson>::from_json(x, &at.index(#idx), cx)?),
+                            ::core::option::Option::None => ::core::option::Option::None,
+                        },)*
+                        #(#rest_read)*
+                    ))
+                }
+            }
+            impl #rt::serde::Serialize for #id {
+                fn serialize<S: #rt::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    use #rt::serde::ser::SerializeSeq;
+                    let mut seq = serializer.serialize_seq(::core::option::Option::None)?;
+                    #(if let ::core::option::Option::Some(x) = &self.#idx { seq.serialize_element(x)?; })*
+                    #(#rest_ser)*
+                    seq.end()
+                }
+            }
+        });
+        let items_schema = match &rest {
+            Some(r) if matches!(a.items, Items::Schema(_)) => quote!(#rt::subschema::<#r>(g)),
+            Some(_) => quote!(#rt::serde_json::Value::Bool(true)),
+            None => quote!(#rt::serde_json::Value::Bool(false)),
+        };
+        let counts = counts_schema(a.min_items, a.max_items, a.unique);
+        let desc = s.description.iter();
+        self.common_impls(id, quote! {
+            s.insert("type".into(), "array".into());
+            s.insert("prefixItems".into(), #rt::serde_json::Value::Array(::std::vec![#(#rt::subschema::<#prefix>(g)),*]));
+            s.insert("items".into(), #items_schema);
+            #counts
+            #(s.insert("description".into(), #desc.into());)*
+        });
+    }
+
+    fn object(&mut self, t: &mut ToolScope<'_>, id: &Ident, docs: TokenStream, o: &ObjectRule, s: &Schema) {
+        let rt = rt();
+        let mut fields = Scope::default();
+        let mut field_defs = Vec::new();
+        let mut slot_arms = Vec::new();
+        let mut required_checks = Vec::new();
+        let mut reads = Vec::new();
+        let mut names = Vec::new();
+        let mut schema_props = Vec::new();
+        let mut required_names = Vec::new();
+        let type_base = id.to_string().strip_suffix("Args").map(str::to_owned).unwrap_or_else(|| id.to_string());
+        for (i, p) in o.properties.iter().enumerate() {
+            let fname = fields.claim(&field_name(&p.name), "field");
+            let fid = ident(&fname);
+            let key = &p.name;
+            let ty = self.ty(t, &p.schema, &format!("{type_base}{}", type_name(key)));
+            let fdocs = doc_attr(p.schema.doc());
+            let rename = if fname != *key { quote!(#[serde(rename = #key)]) } else { TokenStream::new() };
+            let idx = Literal::usize_unsuffixed(i);
+            let default = p.schema.default.as_ref().filter(|d| !p.required && !(matches!(d, Json::Null) && !accepts_null(t.doc, &p.schema)));
+            let (field_ty, read) = if p.required {
+                required_checks.push(quote! {
+                    if slots[#idx].is_none() {
+                        return ::core::result::Result::Err(#rt::Rejection::missing_key(at, #key, #rt::Names::Static(DECLARED)));
+                    }
+                });
+                (ty.clone(), quote!(<#ty as #rt::FromJson>::from_json(slots[#idx].unwrap_or(&#rt::EMPTY_ARGUMENTS), &at.key(#key), cx)?))
+            } else if let Some(d) = default {
+                let text = d.to_json_string();
+                (ty.clone(), quote! {
+                    match slots[#idx] {
+                        ::core::option::Option::Some(x) => <#ty as #rt::FromJson>::from_json(x, &at.key(#key), cx)?,
+                        ::core::option::Option::None => {
+                            static DEFAULT: ::std::sync::OnceLock<#ty> = ::std::sync::OnceLock::new();
+                            #rt::default_value(&DEFAULT, #text)
+                        }
+                    }
+                })
+            } else {
+                (quote!(::core::option::Option<#ty>), quote! {
+                    match slots[#idx] {
+                        ::core::option::Option::Some(x) => ::core::option::Option::Some(<#ty as #rt::FromJson>::from_json(x, &at.key(#key), cx)?),
+                        ::core::option::Option::None => ::core::option::Option::None,
+                    }
+                })
+            };
+            let skip = if !p.required && default.is_none() { quote!(#[serde(skip_serializing_if = "Option::is_none")]) } else { TokenStream::new() };
+            field_defs.push(quote!(#fdocs #rename #skip pub #fid: #field_ty,));
+            slot_arms.push(quote!(#key => #idx,));
+            reads.push(quote!(#fid: #read,));
+            names.push(key.clone());
+            schema_props.push(quote!(props.insert(#key.into(), #rt::subschema::<#ty>(g));));
+            if p.required {
+                required_names.push(key.clone());
+            }
+        }
+        let n = o.properties.len();
+        let extra = match &o.additional {
+            Additional::Closed => None,
+            Additional::Any => Some(quote!(#rt::serde_json::Value)),
+            Additional::Schema(v) => Some(self.ty(t, v, &format!("{type_base}Value"))),
+        };
+        let extra_field = extra.as_ref().map(|ty| {
+            let fid = ident(&fields.claim("additional_properties", "additional_properties"));
+            (fid, ty.clone())
+        });
+        let undeclared = match &extra_field {
+            None => quote!(return ::core::result::Result::Err(#rt::Rejection::undeclared_key(at, k, #rt::Names::Static(DECLARED)))),
+            Some(_) => quote!({ extras.push((k.as_ref(), x)); continue; }),
+        };
+        let extra_def = extra_field.iter().map(|(fid, ty)| {
+            quote! {
+                /// Keys beyond the declared ones, as `additionalProperties` allows.
+                #[serde(flatten)]
+                pub #fid: ::std::collections::BTreeMap<::std::string::String, #ty>,
+            }
+        });
+        let extra_prep = extra_field.iter().map(|_| quote!(let mut extras: ::std::vec::Vec<(&str, &#rt::Json<'_>)> = ::std::vec::Vec::new();));
+        let extra_dupes = extra_field.iter().map(|_| {
+            quote! {
+                if !extras.is_empty() {
+                    #rt::check::distinct_keys(&extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(), at)?;
+                }
+            }
+        });
+        let extra_required = o.required_extra.iter().map(|r| {
+            quote! {
+                if !extras.iter().any(|(k, _)| *k == #r) {
+                    return ::core::result::Result::Err(#rt::Rejection::missing_key(at, #r, #rt::Names::Static(DECLARED)));
+                }
+            }
+        });
+        let extra_read = extra_field.iter().map(|(fid, ty)| {
+            quote! {
+                #fid: extras.iter().map(|(k, x)| ::core::result::Result::Ok(((*k).to_owned(), <#ty as #rt::FromJson>::from_json(x, &at.key(k), cx)?))).collect::<::core::result::Result<_, #rt::Rejection>>()?,
+            }
+        });
+        let (minp, maxp) = (opt_u64(o.min_properties), opt_u64(o.max_properties));
+        self.items.push(quote! {
+            #docs
+            #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
+            #[serde(crate = "::toolseal::__private::serde")]
+            pub struct #id {
+                #(#field_defs)*
+                #(#extra_def)*
+            }
+        });
+        let slots_init = if n == 0 { quote!(let slots: [::core::option::Option<&#rt::Json<'_>>; 0] = [];) } else { quote!(let mut slots: [::core::option::Option<&#rt::Json<'_>>; #n] = [::core::option::Option::None; #n];) };
+        let key_match = if n == 0 {
+            quote!(#undeclared)
+        } else {
+            quote! {
+                let i = match k.as_ref() {
+                    #(#slot_arms)*
+                    _ => #undeclared,
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(#rt::Rejection::duplicate_key(at, k));
+                }
+            }
+        };
+        self.impls.push(quote! {
+            impl #rt::FromJson for #id {
+                fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    const DECLARED: &[&str] = &[#(#names),*];
+                    let _ = &cx;
+                    let members = #rt::check::object(v, at)?;
+                    #slots_init
+                    #(#extra_prep)*
+                    #[allow(unreachable_code, clippy::never_loop)]
+                    for (k, x) in members {
+                        #key_match
+                    }
+                    #(#extra_dupes)*
+                    #(#required_checks)*
+                    #(#extra_required)*
+                    #rt::check::property_count(members.len(), at, #minp, #maxp)?;
+                    ::core::result::Result::Ok(Self {
+                        #(#reads)*
+                        #(#extra_read)*
+                    })
+                }
+            }
+        });
+        let additional = match &extra {
+            None => quote!(#rt::serde_json::Value::Bool(false)),
+            Some(ty) if matches!(o.additional, Additional::Schema(_)) => quote!(#rt::subschema::<#ty>(g)),
+            Some(_) => quote!(#rt::serde_json::Value::Bool(true)),
+        };
+        let counts = props_schema(o.min_properties, o.max_properties);
+        let desc = s.description.iter();
+        let required_extra = &o.required_extra;
+        self.common_impls(id, quote! {
+            let mut props = #rt::serde_json::Map::new();
+            #(#schema_props)*
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert("required".into(), #rt::serde_json::Value::Array(::std::vec![#(#required_names.into(),)* #(#required_extra.into()),*]));
+            s.insert("additionalProperties".into(), #additional);
+            #counts
+            #(s.insert("description".into(), #desc.into());)*
+        });
+    }
+
+    fn tool_call(&mut self, tools: &[(&ToolDef, Ident, Ident)]) {
+        let rt = rt();
+        let mut sorted: Vec<&str> = tools.iter().map(|(d, _, _)| d.name.as_str()).collect();
+        sorted.sort_unstable();
+        let variants: Vec<&Ident> = tools.iter().map(|(_, v, _)| v).collect();
+        let args: Vec<&Ident> = tools.iter().map(|(_, _, a)| a).collect();
+        let names: Vec<&str> = tools.iter().map(|(d, _, _)| d.name.as_str()).collect();
+        let sorted_idx: Vec<Literal> = names.iter().map(|n| Literal::usize_unsuffixed(lookup(&sorted, n).expect("name is in the sorted list"))).collect();
+        let docs = tools.iter().map(|(d, _, _)| doc_attr(d.description.clone().or_else(|| Some(format!("The `{}` tool.", d.name)))));
+        let infos = tools.iter().map(|(d, _, _)| tool_info(d));
+        self.items.push(quote! {
+            /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
+            /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
+            #[derive(Debug, Clone, PartialEq)]
+            pub enum ToolCall {
+                #(#docs #variants(#args),)*
+            }
+        });
+        self.impls.push(quote! {
+            impl #rt::ToolSet for ToolCall {
+                const TOOLS: &'static [#rt::ToolInfo] = &[#(#infos),*];
+                const NAMES: &'static [&'static str] = &[#(#sorted),*];
+                fn resolve_parts(name: &str, arguments: ::core::option::Option<&#rt::Json<'_>>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    let args = arguments.unwrap_or(&#rt::EMPTY_ARGUMENTS);
+                    let root = #rt::Path::root();
+                    let at = root.key("arguments");
+                    let resolved = match #rt::lookup(Self::NAMES, name) {
+                        #(::core::option::Option::Some(#sorted_idx) => <#args as #rt::FromJson>::from_json(args, &at, cx).map(Self::#variants),)*
+                        _ => return ::core::result::Result::Err(#rt::Rejection::unknown_tool(name, #rt::Names::Static(Self::NAMES))),
+                    };
+                    resolved.map_err(|r| r.with_tool(name))
+                }
+                fn name(&self) -> &'static str {
+                    match self { #(Self::#variants(_) => #names,)* }
+                }
+            }
+            #[allow(dead_code)]
+            impl ToolCall {
+                /// The registry's tools, in registry order.
+                pub const TOOLS: &'static [#rt::ToolInfo] = <Self as #rt::ToolSet>::TOOLS;
+                /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
+                pub fn from_json(bytes: &[u8]) -> ::core::result::Result<Self, #rt::Rejection> {
+                    <Self as #rt::ToolSet>::resolve_with(bytes, &#rt::Options::strict()).map(|r| r.call)
+                }
+                /// Resolves a call object with `options`; the result records any lenient coercion.
+                pub fn from_json_with(bytes: &[u8], options: &#rt::Options) -> ::core::result::Result<#rt::Resolution<Self>, #rt::Rejection> {
+                    <Self as #rt::ToolSet>::resolve_with(bytes, options)
+                }
+                /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
+                pub fn from_value(value: &#rt::serde_json::Value) -> ::core::result::Result<Self, #rt::Rejection> {
+                    <Self as #rt::ToolSet>::resolve_tree_with(&#rt::Json::from_value(value), &#rt::Options::strict()).map(|r| r.call)
+                }
+                /// The tool this call names, as declared in the registry.
+                pub fn name(&self) -> &'static str {
+                    <Self as #rt::ToolSet>::name(self)
+                }
+                /// Registry metadata of the tool: description, annotations, canonical definition, digest.
+                pub fn info(&self) -> &'static #rt::ToolInfo {
+                    <Self as #rt::ToolSet>::info(self)
+                }
+                /// The arguments as JSON (defaults applied).
+                pub fn arguments(&self) -> #rt::serde_json::Value {
+                    match self { #(Self::#variants(a) => #rt::serde_json::to_value(a).unwrap_or_default(),)* }
+                }
+            }
+            impl #rt::serde::Serialize for ToolCall {
+                /// The canonical call object `{"name": ..., "arguments": {...}}`.
+                fn serialize<S: #rt::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    use #rt::serde::ser::SerializeMap;
+                    let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+                    map.serialize_entry("name", self.name())?;
+                    match self { #(Self::#variants(a) => map.serialize_entry("arguments", a)?,)* }
+                    map.end()
+                }
+            }
+        });
+    }
+}
+
+fn int_ty(repr: IntRepr) -> TokenStream {
+    match repr {
+        IntRepr::I64 => quote!(i64),
+        IntRepr::U64 => quote!(u64),
+    }
+}
+
+/// Whether `s` admits `null` (so a `default: null` can be applied).
+fn accepts_null(doc: &SchemaDoc, s: &Schema) -> bool {
+    matches!(doc.resolve(s).node, Node::Null | Node::Nullable(_) | Node::Any)
+}
+
+/// A variant name for a union option, from what it accepts.
+fn option_kind(doc: &SchemaDoc, s: &Schema) -> Option<String> {
+    let kind = match &doc.resolve(s).node {
+        Node::Boolean => "Boolean",
+        Node::Integer { .. } => "Integer",
+        Node::Number(_) => "Number",
+        Node::String(_) => "String",
+        Node::Array(_) => "Array",
+        Node::Object(_) => "Object",
+        Node::Null => "Null",
+        Node::Any => "Any",
+        Node::Enum(_) => "Enum",
+        Node::Const(_) => "Const",
+        _ => return None,
+    };
+    Some(match &s.node {
+        Node::Ref(i) => type_name(&doc.defs[*i].name),
+        _ => kind.to_owned(),
+    })
+}
+
+fn string_body(r: &StringRule) -> TokenStream {
+    let rt = rt();
+    let (min, max) = (opt_u64(r.min_length), opt_u64(r.max_length));
+    let patterns = r.patterns.iter().enumerate().map(|(i, p)| {
+        let src = &p.source;
+        let re = format_ident!("PATTERN_{}", i);
+        quote! {
+            static #re: ::std::sync::LazyLock<::core::result::Result<#rt::Pattern, ::std::string::String>> = ::std::sync::LazyLock::new(|| #rt::Pattern::new(#src));
+            #rt::check::compiled_pattern(s, at, &#re, #src)?;
+        }
+    });
+    let format = r.format.iter().map(|f| {
+        let variant = format_ident!("{}", format!("{f:?}"));
+        quote!(#rt::check::format(s, at, #rt::Format::#variant)?;)
+    });
+    quote! {
+        let s = #rt::check::string(v, at)?;
+        #rt::check::length(s, at, #min, #max)?;
+        #(#patterns)*
+        #(#format)*
+        ::core::result::Result::Ok(Self(s.to_owned()))
+    }
+}
+
+fn string_schema(r: &StringRule, s: &Schema) -> TokenStream {
+    let min = r.min_length.iter();
+    let max = r.max_length.iter();
+    let format = r.format.iter().map(|f| f.name());
+    let desc = s.description.iter();
+    let first = r.patterns.first().map(|p| p.source.clone());
+    let first = first.iter();
+    let more: Vec<String> = r.patterns.iter().skip(1).map(|p| p.source.clone()).collect();
+    let rt = rt();
+    let more_tokens = if more.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(s.insert("allOf".into(), #rt::serde_json::Value::Array(::std::vec![#(#rt::serde_json::json!({"pattern": #more})),*]));)
+    };
+    quote! {
+        s.insert("type".into(), "string".into());
+        #(s.insert("minLength".into(), (#min as u64).into());)*
+        #(s.insert("maxLength".into(), (#max as u64).into());)*
+        #(s.insert("pattern".into(), #first.into());)*
+        #more_tokens
+        #(s.insert("format".into(), #format.into());)*
+        #(s.insert("description".into(), #desc.into());)*
+    }
+}
+
+fn number_schema(kind: &str, b: &NumberBounds, s: &Schema) -> TokenStream {
+    let rt = rt();
+    let entries = [("minimum", b.minimum), ("maximum", b.maximum), ("exclusiveMinimum", b.exclusive_minimum), ("exclusiveMaximum", b.exclusive_maximum), ("multipleOf", b.multiple_of)];
+    let sets = entries.iter().filter_map(|(k, v)| {
+        v.map(|x| {
+            let l = f64_lit(x);
+            quote!(s.insert(#k.into(), #rt::number_value(#l));)
+        })
+    });
+    let desc = s.description.iter();
+    quote! {
+        s.insert("type".into(), #kind.into());
+        #(#sets)*
+        #(s.insert("description".into(), #desc.into());)*
+    }
+}
+
+fn counts_schema(min: Option<u64>, max: Option<u64>, unique: bool) -> TokenStream {
+    let min = min.iter();
+    let max = max.iter();
+    let unique = unique.then_some(()).into_iter().map(|_| quote!(s.insert("uniqueItems".into(), true.into());));
+    quote! {
+        #(s.insert("minItems".into(), (#min as u64).into());)*
+        #(s.insert("maxItems".into(), (#max as u64).into());)*
+        #(#unique)*
+    }
+}
+
+fn props_schema(min: Option<u64>, max: Option<u64>) -> TokenStream {
+    let min = min.iter();
+    let max = max.iter();
+    quote! {
+        #(s.insert("minProperties".into(), (#min as u64).into());)*
+        #(s.insert("maxProperties".into(), (#max as u64).into());)*
+    }
+}
+
+fn array_schema(a: &ArrayRule, item: &TokenStream, s: &Schema) -> TokenStream {
+    let rt = rt();
+    let counts = counts_schema(a.min_items, a.max_items, a.unique);
+    let desc = s.description.iter();
+    let items = match a.items {
+        Items::Schema(_) => quote!(s.insert("items".into(), #rt::subschema::<#item>(g));),
+        _ => TokenStream::new(),
+    };
+    quote! {
+        s.insert("type".into(), "array".into());
+        #items
+        #counts
+        #(s.insert("description".into(), #desc.into());)*
+    }
+}
+
+fn tool_info(d: &ToolDef) -> TokenStream {
+    let rt = rt();
+    let name = &d.name;
+    let opt_str = |s: Option<&str>| match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    };
+    let title = opt_str(d.title.as_deref());
+    let description = opt_str(d.description.as_deref());
+    let ann = d.annotations.as_ref();
+    let hint = |key: &str| match ann.and_then(|a| a.get(key)) {
+        Some(Json::Bool(b)) => quote!(::core::option::Option::Some(#b)),
+        _ => quote!(::core::option::Option::None),
+    };
+    let ann_title = opt_str(ann.and_then(|a| a.get("title")).and_then(Json::as_str));
+    let (ro, de, id, ow) = (hint("readOnlyHint"), hint("destructiveHint"), hint("idempotentHint"), hint("openWorldHint"));
+    let definition = d.canonical();
+    let digest = d.digest();
+    quote! {
+        #rt::ToolInfo {
+            name: #name,
+            title: #title,
+            description: #description,
+            annotations: #rt::Annotations { title: #ann_title, read_only_hint: #ro, destructive_hint: #de, idempotent_hint: #id, open_world_hint: #ow },
+            definition: #definition,
+            digest: #digest,
+        }
+    }
+}

@@ -1,0 +1,3 @@
+fn main() -> Result<(), toolseal_build::Error> {
+    toolseal_build::Config::new().registry("registry/bank.json").module("bank").compile()
+}

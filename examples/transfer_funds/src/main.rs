@@ -1,0 +1,55 @@
+//! The study's worked example, resolved before any gate sees it:
+//! `transfer_funds(recipient_id="acct-7", amount="all of it", override=true)`.
+
+mod bank {
+    toolseal::include_registry!("bank");
+}
+
+use bank::ToolCall;
+
+fn show(label: &str, call: &str) {
+    println!("{label}\n  call:   {call}");
+    match ToolCall::from_json(call.as_bytes()) {
+        Ok(resolved) => {
+            println!("  ACCEPT {} (digest {}…)", resolved.name(), &resolved.info().digest[..12]);
+            println!("         typed: {resolved:?}");
+        }
+        Err(rejection) => {
+            println!("  REJECT class={} pointer={}", rejection.class(), rejection.pointer());
+            println!("         feedback: {rejection}");
+        }
+    }
+    println!();
+}
+
+fn main() {
+    show(
+        "1. The hallucinated call: an undeclared `override` key (H2) beside a non-numeric amount.",
+        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it","override":true}}"#,
+    );
+    show(
+        "2. Without `override`: the amount is still not a number (H3).",
+        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it"}}"#,
+    );
+    show(
+        "3. A tool that does not exist (H1), with the closest registry names as hints.",
+        r#"{"name":"transfer_fund","arguments":{"recipient_id":"acct-7","amount":10}}"#,
+    );
+    show(
+        "4. A duplicated key (H2): parsers disagree on which value wins.",
+        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":1,"amount":1000000}}"#,
+    );
+    show(
+        "5. An honest call: accepted, the default currency applied.",
+        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":25.5}}"#,
+    );
+    match ToolCall::from_json(br#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":25.5}}"#) {
+        Ok(ToolCall::TransferFunds(args)) => {
+            println!("The typed arguments a tool implementation receives:");
+            println!("  recipient_id = {}", args.recipient_id.get());
+            println!("  amount       = {}", args.amount.get());
+            println!("  currency     = {}", args.currency.as_str());
+        }
+        other => println!("unexpected: {other:?}"),
+    }
+}

@@ -1,0 +1,168 @@
+//! The canonical call object `{"name": ..., "arguments": {...}}`, resolution
+//! options, and the [`ToolSet`] trait that every generated `ToolCall` implements.
+
+use crate::check::{Coercion, Cx};
+use crate::json::Json;
+use crate::path::Path;
+use crate::rejection::{Reason, Rejection};
+
+/// How a call is resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Options {
+    /// Largest call accepted, in bytes, checked before parsing (default 1 MiB).
+    pub max_bytes: usize,
+    /// Coerce numbers given as strings (`"42"`) instead of rejecting them (H3).
+    /// Every coercion is recorded in [`Resolution::coercions`]. Default `false`.
+    pub lenient: bool,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { max_bytes: 1 << 20, lenient: false }
+    }
+}
+
+impl Options {
+    /// Strict resolution with the default size limit.
+    pub fn strict() -> Options {
+        Options::default()
+    }
+
+    /// Lenient resolution: numeric strings are coerced and recorded.
+    pub fn lenient() -> Options {
+        Options { lenient: true, ..Options::default() }
+    }
+
+    fn cx(&self) -> Cx {
+        if self.lenient { Cx::lenient() } else { Cx::strict() }
+    }
+}
+
+/// A resolved call and what lenient mode had to coerce to get it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resolution<C> {
+    /// The call, a member of the sealed set.
+    pub call: C,
+    /// Numbers read out of strings (always empty in strict mode).
+    pub coercions: Vec<Coercion>,
+}
+
+/// Registry metadata of one tool, compiled into generated code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ToolInfo {
+    /// The tool's name as declared.
+    pub name: &'static str,
+    /// MCP `title`.
+    pub title: Option<&'static str>,
+    /// The description the model reads.
+    pub description: Option<&'static str>,
+    /// MCP tool annotations, typed.
+    pub annotations: Annotations,
+    /// The canonical JSON (RFC 8785) of the definition.
+    pub definition: &'static str,
+    /// SHA-256 (hex) of `definition`.
+    pub digest: &'static str,
+}
+
+/// MCP tool annotations (hints about behaviour, as the server declared them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Annotations {
+    /// `title`
+    pub title: Option<&'static str>,
+    /// `readOnlyHint`: the tool does not modify its environment.
+    pub read_only_hint: Option<bool>,
+    /// `destructiveHint`: the tool may perform destructive updates.
+    pub destructive_hint: Option<bool>,
+    /// `idempotentHint`: repeated calls with the same arguments have no further effect.
+    pub idempotent_hint: Option<bool>,
+    /// `openWorldHint`: the tool interacts with an open world of external entities.
+    pub open_world_hint: Option<bool>,
+}
+
+/// A sealed set of tool calls generated from one registry.
+///
+/// Generated `ToolCall` enums implement it; the provided methods parse a call
+/// object and resolve it, so that only members of the set can be built from JSON.
+pub trait ToolSet: Sized {
+    /// The registry's tools, in registry order.
+    const TOOLS: &'static [ToolInfo];
+    /// The registry's tool names, sorted, for lookup and H1 suggestions.
+    const NAMES: &'static [&'static str];
+
+    /// Resolves `arguments` (absent or `null` means `{}`) for the tool `name`.
+    fn resolve_parts(name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<Self, Rejection>;
+
+    /// The tool this call names.
+    fn name(&self) -> &'static str;
+
+    /// Registry metadata of the tool this call names.
+    fn info(&self) -> &'static ToolInfo {
+        let name = self.name();
+        Self::TOOLS.iter().find(|t| t.name == name).expect("every variant has a registry entry")
+    }
+
+    /// Resolves a call object with `options`.
+    fn resolve_with(bytes: &[u8], options: &Options) -> Result<Resolution<Self>, Rejection> {
+        let call = parse_call(bytes, options)?;
+        resolve_tree(&call, options)
+    }
+
+    /// Resolves a call object that is already a tree.
+    fn resolve_tree_with(call: &Json<'_>, options: &Options) -> Result<Resolution<Self>, Rejection> {
+        resolve_tree(call, options)
+    }
+}
+
+fn resolve_tree<C: ToolSet>(call: &Json<'_>, options: &Options) -> Result<Resolution<C>, Rejection> {
+    let (name, arguments) = split_call(call)?;
+    let mut cx = options.cx();
+    let call = C::resolve_parts(name, arguments, &mut cx)?;
+    Ok(Resolution { call, coercions: cx.into_coercions() })
+}
+
+/// Parses call bytes, enforcing the size limit before parsing.
+pub fn parse_call<'a>(bytes: &'a [u8], options: &Options) -> Result<Json<'a>, Rejection> {
+    if bytes.len() > options.max_bytes {
+        return Err(Rejection::malformed(Reason::TooLarge { size: bytes.len(), limit: options.max_bytes }, &Path::root()));
+    }
+    Json::parse(bytes).map_err(|e| Rejection::malformed(Reason::InvalidJson { message: e.message }, &Path::root()))
+}
+
+/// Splits a call object into its name and arguments: exactly the keys `name`
+/// (a string) and optionally `arguments`, each once.
+pub fn split_call<'j, 'a>(call: &'j Json<'a>) -> Result<(&'j str, Option<&'j Json<'a>>), Rejection> {
+    let Json::Object(members) = call else {
+        return Err(Rejection::malformed(Reason::CallNotObject, &Path::root()).with_found(call.kind()));
+    };
+    let mut name = None;
+    let mut arguments = None;
+    for (k, v) in members {
+        let slot = match k.as_ref() {
+            "name" => &mut name,
+            "arguments" => &mut arguments,
+            _ => return Err(Rejection::malformed(Reason::BadEnvelopeKey { key: k.chars().take(64).collect() }, &Path::root().key(k))),
+        };
+        if slot.replace(v).is_some() {
+            return Err(Rejection::malformed(Reason::BadEnvelopeKey { key: k.to_string() }, &Path::root().key(k)));
+        }
+    }
+    let name = match name {
+        None => return Err(Rejection::malformed(Reason::MissingName, &Path::root().key("name"))),
+        Some(Json::String(s)) => s.as_ref(),
+        Some(other) => return Err(Rejection::malformed(Reason::NameNotString, &Path::root().key("name")).with_found(other.kind())),
+    };
+    let arguments = match arguments {
+        None | Some(Json::Null) => None,
+        Some(a) => Some(a),
+    };
+    Ok((name, arguments))
+}
+
+/// The empty object that absent or `null` arguments stand for.
+pub static EMPTY_ARGUMENTS: Json<'static> = Json::Object(Vec::new());
+
+/// Looks `name` up in the sorted `names` (binary search; exact, case-sensitive,
+/// no normalisation).
+pub fn lookup(names: &[&str], name: &str) -> Option<usize> {
+    names.binary_search(&name).ok()
+}

@@ -1,0 +1,454 @@
+//! The typed outcome of a failed resolution: a class (H1–H3 or malformed),
+//! a reason, the JSON pointer to the offending place, and hints for a retry.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+
+use crate::json::JsonKind;
+use crate::path::Path;
+
+/// The class of a rejected call, as the study's taxonomy names them.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum Class {
+    /// Not a call at all: not JSON, not an object, no string `name`, a stray envelope key.
+    Malformed,
+    /// The tool name is not in the registry.
+    H1,
+    /// An undeclared key, a missing required key, or a duplicated key.
+    H2,
+    /// A declared key whose value violates its type, enum, const, range, length,
+    /// pattern, format, item count or uniqueness.
+    H3,
+}
+
+impl Class {
+    /// The short name (`"H2"`, `"Malformed"`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Class::Malformed => "Malformed",
+            Class::H1 => "H1",
+            Class::H2 => "H2",
+            Class::H3 => "H3",
+        }
+    }
+}
+
+impl fmt::Display for Class {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The JSON Schema keyword an H3 value violated.
+#[non_exhaustive]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Keyword {
+    /// `type` (also: an integer outside the generated Rust type's range is `Minimum`/`Maximum`).
+    Type,
+    /// `enum`
+    Enum,
+    /// `const`
+    Const,
+    /// `minimum`
+    Minimum,
+    /// `maximum`
+    Maximum,
+    /// `exclusiveMinimum`
+    ExclusiveMinimum,
+    /// `exclusiveMaximum`
+    ExclusiveMaximum,
+    /// `multipleOf`
+    MultipleOf,
+    /// `minLength`
+    MinLength,
+    /// `maxLength`
+    MaxLength,
+    /// `pattern`
+    Pattern,
+    /// `format`
+    Format,
+    /// `minItems`
+    MinItems,
+    /// `maxItems`
+    MaxItems,
+    /// `uniqueItems`
+    UniqueItems,
+    /// `minProperties`
+    MinProperties,
+    /// `maxProperties`
+    MaxProperties,
+    /// `anyOf`: no option matched
+    AnyOf,
+    /// `oneOf`: no option, or more than one, matched
+    OneOf,
+    /// a `false` schema: no value is allowed here
+    False,
+}
+
+impl Keyword {
+    /// The keyword as JSON Schema spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Keyword::Type => "type",
+            Keyword::Enum => "enum",
+            Keyword::Const => "const",
+            Keyword::Minimum => "minimum",
+            Keyword::Maximum => "maximum",
+            Keyword::ExclusiveMinimum => "exclusiveMinimum",
+            Keyword::ExclusiveMaximum => "exclusiveMaximum",
+            Keyword::MultipleOf => "multipleOf",
+            Keyword::MinLength => "minLength",
+            Keyword::MaxLength => "maxLength",
+            Keyword::Pattern => "pattern",
+            Keyword::Format => "format",
+            Keyword::MinItems => "minItems",
+            Keyword::MaxItems => "maxItems",
+            Keyword::UniqueItems => "uniqueItems",
+            Keyword::MinProperties => "minProperties",
+            Keyword::MaxProperties => "maxProperties",
+            Keyword::AnyOf => "anyOf",
+            Keyword::OneOf => "oneOf",
+            Keyword::False => "false",
+        }
+    }
+}
+
+/// A list of names shared by many rejections: the registry's tool names or a
+/// tool's declared keys. Static for generated code, shared for dynamic registries.
+#[derive(Debug, Clone)]
+pub enum Names {
+    /// Names compiled into the binary.
+    Static(&'static [&'static str]),
+    /// Names loaded at run time.
+    Shared(Arc<[Box<str>]>),
+}
+
+impl Names {
+    /// The names, in registry order.
+    pub fn iter(&self) -> Box<dyn Iterator<Item = &str> + '_> {
+        match self {
+            Names::Static(s) => Box::new(s.iter().copied()),
+            Names::Shared(s) => Box::new(s.iter().map(|b| &**b)),
+        }
+    }
+}
+
+/// What exactly was wrong.
+#[non_exhaustive]
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reason {
+    /// The bytes are not one JSON value.
+    InvalidJson {
+        /// The parser's message.
+        message: String,
+    },
+    /// The call is larger than the configured limit (checked before parsing).
+    TooLarge {
+        /// The call's size in bytes.
+        size: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
+    /// The call is not a JSON object.
+    CallNotObject,
+    /// The call has no `name`.
+    MissingName,
+    /// `name` is not a string.
+    NameNotString,
+    /// The call object has a key other than `name` and `arguments`, or one of them twice.
+    BadEnvelopeKey {
+        /// The key.
+        key: String,
+    },
+    /// H1: no tool of this name.
+    UnknownTool,
+    /// H2: a key the schema does not declare.
+    UndeclaredKey {
+        /// The key as given (at most 64 characters kept).
+        key: String,
+    },
+    /// H2: a required key is absent.
+    MissingKey {
+        /// The key the schema requires.
+        key: Cow<'static, str>,
+    },
+    /// H2: a key given twice; parsers disagree on which one wins.
+    DuplicateKey {
+        /// The key.
+        key: String,
+    },
+    /// H3: a value violates a keyword.
+    Violation {
+        /// The keyword violated.
+        keyword: Keyword,
+        /// What the schema expected, in words (e.g. `number >= 0.01`).
+        expected: Cow<'static, str>,
+    },
+    /// H3: a number or integer was given as a string (`"42"`). Counted apart
+    /// from genuine type errors, since a lenient bridge would coerce it.
+    NumericString {
+        /// What the schema expected (`integer` or `number`).
+        expected: Cow<'static, str>,
+    },
+}
+
+/// A rejected call: never a parsed error string.
+#[derive(Debug, Clone)]
+pub struct Rejection {
+    class: Class,
+    reason: Reason,
+    pointer: String,
+    found: Option<JsonKind>,
+    tool: Option<Box<str>>,
+    hints: Option<Names>,
+}
+
+/// Longest key or name a rejection keeps, so that feedback never echoes huge input.
+const MAX_ECHO: usize = 64;
+
+fn clip(s: &str) -> String {
+    match s.char_indices().nth(MAX_ECHO) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
+
+impl Rejection {
+    fn new(class: Class, reason: Reason, pointer: String) -> Rejection {
+        Rejection { class, reason, pointer, found: None, tool: None, hints: None }
+    }
+
+    /// A call that is not JSON, or not a call object.
+    pub fn malformed(reason: Reason, pointer: &Path<'_>) -> Rejection {
+        Rejection::new(Class::Malformed, reason, pointer.pointer())
+    }
+
+    /// H1: `name` is not in the registry whose tool names are `registry`.
+    pub fn unknown_tool(name: &str, registry: Names) -> Rejection {
+        let mut r = Rejection::new(Class::H1, Reason::UnknownTool, "/name".to_owned());
+        r.tool = Some(clip(name).into_boxed_str());
+        r.hints = Some(registry);
+        r
+    }
+
+    /// H2: `key` of the object at `at` is not declared; `declared` lists what is.
+    pub fn undeclared_key(at: &Path<'_>, key: &str, declared: Names) -> Rejection {
+        let mut r = Rejection::new(Class::H2, Reason::UndeclaredKey { key: clip(key) }, at.key(key).pointer());
+        r.hints = Some(declared);
+        r
+    }
+
+    /// H2: the required `key` of the object at `at` is absent.
+    pub fn missing_key(at: &Path<'_>, key: impl Into<Cow<'static, str>>, declared: Names) -> Rejection {
+        let key = key.into();
+        let pointer = at.key(&key).pointer();
+        let mut r = Rejection::new(Class::H2, Reason::MissingKey { key }, pointer);
+        r.hints = Some(declared);
+        r
+    }
+
+    /// H2: `key` appears twice in the object at `at`.
+    pub fn duplicate_key(at: &Path<'_>, key: &str) -> Rejection {
+        Rejection::new(Class::H2, Reason::DuplicateKey { key: clip(key) }, at.key(key).pointer())
+    }
+
+    /// H3: the value at `at`, of kind `found`, violates `keyword`.
+    pub fn violation(at: &Path<'_>, keyword: Keyword, expected: impl Into<Cow<'static, str>>, found: JsonKind) -> Rejection {
+        let mut r = Rejection::new(Class::H3, Reason::Violation { keyword, expected: expected.into() }, at.pointer());
+        r.found = Some(found);
+        r
+    }
+
+    /// H3: a number given as a string where `expected` (integer or number) was due.
+    pub fn numeric_string(at: &Path<'_>, expected: impl Into<Cow<'static, str>>) -> Rejection {
+        let mut r = Rejection::new(Class::H3, Reason::NumericString { expected: expected.into() }, at.pointer());
+        r.found = Some(JsonKind::String);
+        r
+    }
+
+    /// Records the tool name as the call gave it (kept to 64 characters).
+    pub fn with_tool(mut self, name: &str) -> Rejection {
+        self.tool = Some(clip(name).into_boxed_str());
+        self
+    }
+
+    /// Records the kind of value found at the pointer.
+    pub fn with_found(mut self, found: JsonKind) -> Rejection {
+        self.found = Some(found);
+        self
+    }
+
+    /// The class: `Malformed`, `H1`, `H2` or `H3`.
+    pub fn class(&self) -> Class {
+        self.class
+    }
+
+    /// What exactly was wrong.
+    pub fn reason(&self) -> &Reason {
+        &self.reason
+    }
+
+    /// JSON pointer into the call object (`/arguments/amount`); `/name` for H1.
+    pub fn pointer(&self) -> &str {
+        &self.pointer
+    }
+
+    /// The tool name as the call gave it, when the call had one.
+    pub fn tool(&self) -> Option<&str> {
+        self.tool.as_deref()
+    }
+
+    /// The kind of value found at the pointer, for H3.
+    pub fn found(&self) -> Option<JsonKind> {
+        self.found
+    }
+
+    /// The keyword an H3 value violated.
+    pub fn keyword(&self) -> Option<Keyword> {
+        match &self.reason {
+            Reason::Violation { keyword, .. } => Some(*keyword),
+            Reason::NumericString { .. } => Some(Keyword::Type),
+            _ => None,
+        }
+    }
+
+    /// What the schema expected at the pointer, in words.
+    pub fn expected(&self) -> Option<&str> {
+        match &self.reason {
+            Reason::Violation { expected, .. } | Reason::NumericString { expected } => Some(expected),
+            _ => None,
+        }
+    }
+
+    /// Whether this is a number given as a string (H3), which a lenient bridge would coerce.
+    pub fn is_numeric_string(&self) -> bool {
+        matches!(self.reason, Reason::NumericString { .. })
+    }
+
+    /// Suggestions for the model's retry, never applied automatically: for H1 the
+    /// registry names closest to the one given (edit distance); for H2 the declared keys.
+    pub fn suggestions(&self) -> Vec<&str> {
+        let Some(hints) = &self.hints else { return Vec::new() };
+        match (&self.reason, self.tool.as_deref()) {
+            (Reason::UnknownTool, Some(name)) => closest(name, hints.iter(), 3),
+            _ => hints.iter().collect(),
+        }
+    }
+}
+
+/// Up to `n` names within a small edit distance of `given`, closest first.
+fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
+    let given_lower = given.to_lowercase();
+    let budget = (given.chars().count() / 3).max(2);
+    let mut scored: Vec<(usize, &str)> = names
+        .filter_map(|name| {
+            let d = edit_distance(&given_lower, &name.to_lowercase());
+            (d <= budget).then_some((d, name))
+        })
+        .collect();
+    scored.sort();
+    scored.into_iter().take(n).map(|(_, name)| name).collect()
+}
+
+/// Levenshtein distance over characters.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, ca) in a.chars().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let subst = prev[j] + usize::from(ca != *cb);
+            cur[j + 1] = subst.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+fn join_names(out: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
+    const SHOWN: usize = 8;
+    for (i, name) in names.iter().take(SHOWN).enumerate() {
+        if i > 0 {
+            out.write_str(", ")?;
+        }
+        out.write_str(&clip(name))?;
+    }
+    if names.len() > SHOWN {
+        write!(out, ", … ({} more)", names.len() - SHOWN)?;
+    }
+    Ok(())
+}
+
+impl fmt::Display for Rejection {
+    /// One short line a model can act on.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.class)?;
+        if !self.pointer.is_empty() {
+            write!(f, " at {}", clip(&self.pointer))?;
+        }
+        f.write_str(": ")?;
+        let tool = self.tool.as_deref().unwrap_or("?");
+        match &self.reason {
+            Reason::InvalidJson { message } => write!(f, "not valid JSON ({})", clip(message)),
+            Reason::TooLarge { size, limit } => write!(f, "call is {size} bytes, over the {limit}-byte limit"),
+            Reason::CallNotObject => write!(f, "a call must be a JSON object with \"name\" and \"arguments\""),
+            Reason::MissingName => write!(f, "the call has no \"name\""),
+            Reason::NameNotString => write!(f, "\"name\" must be a string"),
+            Reason::BadEnvelopeKey { key } => {
+                write!(f, "unexpected or repeated key {key:?}; a call has only \"name\" and \"arguments\"")
+            }
+            Reason::UnknownTool => {
+                write!(f, "no tool named {tool:?} in the registry")?;
+                let s = self.suggestions();
+                if !s.is_empty() {
+                    f.write_str("; did you mean: ")?;
+                    join_names(f, &s)?;
+                }
+                Ok(())
+            }
+            Reason::UndeclaredKey { key } => {
+                write!(f, "{tool:?} does not declare key {key:?}; declared: ")?;
+                join_names(f, &self.suggestions())
+            }
+            Reason::MissingKey { key } => write!(f, "{tool:?} requires key {key:?}"),
+            Reason::DuplicateKey { key } => write!(f, "key {key:?} is given more than once"),
+            Reason::Violation { keyword, expected } => {
+                write!(f, "expected {expected}")?;
+                if let Some(found) = self.found {
+                    write!(f, ", found {found}")?;
+                }
+                write!(f, " ({})", keyword.as_str())
+            }
+            Reason::NumericString { expected } => write!(f, "expected {expected}, found a number in a string"),
+        }
+    }
+}
+
+impl std::error::Error for Rejection {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn closest_names_for_h1() {
+        static NAMES: &[&str] = &["transfer_funds", "get_balance", "list_accounts"];
+        let r = Rejection::unknown_tool("transfer_fund", Names::Static(NAMES));
+        assert_eq!(r.class(), Class::H1);
+        assert_eq!(r.suggestions(), ["transfer_funds"]);
+        assert!(r.to_string().contains("did you mean: transfer_funds"), "{r}");
+        let far = Rejection::unknown_tool("wipe_disk", Names::Static(NAMES));
+        assert!(far.suggestions().is_empty());
+    }
+
+    #[test]
+    fn clips_huge_keys() {
+        let key = "k".repeat(10_000);
+        let r = Rejection::undeclared_key(&Path::root(), &key, Names::Static(&[]));
+        assert!(r.to_string().len() < 200);
+    }
+}

@@ -1,0 +1,704 @@
+//! JSON Schema (draft-07 and 2020-12) → [`SchemaDoc`]. Every keyword is either
+//! compiled into the IR, known to be an annotation, or an error naming the
+//! JSON pointer and the keyword: nothing is silently dropped.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use super::merge::merge;
+use super::{Additional, ArrayRule, Def, IntRepr, Items, Node, ObjectRule, Property, Schema, SchemaDoc, StringRule, UnionMode};
+use crate::check::{Format, NumberBounds};
+use crate::json::Json;
+use crate::path::push_escaped;
+use crate::pattern::Pattern;
+use crate::validate;
+
+/// How schemas are compiled.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Enforce `format` (default `true`). When `false`, `format` is an annotation
+    /// and unknown formats are accepted.
+    pub assert_formats: bool,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions { assert_formats: true }
+    }
+}
+
+/// A schema toolseal cannot compile, with where and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// JSON pointer inside the tool's `inputSchema` (or `outputSchema`).
+    pub pointer: String,
+    /// The keyword at fault.
+    pub keyword: String,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+impl fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at `#{}`, keyword `{}`: {}", self.pointer, self.keyword, self.message)
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+pub(super) fn err<T>(pointer: &str, keyword: &str, message: impl Into<String>) -> Result<T, SchemaError> {
+    Err(SchemaError { pointer: pointer.to_owned(), keyword: keyword.to_owned(), message: message.into() })
+}
+
+/// Keywords that only annotate: kept for docs or ignored, never enforced.
+const ANNOTATIONS: &[&str] = &[
+    "$schema", "$id", "$comment", "$anchor", "title", "description", "default", "examples", "deprecated",
+    "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "$defs", "definitions",
+];
+
+/// Keywords that constrain values, all compiled.
+pub const ASSERTIONS: &[&str] = &[
+    "type", "enum", "const", "properties", "required", "additionalProperties", "minProperties", "maxProperties",
+    "items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "minLength", "maxLength",
+    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "anyOf",
+    "oneOf", "allOf", "$ref",
+];
+
+const OBJECT_WORDS: &[&str] = &["properties", "required", "additionalProperties", "minProperties", "maxProperties"];
+const ARRAY_WORDS: &[&str] = &["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"];
+const STRING_WORDS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
+const NUMBER_WORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
+
+/// Compiles a tool's `inputSchema` (or `outputSchema`). The root is closed: it
+/// admits no undeclared key unless `additionalProperties` says otherwise.
+pub fn compile_tool_schema(schema: &Json<'static>, options: &CompileOptions) -> Result<SchemaDoc, SchemaError> {
+    let mut c = Compiler { doc: schema, options: *options, defs: Vec::new(), by_ref: HashMap::new() };
+    let root = c.compile(schema, "", Place::Root)?;
+    let mut defs: Vec<Def> = c.defs.into_iter().map(|d| d.expect("every reserved def is filled")).collect();
+    mark_recursive(&mut defs);
+    let doc = SchemaDoc { root, defs };
+    check_root_is_object(&doc, &doc.root)?;
+    check_defaults(&doc, &doc.root)?;
+    doc.defs.iter().try_for_each(|d| check_defaults(&doc, &d.schema))?;
+    Ok(doc)
+}
+
+fn check_root_is_object(doc: &SchemaDoc, schema: &Schema) -> Result<(), SchemaError> {
+    match &doc.resolve(schema).node {
+        Node::Object(_) => Ok(()),
+        Node::Union { options, .. } => options.iter().try_for_each(|o| check_root_is_object(doc, o)),
+        _ => err(&schema.pointer, "type", "tool arguments must be an object schema (`\"type\": \"object\"`)"),
+    }
+}
+
+/// Every `default` of an optional property must itself be valid: it is what the
+/// resolver hands the tool when the key is absent.
+fn check_defaults(doc: &SchemaDoc, s: &Schema) -> Result<(), SchemaError> {
+    let mut result = Ok(());
+    let mut check = |p: &Property| {
+        if let (Some(d), Ok(())) = (&p.schema.default, &result) {
+            if let Err(r) = validate::validate(doc, &p.schema, d) {
+                result = err(&p.schema.pointer, "default", format!("the default {} is not valid for its own schema: {r}", d.to_json_string()));
+            }
+        }
+    };
+    visit_properties(s, &mut check);
+    result
+}
+
+/// Calls `f` with every property declared inside `s` (not following refs).
+fn visit_properties(s: &Schema, f: &mut dyn FnMut(&Property)) {
+    match &s.node {
+        Node::Nullable(inner) => visit_properties(inner, f),
+        Node::Union { options, .. } => options.iter().for_each(|o| visit_properties(o, f)),
+        Node::Array(a) => {
+            a.prefix.iter().for_each(|p| visit_properties(p, f));
+            if let Items::Schema(i) = &a.items {
+                visit_properties(i, f);
+            }
+        }
+        Node::Object(o) => {
+            for p in &o.properties {
+                f(p);
+                visit_properties(&p.schema, f);
+            }
+            if let Additional::Schema(a) = &o.additional {
+                visit_properties(a, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Where a schema sits, for the closed-world rule.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// The tool's arguments object: closed even without `properties`.
+    Root,
+    /// A member of `allOf`: `additionalProperties: false` here would also reject
+    /// keys its siblings declare, so it is refused.
+    AllOfMember,
+    /// Anywhere else.
+    Nested,
+}
+
+struct Compiler<'d> {
+    doc: &'d Json<'static>,
+    options: CompileOptions,
+    defs: Vec<Option<Def>>,
+    by_ref: HashMap<String, usize>,
+}
+
+/// The keywords of one schema object, checked for duplicates and support.
+struct Words<'j> {
+    members: Vec<(&'j str, &'j Json<'static>)>,
+}
+
+impl<'j> Words<'j> {
+    fn collect(members: &'j [(std::borrow::Cow<'static, str>, Json<'static>)], ptr: &str) -> Result<Words<'j>, SchemaError> {
+        let mut out: Vec<(&str, &Json<'static>)> = Vec::with_capacity(members.len());
+        for (k, v) in members {
+            if out.iter().any(|(seen, _)| seen == k) {
+                return err(ptr, k, "keyword given twice");
+            }
+            let known = ANNOTATIONS.contains(&k.as_ref()) || ASSERTIONS.contains(&k.as_ref()) || k.starts_with("x-");
+            if !known {
+                return err(ptr, k, "unsupported keyword (see the README's keyword table); toolseal never ignores a keyword it cannot enforce");
+            }
+            out.push((k.as_ref(), v));
+        }
+        Ok(Words { members: out })
+    }
+
+    fn get(&self, k: &str) -> Option<&'j Json<'static>> {
+        self.members.iter().find(|(n, _)| *n == k).map(|(_, v)| *v)
+    }
+
+    fn has_any(&self, words: &[&str]) -> bool {
+        words.iter().any(|w| self.get(w).is_some())
+    }
+
+    /// Assertion keywords other than `except`.
+    fn assertions_except(&self, except: &[&str]) -> Vec<&'j str> {
+        self.members
+            .iter()
+            .map(|(k, _)| *k)
+            .filter(|k| ASSERTIONS.contains(k) && !except.contains(k))
+            .collect()
+    }
+}
+
+fn child(ptr: &str, token: &str) -> String {
+    let mut s = String::with_capacity(ptr.len() + token.len() + 1);
+    s.push_str(ptr);
+    s.push('/');
+    push_escaped(&mut s, token);
+    s
+}
+
+impl Compiler<'_> {
+    fn compile(&mut self, v: &Json<'static>, ptr: &str, place: Place) -> Result<Schema, SchemaError> {
+        match v {
+            Json::Bool(true) => Ok(Schema::bare(Node::Any, ptr)),
+            Json::Bool(false) => err(ptr, "false", "a `false` schema is supported only as a property, `items` or `additionalProperties` value"),
+            Json::Object(members) => {
+                let words = Words::collect(members, ptr)?;
+                let mut schema = self.compile_words(&words, ptr, place)?;
+                schema.title = text(&words, "title", ptr)?;
+                schema.description = text(&words, "description", ptr)?;
+                schema.default = words.get("default").cloned();
+                Ok(schema)
+            }
+            _ => err(ptr, "type", format!("a schema must be an object or a boolean, found {}", v.kind())),
+        }
+    }
+
+    fn compile_words(&mut self, w: &Words<'_>, ptr: &str, place: Place) -> Result<Schema, SchemaError> {
+        if let Some(r) = w.get("$ref") {
+            if let Some(k) = w.assertions_except(&["$ref"]).first() {
+                return err(ptr, k, "`$ref` with sibling assertion keywords is not supported; move them into the referenced schema or use `allOf`");
+            }
+            let idx = self.reference(r, ptr)?;
+            return Ok(Schema::bare(Node::Ref(idx), ptr));
+        }
+        if let Some(all) = w.get("allOf") {
+            let parts = schema_array(all, &child(ptr, "allOf"), "allOf")?;
+            let mut acc = self.compile_plain(w, ptr, place, &["allOf"])?;
+            for (i, part) in parts.iter().enumerate() {
+                let p = child(&child(ptr, "allOf"), &i.to_string());
+                let s = self.compile(part, &p, Place::AllOfMember)?;
+                acc = merge(&self.partial_defs()?, acc, s, ptr)?;
+            }
+            if place == Place::Root {
+                close_root(&mut acc);
+            }
+            return Ok(acc);
+        }
+        self.compile_plain(w, ptr, place, &[])
+    }
+
+    /// A schema without `$ref`/`allOf` (or the siblings of `allOf`).
+    fn compile_plain(&mut self, w: &Words<'_>, ptr: &str, place: Place, skip: &[&str]) -> Result<Schema, SchemaError> {
+        for union in ["anyOf", "oneOf"] {
+            if let Some(opts) = w.get(union) {
+                let mut except = vec![union];
+                except.extend_from_slice(skip);
+                if let Some(k) = w.assertions_except(&except).first() {
+                    return err(ptr, k, format!("`{union}` with sibling assertion keywords is not supported; move `{k}` into each option"));
+                }
+                let mode = if union == "anyOf" { UnionMode::AnyOf } else { UnionMode::OneOf };
+                return self.compile_union(opts, mode, &child(ptr, union));
+            }
+        }
+        for word in ["enum", "const"] {
+            if let Some(values) = w.get(word) {
+                return self.compile_values(w, word, values, ptr, place, skip);
+            }
+        }
+        let types = self.types(w, ptr, place)?;
+        let mut options = Vec::new();
+        let mut nullable = false;
+        for t in &types {
+            let node = match *t {
+                "null" => {
+                    nullable = true;
+                    continue;
+                }
+                "boolean" => Node::Boolean,
+                "integer" if types.contains(&"number") => continue,
+                "integer" => {
+                    let bounds = numbers(w, ptr)?;
+                    Node::Integer { repr: int_repr(&bounds), bounds }
+                }
+                "number" => Node::Number(numbers(w, ptr)?),
+                "string" => Node::String(self.string(w, ptr)?),
+                "array" => Node::Array(self.array(w, ptr)?),
+                "object" => Node::Object(self.object(w, ptr, place)?),
+                other => return err(ptr, "type", format!("unknown type {other:?}")),
+            };
+            options.push(Schema::bare(node, ptr));
+        }
+        let node = match (options.len(), nullable) {
+            (0, true) => Node::Null,
+            (0, false) => Node::Any,
+            (1, false) => options.pop().map(|s| s.node).unwrap_or(Node::Any),
+            (1, true) => Node::Nullable(Box::new(options.pop().expect("one option"))),
+            (_, false) => Node::Union { mode: UnionMode::AnyOf, options },
+            (_, true) => Node::Nullable(Box::new(Schema::bare(Node::Union { mode: UnionMode::AnyOf, options }, ptr))),
+        };
+        Ok(Schema::bare(node, ptr))
+    }
+
+    /// The `type` list, or the type implied by the keywords present.
+    fn types(&self, w: &Words<'_>, ptr: &str, place: Place) -> Result<Vec<&'static str>, SchemaError> {
+        const ALL: [&str; 7] = ["null", "boolean", "integer", "number", "string", "array", "object"];
+        let canonical = |t: &str| ALL.iter().copied().find(|a| *a == t);
+        match w.get("type") {
+            Some(Json::String(t)) => match canonical(t) {
+                Some(t) => Ok(vec![t]),
+                None => err(ptr, "type", format!("unknown type {t:?}")),
+            },
+            Some(Json::Array(ts)) if !ts.is_empty() => {
+                let mut out = Vec::new();
+                for t in ts {
+                    match t.as_str().and_then(canonical) {
+                        Some(t) if !out.contains(&t) => out.push(t),
+                        _ => return err(ptr, "type", "`type` must list distinct known type names"),
+                    }
+                }
+                Ok(out)
+            }
+            Some(_) => err(ptr, "type", "`type` must be a string or a non-empty array of strings"),
+            None => {
+                let families = [
+                    (OBJECT_WORDS, "object"),
+                    (ARRAY_WORDS, "array"),
+                    (STRING_WORDS, "string"),
+                    (NUMBER_WORDS, "number"),
+                ];
+                let present: Vec<&str> = families.iter().filter(|(ws, _)| w.has_any(ws)).map(|(_, t)| *t).collect();
+                match (present.as_slice(), place) {
+                    ([], Place::Root) => Ok(vec!["object"]),
+                    ([], _) => Ok(vec![]),
+                    ([one], _) => Ok(vec![one]),
+                    _ => err(ptr, "type", format!("no `type`, and keywords of several types ({}) are present; add `type`", present.join(", "))),
+                }
+            }
+        }
+    }
+
+    fn compile_union(&mut self, opts: &Json<'static>, mode: UnionMode, ptr: &str) -> Result<Schema, SchemaError> {
+        let keyword = if mode == UnionMode::AnyOf { "anyOf" } else { "oneOf" };
+        let parts = schema_array(opts, ptr, keyword)?;
+        let mut options = Vec::with_capacity(parts.len());
+        let mut nullable = false;
+        for (i, part) in parts.iter().enumerate() {
+            let s = self.compile(part, &child(ptr, &i.to_string()), Place::Nested)?;
+            match s.node {
+                Node::Null if !nullable => nullable = true,
+                _ => options.push(s),
+            }
+        }
+        let parent = ptr.rsplit_once('/').map_or("", |(p, _)| p);
+        let inner = match options.len() {
+            0 => return Ok(Schema::bare(Node::Null, parent)),
+            1 => options.pop().expect("one option"),
+            _ => Schema::bare(Node::Union { mode, options }, parent),
+        };
+        Ok(if nullable { Schema::bare(Node::Nullable(Box::new(inner)), parent) } else { inner })
+    }
+
+    /// `enum` / `const`: the listed values that the sibling keywords allow.
+    fn compile_values(&mut self, w: &Words<'_>, word: &str, values: &Json<'static>, ptr: &str, place: Place, skip: &[&str]) -> Result<Schema, SchemaError> {
+        let listed: Vec<Json<'static>> = match (word, values) {
+            ("enum", Json::Array(vs)) if !vs.is_empty() => vs.clone(),
+            ("enum", _) => return err(ptr, "enum", "`enum` must be a non-empty array"),
+            (_, v) => vec![v.clone()],
+        };
+        if word == "enum" && w.get("const").is_some() {
+            return err(ptr, "const", "`enum` and `const` together are not supported; keep one");
+        }
+        let mut except = vec!["enum", "const"];
+        except.extend_from_slice(skip);
+        let mut kept = listed.clone();
+        if !w.assertions_except(&except).is_empty() {
+            let rest = self.compile_plain_without(w, ptr, place, &except)?;
+            let doc = SchemaDoc { root: rest, defs: Vec::new() };
+            if contains_ref(&doc.root) {
+                return err(ptr, word, format!("`{word}` beside a `$ref` is not supported"));
+            }
+            kept.retain(|v| validate::validate(&doc, &doc.root, v).is_ok());
+        }
+        if kept.is_empty() {
+            return err(ptr, word, format!("no value of `{word}` satisfies the sibling keywords, so no call could be valid"));
+        }
+        let node = if word == "enum" { Node::Enum(kept) } else { Node::Const(kept.remove(0)) };
+        Ok(Schema::bare(node, ptr))
+    }
+
+    fn compile_plain_without(&mut self, w: &Words<'_>, ptr: &str, place: Place, except: &[&str]) -> Result<Schema, SchemaError> {
+        let rest = Words { members: w.members.iter().copied().filter(|(k, _)| !except.contains(k)).collect() };
+        let rest_place = if place == Place::Root { Place::Nested } else { place };
+        self.compile_plain(&rest, ptr, rest_place, &[])
+    }
+
+    fn string(&self, w: &Words<'_>, ptr: &str) -> Result<StringRule, SchemaError> {
+        let mut rule = StringRule {
+            min_length: count(w, "minLength", ptr)?,
+            max_length: count(w, "maxLength", ptr)?,
+            ..StringRule::default()
+        };
+        if let Some(p) = w.get("pattern") {
+            let Some(src) = p.as_str() else { return err(ptr, "pattern", "`pattern` must be a string") };
+            match Pattern::new(src) {
+                Ok(p) => rule.patterns.push(p),
+                Err(e) => return err(ptr, "pattern", format!("pattern {src:?} cannot be enforced: {e} (look-around and back-references are not supported)")),
+            }
+        }
+        if let Some(f) = w.get("format") {
+            let Some(name) = f.as_str() else { return err(ptr, "format", "`format` must be a string") };
+            if self.options.assert_formats {
+                match Format::from_name(name) {
+                    Some(f) => rule.format = Some(f),
+                    None => {
+                        let known: Vec<&str> = Format::ALL.iter().map(|(n, _)| *n).collect();
+                        return err(ptr, "format", format!("format {name:?} is not supported (supported: {}); or turn format assertion off with `Config::formats(false)`", known.join(", ")));
+                    }
+                }
+            }
+        }
+        Ok(rule)
+    }
+
+    fn array(&mut self, w: &Words<'_>, ptr: &str) -> Result<ArrayRule, SchemaError> {
+        let mut rule = ArrayRule {
+            prefix: Vec::new(),
+            items: Items::Any,
+            min_items: count(w, "minItems", ptr)?,
+            max_items: count(w, "maxItems", ptr)?,
+            unique: match w.get("uniqueItems") {
+                None => false,
+                Some(Json::Bool(b)) => *b,
+                Some(_) => return err(ptr, "uniqueItems", "`uniqueItems` must be a boolean"),
+            },
+        };
+        let (prefix, rest, rest_word) = match (w.get("items"), w.get("prefixItems")) {
+            (Some(Json::Array(tuple)), None) => (Some((tuple.as_slice(), "items")), w.get("additionalItems"), "additionalItems"),
+            (Some(Json::Array(_)), Some(_)) => return err(ptr, "items", "tuple `items` and `prefixItems` together"),
+            (items, Some(prefix)) => match prefix {
+                Json::Array(p) => (Some((p.as_slice(), "prefixItems")), items, "items"),
+                _ => return err(ptr, "prefixItems", "`prefixItems` must be an array of schemas"),
+            },
+            (items, None) => (None, items, "items"),
+        };
+        if prefix.is_none() && w.get("additionalItems").is_some() {
+            return err(ptr, "additionalItems", "`additionalItems` without tuple `items` has no effect; remove it");
+        }
+        if let Some((schemas, word)) = prefix {
+            for (i, s) in schemas.iter().enumerate() {
+                let p = child(&child(ptr, word), &i.to_string());
+                rule.prefix.push(self.compile(s, &p, Place::Nested)?);
+            }
+        }
+        rule.items = match rest {
+            None | Some(Json::Bool(true)) => Items::Any,
+            Some(Json::Bool(false)) => {
+                let n = rule.prefix.len() as u64;
+                rule.max_items = Some(rule.max_items.map_or(n, |m| m.min(n)));
+                Items::None
+            }
+            Some(s) => Items::Schema(Box::new(self.compile(s, &child(ptr, rest_word), Place::Nested)?)),
+        };
+        Ok(rule)
+    }
+
+    fn object(&mut self, w: &Words<'_>, ptr: &str, place: Place) -> Result<ObjectRule, SchemaError> {
+        let mut properties = Vec::new();
+        let mut forbidden = Vec::new();
+        match w.get("properties") {
+            None => {}
+            Some(Json::Object(props)) => {
+                for (name, s) in props {
+                    if properties.iter().any(|p: &Property| p.name == *name) || forbidden.contains(&name.as_ref()) {
+                        return err(ptr, "properties", format!("property {name:?} is declared twice"));
+                    }
+                    if let Json::Bool(false) = s {
+                        forbidden.push(name.as_ref());
+                        continue;
+                    }
+                    let p = child(&child(ptr, "properties"), name);
+                    properties.push(Property { name: name.to_string(), schema: self.compile(s, &p, Place::Nested)?, required: false });
+                }
+            }
+            Some(_) => return err(ptr, "properties", "`properties` must be an object"),
+        }
+        let explicit_additional = w.get("additionalProperties").is_some();
+        let additional = match w.get("additionalProperties") {
+            Some(Json::Bool(false)) if place == Place::AllOfMember => {
+                return err(ptr, "additionalProperties", "`additionalProperties: false` inside `allOf` rejects the keys other members declare; drop it (toolseal closes objects by default)");
+            }
+            Some(Json::Bool(false)) => Additional::Closed,
+            Some(Json::Bool(true)) => Additional::Any,
+            Some(s) => Additional::Schema(Box::new(self.compile(s, &child(ptr, "additionalProperties"), Place::Nested)?)),
+            None if place == Place::Root || !properties.is_empty() || !forbidden.is_empty() => Additional::Closed,
+            None => Additional::Any,
+        };
+        if !forbidden.is_empty() && !matches!(additional, Additional::Closed) {
+            return err(ptr, "properties", "a `false` property beside open `additionalProperties` is not supported");
+        }
+        let mut required_extra = Vec::new();
+        match w.get("required") {
+            None => {}
+            Some(Json::Array(names)) => {
+                for n in names {
+                    let Some(name) = n.as_str() else { return err(ptr, "required", "`required` must list strings") };
+                    if let Some(p) = properties.iter_mut().find(|p| p.name == name) {
+                        if p.required {
+                            return err(ptr, "required", format!("{name:?} is listed twice"));
+                        }
+                        p.required = true;
+                    } else if matches!(additional, Additional::Closed) {
+                        return err(ptr, "required", format!("{name:?} is required but not declared in `properties`, so no call could be valid; declare it"));
+                    } else if !required_extra.iter().any(|r| r == name) {
+                        required_extra.push(name.to_owned());
+                    }
+                }
+            }
+            Some(_) => return err(ptr, "required", "`required` must be an array of strings"),
+        }
+        Ok(ObjectRule {
+            properties,
+            additional,
+            required_extra,
+            min_properties: count(w, "minProperties", ptr)?,
+            max_properties: count(w, "maxProperties", ptr)?,
+            explicit_additional,
+        })
+    }
+
+    /// Compiles (once) the schema a local `$ref` points at; returns its def index.
+    fn reference(&mut self, r: &Json<'static>, ptr: &str) -> Result<usize, SchemaError> {
+        let Some(reference) = r.as_str() else { return err(ptr, "$ref", "`$ref` must be a string") };
+        if let Some(&i) = self.by_ref.get(reference) {
+            return Ok(i);
+        }
+        let Some(fragment) = reference.strip_prefix('#') else {
+            return err(ptr, "$ref", format!("only local references (`#/...`) are supported, found {reference:?}"));
+        };
+        let pointer = percent_decode(fragment);
+        let Some(target) = lookup(self.doc, &pointer) else {
+            return err(ptr, "$ref", format!("{reference:?} points at nothing in this schema"));
+        };
+        let idx = self.defs.len();
+        self.defs.push(None);
+        self.by_ref.insert(reference.to_owned(), idx);
+        let schema = self.compile(target, &pointer, Place::Nested)?;
+        let name = pointer.rsplit('/').next().filter(|s| !s.is_empty()).unwrap_or("Root").replace("~1", "/").replace("~0", "~");
+        self.defs[idx] = Some(Def { name, reference: reference.to_owned(), schema, recursive: false });
+        Ok(idx)
+    }
+
+    /// The defs compiled so far, for `allOf` merging (which needs them complete).
+    fn partial_defs(&self) -> Result<Vec<Def>, SchemaError> {
+        self.defs
+            .iter()
+            .map(|d| d.clone().ok_or_else(|| SchemaError { pointer: String::new(), keyword: "allOf".into(), message: "`allOf` over a recursive `$ref` is not supported".into() }))
+            .collect()
+    }
+}
+
+/// After `allOf` at the root: the arguments object stays closed unless a member opened it.
+fn close_root(s: &mut Schema) {
+    if let Node::Object(o) = &mut s.node {
+        if !o.explicit_additional {
+            o.additional = Additional::Closed;
+        }
+    }
+}
+
+fn text(w: &Words<'_>, word: &str, ptr: &str) -> Result<Option<String>, SchemaError> {
+    match w.get(word) {
+        None => Ok(None),
+        Some(Json::String(s)) => Ok(Some(s.to_string())),
+        Some(_) => err(ptr, word, format!("`{word}` must be a string")),
+    }
+}
+
+fn schema_array<'j>(v: &'j Json<'static>, ptr: &str, word: &str) -> Result<&'j [Json<'static>], SchemaError> {
+    match v {
+        Json::Array(a) if !a.is_empty() => Ok(a),
+        _ => err(ptr, word, format!("`{word}` must be a non-empty array of schemas")),
+    }
+}
+
+fn count(w: &Words<'_>, word: &str, ptr: &str) -> Result<Option<u64>, SchemaError> {
+    match w.get(word) {
+        None => Ok(None),
+        Some(Json::Number(n)) => match n.as_u64() {
+            Some(u) => Ok(Some(u)),
+            None => err(ptr, word, format!("`{word}` must be a non-negative integer")),
+        },
+        Some(_) => err(ptr, word, format!("`{word}` must be a non-negative integer")),
+    }
+}
+
+fn numbers(w: &Words<'_>, ptr: &str) -> Result<NumberBounds, SchemaError> {
+    let num = |word: &str| -> Result<Option<f64>, SchemaError> {
+        match w.get(word) {
+            None | Some(Json::Bool(_)) => Ok(None),
+            Some(Json::Number(n)) => Ok(Some(n.as_f64())),
+            Some(_) => err(ptr, word, format!("`{word}` must be a number")),
+        }
+    };
+    let mut b = NumberBounds {
+        minimum: num("minimum")?,
+        maximum: num("maximum")?,
+        exclusive_minimum: num("exclusiveMinimum")?,
+        exclusive_maximum: num("exclusiveMaximum")?,
+        multiple_of: num("multipleOf")?,
+    };
+    // Draft-04 boolean exclusives turn the plain bound exclusive.
+    if let Some(Json::Bool(true)) = w.get("exclusiveMinimum") {
+        b.exclusive_minimum = b.minimum.take();
+    }
+    if let Some(Json::Bool(true)) = w.get("exclusiveMaximum") {
+        b.exclusive_maximum = b.maximum.take();
+    }
+    if b.multiple_of.is_some_and(|m| m <= 0.0 || !m.is_finite()) {
+        return err(ptr, "multipleOf", "`multipleOf` must be a positive number");
+    }
+    Ok(b)
+}
+
+/// `u64` when the bounds exclude negatives, `i64` otherwise.
+pub(super) fn int_repr(b: &NumberBounds) -> IntRepr {
+    let non_negative = b.minimum.is_some_and(|m| m >= 0.0) || b.exclusive_minimum.is_some_and(|m| m > -1.0);
+    if non_negative { IntRepr::U64 } else { IntRepr::I64 }
+}
+
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The value at JSON pointer `pointer` inside `doc`.
+fn lookup<'j>(doc: &'j Json<'static>, pointer: &str) -> Option<&'j Json<'static>> {
+    if pointer.is_empty() {
+        return Some(doc);
+    }
+    let mut at = doc;
+    for token in pointer.strip_prefix('/')?.split('/') {
+        let token = token.replace("~1", "/").replace("~0", "~");
+        at = match at {
+            Json::Object(_) => at.get(&token)?,
+            Json::Array(a) => a.get(token.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
+pub(super) fn contains_ref(s: &Schema) -> bool {
+    let mut found = false;
+    visit_refs(s, &mut |_| found = true);
+    found
+}
+
+/// Calls `f` with every def index referenced inside `s` (not following refs).
+pub(crate) fn visit_refs(s: &Schema, f: &mut dyn FnMut(usize)) {
+    match &s.node {
+        Node::Ref(i) => f(*i),
+        Node::Nullable(inner) => visit_refs(inner, f),
+        Node::Union { options, .. } => options.iter().for_each(|o| visit_refs(o, f)),
+        Node::Array(a) => {
+            a.prefix.iter().for_each(|p| visit_refs(p, f));
+            if let Items::Schema(i) = &a.items {
+                visit_refs(i, f);
+            }
+        }
+        Node::Object(o) => {
+            o.properties.iter().for_each(|p| visit_refs(&p.schema, f));
+            if let Additional::Schema(a) = &o.additional {
+                visit_refs(a, f);
+            }
+        }
+        Node::Any | Node::Null | Node::Boolean | Node::Integer { .. } | Node::Number(_) | Node::String(_) | Node::Enum(_) | Node::Const(_) => {}
+    }
+}
+
+fn mark_recursive(defs: &mut [Def]) {
+    let edges: Vec<Vec<usize>> = defs
+        .iter()
+        .map(|d| {
+            let mut out = Vec::new();
+            visit_refs(&d.schema, &mut |i| out.push(i));
+            out
+        })
+        .collect();
+    for start in 0..defs.len() {
+        let mut stack = edges[start].clone();
+        let mut seen = vec![false; defs.len()];
+        while let Some(i) = stack.pop() {
+            if i == start {
+                defs[start].recursive = true;
+                break;
+            }
+            if !std::mem::replace(&mut seen[i], true) {
+                stack.extend(&edges[i]);
+            }
+        }
+    }
+}

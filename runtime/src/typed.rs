@@ -1,0 +1,118 @@
+//! Conversion of JSON trees into strictly typed Rust values. Generated types
+//! implement [`FromJson`]; this module covers the standard types they use.
+
+use std::collections::BTreeMap;
+
+use serde::de::{Deserialize, Deserializer, Error as _};
+
+use crate::check::{self, Cx, NumberBounds};
+use crate::json::Json;
+use crate::path::Path;
+use crate::rejection::Rejection;
+
+/// A type that can be built from a JSON tree, rejecting with a classified
+/// [`Rejection`] whatever its schema does not allow.
+pub trait FromJson: Sized {
+    /// Builds `Self` from `v`, found at `at`.
+    fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection>;
+}
+
+impl FromJson for String {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<Self, Rejection> {
+        check::string(v, at).map(str::to_owned)
+    }
+}
+
+impl FromJson for bool {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<Self, Rejection> {
+        check::boolean(v, at)
+    }
+}
+
+impl FromJson for () {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<Self, Rejection> {
+        check::null(v, at)
+    }
+}
+
+impl FromJson for i64 {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
+        check::integer_i64(v, at, cx, &NumberBounds::default())
+    }
+}
+
+impl FromJson for u64 {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
+        check::integer_u64(v, at, cx, &NumberBounds::default())
+    }
+}
+
+impl FromJson for f64 {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
+        check::number_f64(v, at, cx, &NumberBounds::default())
+    }
+}
+
+/// Any JSON value (a free-form schema); duplicate keys inside are still rejected.
+impl FromJson for serde_json::Value {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<Self, Rejection> {
+        check::no_duplicates_deep(v, at)?;
+        Ok(v.to_value())
+    }
+}
+
+/// `null` or `T` (a nullable schema).
+impl<T: FromJson> FromJson for Option<T> {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
+        match v {
+            Json::Null => Ok(None),
+            _ => T::from_json(v, at, cx).map(Some),
+        }
+    }
+}
+
+impl<T: FromJson> FromJson for Box<T> {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
+        T::from_json(v, at, cx).map(Box::new)
+    }
+}
+
+/// An array with no count or uniqueness constraint.
+impl<T: FromJson> FromJson for Vec<T> {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
+        elements(check::array(v, at)?, at, cx)
+    }
+}
+
+/// Converts every element of an array found at `at`.
+pub fn elements<T: FromJson>(items: &[Json<'_>], at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
+    items.iter().enumerate().map(|(i, item)| T::from_json(item, &at.index(i), cx)).collect()
+}
+
+/// Converts the elements of an array from index `start` on (after a tuple prefix).
+pub fn elements_from<T: FromJson>(items: &[Json<'_>], start: usize, at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
+    items.iter().enumerate().skip(start).map(|(i, item)| T::from_json(item, &at.index(i), cx)).collect()
+}
+
+/// A map whose every value matches one schema (`additionalProperties: {...}`, no `properties`).
+impl<T: FromJson> FromJson for BTreeMap<String, T> {
+    fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
+        let members = check::object(v, at)?;
+        check::distinct_keys(&members.iter().map(|(k, _)| k.as_ref()).collect::<Vec<_>>(), at)?;
+        members.iter().map(|(k, x)| Ok((k.to_string(), T::from_json(x, &at.key(k), cx)?))).collect()
+    }
+}
+
+/// A strict `Deserialize` for any [`FromJson`] type: the input is read as a tree
+/// and resolved exactly as a call's arguments are; a rejection becomes the error text.
+pub fn deserialize_via<'de, T: FromJson, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+    let tree = Json::deserialize(deserializer)?;
+    T::from_json(&tree, &Path::root(), &mut Cx::strict()).map_err(D::Error::custom)
+}
+
+/// `TryFrom` for generated newtypes: the inner value is checked against the
+/// schema exactly as it would be in a call.
+pub fn try_from_serialize<T: FromJson, S: serde::Serialize>(inner: &S) -> Result<T, Rejection> {
+    let value = serde_json::to_value(inner).unwrap_or(serde_json::Value::Null);
+    T::from_json(&Json::from_value(&value), &Path::root(), &mut Cx::strict())
+}

@@ -1,0 +1,131 @@
+//! # toolseal: closed-world resolution of LLM tool calls
+//!
+//! A model emits a tool call `(name, arguments)`. Before any policy gate decides
+//! whether the call is *allowed*, toolseal decides whether it *exists*:
+//!
+//! - **H1** the name is a tool of the trusted registry;
+//! - **H2** no undeclared key, no missing required key, no duplicated key;
+//! - **H3** every value meets its declared type, enum, const, range, length,
+//!   pattern and format.
+//!
+//! It does so by generating, at build time, a **sealed enum of tool calls with
+//! strictly typed argument structs** from your registry file. Parsing a model's
+//! JSON into that enum *is* the check: a call either becomes a `ToolCall`
+//! variant or a [`Rejection`] with its class, JSON pointer and retry hints.
+//!
+//! ## Tutorial
+//!
+//! 1. Put the registry next to your crate: an MCP `tools/list` result, OpenAI
+//!    `tools`, Anthropic tools or a Bedrock `toolConfig` — the format is detected.
+//! 2. Compile it from `build.rs` (with `toolseal-build` as a build dependency):
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), toolseal_build::Error> {
+//!     toolseal_build::Config::new()
+//!         .registry("registry/bank.json")
+//!         .module("bank")
+//!         .compile()
+//! }
+//! ```
+//!
+//! 3. Include the generated items in a module of your choice:
+//!
+//! ```ignore
+//! mod bank {
+//!     toolseal::include_registry!("bank");
+//! }
+//!
+//! let call = bank::ToolCall::from_json(br#"{"name":"transfer_funds",
+//!     "arguments":{"recipient_id":"acct-7","amount":"all of it","override":true}}"#);
+//! let rejection = call.unwrap_err();
+//! assert_eq!(rejection.class(), toolseal::Class::H2);
+//! assert_eq!(rejection.pointer(), "/arguments/override");
+//! ```
+//!
+//! `examples/transfer_funds` in the repository is this tutorial as a runnable crate.
+//!
+//! ## What is generated
+//!
+//! Per registry: `pub enum ToolCall` (one variant per tool, nothing else), one
+//! `…Args` struct per tool, and a named type for every constrained value
+//! (newtypes with a private field, validating `Deserialize` and `TryFrom`;
+//! Rust enums for string `enum`s; untagged enums for unions). Every type derives
+//! `Serialize`, implements `schemars::JsonSchema` from the same constraints, and
+//! carries the registry's descriptions as doc comments. `ToolCall` implements
+//! [`ToolSet`]: `from_json`, `from_json_with` (lenient mode, size limit),
+//! `from_value`, `name`, `info` (description, annotations, canonical definition,
+//! SHA-256 digest) and `Serialize` back to the call object.
+
+#![deny(missing_docs)]
+
+pub use toolseal_runtime as runtime;
+pub use toolseal_runtime::call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
+pub use toolseal_runtime::check::Coercion;
+pub use toolseal_runtime::json::JsonKind;
+pub use toolseal_runtime::rejection::{Class, Keyword, Reason, Rejection};
+pub use toolseal_runtime::typed::FromJson;
+
+/// Includes the code `toolseal-build` generated for a registry, like `include!`.
+///
+/// `include_registry!()` includes the registry compiled without `.module(..)`;
+/// `include_registry!("bank")` the one compiled with `.module("bank")`.
+#[macro_export]
+macro_rules! include_registry {
+    () => {
+        include!(concat!(env!("OUT_DIR"), "/toolseal/registry.rs"));
+    };
+    ($module:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/toolseal/", $module, ".rs"));
+    };
+}
+
+/// Support for generated code; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    use std::sync::OnceLock;
+
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use toolseal_runtime::call::{lookup, Annotations, Options, Resolution, ToolInfo, ToolSet, EMPTY_ARGUMENTS};
+    pub use toolseal_runtime::check::{self, Cx, Format, NumberBounds};
+    pub use toolseal_runtime::json::Json;
+    pub use toolseal_runtime::path::Path;
+    pub use toolseal_runtime::pattern::Pattern;
+    pub use toolseal_runtime::rejection::{Keyword, Names, Rejection};
+    pub use toolseal_runtime::typed::{deserialize_via, elements, elements_from, try_from_serialize, FromJson};
+
+    /// A `serde_json::Value` from JSON text the generator wrote.
+    pub fn json_literal(text: &str) -> serde_json::Value {
+        serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// A JSON tree from JSON text the generator wrote.
+    pub fn json_tree(text: &'static str) -> Json<'static> {
+        Json::parse(text.as_bytes()).unwrap_or(Json::Null)
+    }
+
+    /// The JSON Schema of `T` as a value, registering its definition.
+    pub fn subschema<T: schemars::JsonSchema + ?Sized>(g: &mut schemars::SchemaGenerator) -> serde_json::Value {
+        g.subschema_for::<T>().to_value()
+    }
+
+    /// A JSON number, written as an integer when it is one.
+    pub fn number_value(x: f64) -> serde_json::Value {
+        if x.fract() == 0.0 && x.abs() < 9.0e15 {
+            serde_json::Value::from(x as i64)
+        } else {
+            serde_json::Value::from(x)
+        }
+    }
+
+    /// The `default` of an absent optional property, built once.
+    pub fn default_value<T: FromJson + Clone>(cell: &OnceLock<T>, text: &'static str) -> T {
+        cell.get_or_init(|| {
+            T::from_json(&json_tree(text), &Path::root(), &mut Cx::strict())
+                .expect("toolseal-build validated this default against its schema")
+        })
+        .clone()
+    }
+}
