@@ -571,7 +571,7 @@ impl Generator {
         });
         let undeclared = match &extra_field {
             None => quote!(return ::core::result::Result::Err(#rt::Rejection::undeclared_key(at, k, #rt::Names::Static(DECLARED)))),
-            Some(_) => quote!({ extras.push((k.as_ref(), x)); continue; }),
+            Some(_) => quote!({ extras.push((k.as_ref(), x)); continue }),
         };
         let extra_def = extra_field.iter().map(|(fid, ty)| {
             quote! {
@@ -610,32 +610,39 @@ impl Generator {
                 #(#extra_def)*
             }
         });
-        let slots_init = if n == 0 { quote!(let slots: [::core::option::Option<&#rt::Json<'_>>; 0] = [];) } else { quote!(let mut slots: [::core::option::Option<&#rt::Json<'_>>; #n] = [::core::option::Option::None; #n];) };
-        let key_match = if n == 0 {
-            quote!(#undeclared)
-        } else {
-            quote! {
-                let i = match k.as_ref() {
-                    #(#slot_arms)*
-                    _ => #undeclared,
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(#rt::Rejection::duplicate_key(at, k));
+        let key_loop = match (n, &extra_field) {
+            (0, None) => quote! {
+                if let ::core::option::Option::Some((k, _)) = members.first() {
+                    #undeclared;
                 }
-            }
+            },
+            (0, Some(_)) => quote! {
+                for (k, x) in members {
+                    #undeclared
+                }
+            },
+            _ => quote! {
+                let mut slots: [::core::option::Option<&#rt::Json<'_>>; #n] = [::core::option::Option::None; #n];
+                for (k, x) in members {
+                    let i = match k.as_ref() {
+                        #(#slot_arms)*
+                        _ => #undeclared,
+                    };
+                    if slots[i].replace(x).is_some() {
+                        return ::core::result::Result::Err(#rt::Rejection::duplicate_key(at, k));
+                    }
+                }
+            },
         };
         self.impls.push(quote! {
             impl #rt::FromJson for #id {
                 fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    #[allow(dead_code)]
                     const DECLARED: &[&str] = &[#(#names),*];
                     let _ = &cx;
                     let members = #rt::check::object(v, at)?;
-                    #slots_init
                     #(#extra_prep)*
-                    #[allow(unreachable_code, clippy::never_loop)]
-                    for (k, x) in members {
-                        #key_match
-                    }
+                    #key_loop
                     #(#extra_dupes)*
                     #(#required_checks)*
                     #(#extra_required)*
@@ -655,8 +662,9 @@ impl Generator {
         let counts = props_schema(o.min_properties, o.max_properties);
         let desc = s.description.iter();
         let required_extra = &o.required_extra;
+        let props_mut = if schema_props.is_empty() { TokenStream::new() } else { quote!(mut) };
         self.common_impls(id, quote! {
-            let mut props = #rt::serde_json::Map::new();
+            let #props_mut props = #rt::serde_json::Map::new();
             #(#schema_props)*
             s.insert("type".into(), "object".into());
             s.insert("properties".into(), props.into());
@@ -726,6 +734,11 @@ impl Generator {
                 /// Registry metadata of the tool: description, annotations, canonical definition, digest.
                 pub fn info(&self) -> &'static #rt::ToolInfo {
                     <Self as #rt::ToolSet>::info(self)
+                }
+                /// Each tool's arguments schema as derived from the generated types
+                /// (`schemars`), in registry order: the closed-world schema to show a model.
+                pub fn argument_schemas() -> ::std::vec::Vec<(&'static str, #rt::schemars::Schema)> {
+                    ::std::vec![#((#names, #rt::schemars::SchemaGenerator::default().into_root_schema_for::<#args>()),)*]
                 }
                 /// The arguments as JSON (defaults applied).
                 pub fn arguments(&self) -> #rt::serde_json::Value {

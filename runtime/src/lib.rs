@@ -17,9 +17,11 @@
 pub mod call;
 pub mod canonical;
 pub mod check;
+pub mod dynamic;
 pub mod format;
 pub mod json;
 pub mod path;
+pub mod probe;
 pub mod pattern;
 
 pub mod registry;

@@ -64,10 +64,10 @@ pub const ASSERTIONS: &[&str] = &[
     "oneOf", "allOf", "$ref",
 ];
 
-const OBJECT_WORDS: &[&str] = &["properties", "required", "additionalProperties", "minProperties", "maxProperties"];
-const ARRAY_WORDS: &[&str] = &["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"];
-const STRING_WORDS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
-const NUMBER_WORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
+pub(super) const OBJECT_WORDS: &[&str] = &["properties", "required", "additionalProperties", "minProperties", "maxProperties"];
+pub(super) const ARRAY_WORDS: &[&str] = &["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"];
+pub(super) const STRING_WORDS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
+pub(super) const NUMBER_WORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
 
 /// Compiles a tool's `inputSchema` (or `outputSchema`). The root is closed: it
 /// admits no undeclared key unless `additionalProperties` says otherwise.

@@ -2,11 +2,13 @@
 //! constraint kept. Shared by the code generator (`toolseal-build`), the
 //! interpreter in [`crate::validate`] and the probe generator in [`crate::probe`].
 
+mod closed;
 mod compile;
 mod describe;
 mod merge;
 
-pub use compile::{compile_tool_schema, CompileOptions, SchemaError};
+pub use closed::closed_world;
+pub use compile::{compile_tool_schema, CompileOptions, SchemaError, ASSERTIONS};
 pub use describe::describe;
 
 use crate::check::{Format, NumberBounds};

@@ -1,0 +1,68 @@
+//! A resolver built at run time from registry JSON, with the same semantics,
+//! classes and pointers as generated code (it interprets the same IR with the
+//! same checks). For registries known only at run time, and as a second
+//! resolver that tests compare generated code against.
+
+use std::sync::Arc;
+
+use crate::call::{parse_call, split_call, Options, EMPTY_ARGUMENTS};
+use crate::check::{Coercion, Cx};
+use crate::json::Json;
+use crate::path::Path;
+use crate::registry::{Registry, ToolDef};
+use crate::rejection::{Names, Rejection};
+use crate::schema::{compile_tool_schema, CompileOptions, SchemaDoc, SchemaError};
+use crate::validate::validate_at;
+
+/// A registry compiled at run time.
+#[derive(Debug, Clone)]
+pub struct DynamicRegistry {
+    /// Tools sorted by name, with their compiled schemas.
+    tools: Vec<(ToolDef, SchemaDoc)>,
+    names: Arc<[Box<str>]>,
+}
+
+/// A call resolved by a [`DynamicRegistry`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct DynamicCall {
+    /// The tool's name as declared.
+    pub name: String,
+    /// The arguments, validated (absent arguments are `{}`).
+    pub arguments: serde_json::Value,
+    /// Numbers lenient mode read out of strings.
+    pub coercions: Vec<Coercion>,
+}
+
+impl DynamicRegistry {
+    /// Compiles every tool of `registry`; the error names the tool.
+    pub fn new(registry: &Registry, options: &CompileOptions) -> Result<DynamicRegistry, (String, SchemaError)> {
+        let mut tools = Vec::with_capacity(registry.tools.len());
+        for def in &registry.tools {
+            let doc = compile_tool_schema(&def.input_schema, options).map_err(|e| (def.name.clone(), e))?;
+            tools.push((def.clone(), doc));
+        }
+        tools.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        let names = tools.iter().map(|(d, _)| d.name.clone().into_boxed_str()).collect();
+        Ok(DynamicRegistry { tools, names })
+    }
+
+    /// Resolves a call object `{"name": ..., "arguments": {...}}`.
+    pub fn resolve(&self, bytes: &[u8], options: &Options) -> Result<DynamicCall, Rejection> {
+        let call = parse_call(bytes, options)?;
+        let (name, arguments) = split_call(&call)?;
+        let mut cx = if options.lenient { Cx::lenient() } else { Cx::strict() };
+        self.resolve_parts(name, arguments, &mut cx)?;
+        let arguments = arguments.unwrap_or(&EMPTY_ARGUMENTS).to_value();
+        Ok(DynamicCall { name: name.to_owned(), arguments, coercions: cx.into_coercions() })
+    }
+
+    /// Resolves `arguments` for the tool `name`.
+    pub fn resolve_parts(&self, name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<(), Rejection> {
+        let Ok(i) = self.tools.binary_search_by(|(d, _)| d.name.as_str().cmp(name)) else {
+            return Err(Rejection::unknown_tool(name, Names::Shared(self.names.clone())));
+        };
+        let doc = &self.tools[i].1;
+        let root = Path::root();
+        validate_at(doc, &doc.root, arguments.unwrap_or(&EMPTY_ARGUMENTS), &root.key("arguments"), cx).map_err(|r| r.with_tool(name))
+    }
+}

@@ -1,0 +1,103 @@
+//! For every fixture registry (real MCP captures, every vendor format, the
+//! keyword catalogue) and every tool, probe calls are resolved four ways:
+//!
+//! 1. the generated `ToolCall::from_json_with` (class and pointer must match the
+//!    probe's construction);
+//! 2. the dynamic resolver interpreting the same IR (same class and pointer);
+//! 3. the `jsonschema` crate on the closed-world schema (same accept/reject);
+//! 4. the `jsonschema` crate on the schema schemars derives from the generated
+//!    types (same accept/reject): the types carry every constraint.
+//!
+//! Intended differences from the oracle (see the README): duplicate keys
+//! (the oracle's parser keeps the last one), H1 (the oracle has no registry).
+
+mod support;
+
+use toolseal::runtime::dynamic::DynamicRegistry;
+use toolseal::runtime::probe::{probes, Expect};
+use toolseal::runtime::registry::read_registry;
+use toolseal::runtime::schema::{compile_tool_schema, CompileOptions};
+use toolseal::{Class, Options};
+use toolseal_fixtures::FIXTURES;
+
+#[derive(Default)]
+struct Tally {
+    tools: usize,
+    probes: usize,
+    accepted: usize,
+    by_class: std::collections::BTreeMap<String, usize>,
+    oracle_checked: usize,
+    unprobed: Vec<String>,
+}
+
+#[test]
+fn generated_dynamic_oracle_and_derived_schemas_agree() {
+    let mut t = Tally::default();
+    let mut failures = Vec::new();
+    for fixture in FIXTURES {
+        let bytes = std::fs::read(support::root().join(fixture.path)).expect("fixture file");
+        let registry = read_registry(&bytes).expect("fixture registry reads");
+        let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default()).expect("fixture compiles");
+        let mut names: Vec<&str> = registry.tools.iter().map(|d| d.name.as_str()).collect();
+        names.sort_unstable();
+        let derived = (fixture.schemas)();
+        assert_eq!(derived.len(), registry.tools.len(), "{}: one derived schema per tool", fixture.module);
+        for tool in &registry.tools {
+            t.tools += 1;
+            let doc = compile_tool_schema(&tool.input_schema, &CompileOptions::default()).expect("compiles");
+            let oracle = support::oracle(&tool.input_schema);
+            let derived_schema = &derived.iter().find(|(n, _)| *n == tool.name).expect("derived schema").1;
+            let derived = support::validator(derived_schema);
+            let tool_probes = probes(&names, &tool.name, &doc);
+            if tool_probes.is_empty() {
+                t.unprobed.push(format!("{}::{}", fixture.module, tool.name));
+            }
+            for probe in tool_probes {
+                t.probes += 1;
+                let here = format!("{}::{} [{}] {}", fixture.module, tool.name, probe.label, probe.call);
+                let got = (fixture.resolve)(probe.call.as_bytes(), &Options::strict());
+                let dyn_got = dynamic.resolve(probe.call.as_bytes(), &Options::strict());
+                match (&probe.expect, &got) {
+                    (Expect::Accept, Ok(r)) => {
+                        t.accepted += 1;
+                        assert_eq!(r.name, tool.name);
+                    }
+                    (Expect::Reject { class, pointer, numeric_string }, Err(r)) => {
+                        *t.by_class.entry(class.to_string()).or_default() += 1;
+                        if r.class() != *class || r.pointer() != pointer || r.is_numeric_string() != *numeric_string {
+                            failures.push(format!("{here}\n   expected {class} at {pointer}, got {} at {}: {r}", r.class(), r.pointer()));
+                        }
+                    }
+                    (want, got) => failures.push(format!("{here}\n   expected {want:?}, got {got:?}")),
+                }
+                match (&got, &dyn_got) {
+                    (Ok(_), Ok(_)) => {}
+                    (Err(a), Err(b)) if a.class() == b.class() && a.pointer() == b.pointer() && a.to_string() == b.to_string() => {}
+                    (a, b) => failures.push(format!("{here}\n   generated {a:?}\n   dynamic   {b:?}")),
+                }
+                let duplicate = probe.label.contains("duplicate \"");
+                let h1 = matches!(&probe.expect, Expect::Reject { class: Class::H1, .. });
+                if !duplicate && !h1 {
+                    t.oracle_checked += 1;
+                    let args = support::arguments_of(&probe.call);
+                    if oracle.is_valid(&args) != got.is_ok() {
+                        failures.push(format!("{here}\n   oracle says valid={}, toolseal {got:?}", oracle.is_valid(&args)));
+                    }
+                    if derived.is_valid(&args) != got.is_ok() {
+                        failures.push(format!("{here}\n   derived schema says valid={}, toolseal {got:?}\n   derived: {derived_schema}", derived.is_valid(&args)));
+                    }
+                }
+            }
+        }
+    }
+    println!(
+        "{} fixtures, {} tools, {} probes: {} honest accepted, rejected by class {:?}; {} compared with the jsonschema oracle and the derived schema",
+        FIXTURES.len(), t.tools, t.probes, t.accepted, t.by_class, t.oracle_checked
+    );
+    println!("tools without an honest probe: {:?}", t.unprobed);
+    assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+    assert!(t.unprobed.is_empty(), "every fixture tool needs honest probes: {:?}", t.unprobed);
+    for class in ["H1", "H2", "H3"] {
+        assert!(t.by_class.get(class).copied().unwrap_or(0) > 50, "too few {class} probes: {:?}", t.by_class);
+    }
+}
