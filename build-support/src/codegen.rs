@@ -549,7 +549,7 @@ impl Generator {
                     }
                 })
             };
-            let skip = if !p.required && default.is_none() { quote!(#[serde(skip_serializing_if = "Option::is_none")]) } else { TokenStream::new() };
+            let skip = if !p.required && default.is_none() { quote!(#[serde(skip_serializing_if = "::core::option::Option::is_none")]) } else { TokenStream::new() };
             field_defs.push(quote!(#fdocs #rename #skip pub #fid: #field_ty,));
             slot_arms.push(quote!(#key => #idx,));
             reads.push(quote!(#fid: #read,));
