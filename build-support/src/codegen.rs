@@ -107,6 +107,7 @@ impl Generator {
         let (items, impls) = (g.items, g.impls);
         quote! {
             #(#[allow(dead_code)] #items)*
+            #[allow(clippy::get_first, clippy::single_match)]
             const _: () = {
                 #(#impls)*
             };
@@ -522,7 +523,9 @@ impl Generator {
             let fdocs = doc_attr(p.schema.doc());
             let rename = if fname != *key { quote!(#[serde(rename = #key)]) } else { TokenStream::new() };
             let idx = Literal::usize_unsuffixed(i);
-            let default = p.schema.default.as_ref().filter(|d| !p.required && !(matches!(d, Json::Null) && !accepts_null(t.doc, &p.schema)));
+            // `default: null` on a property that cannot be null means "absent" (a pydantic idiom).
+            let applies = |d: &&Json<'static>| !matches!(d, Json::Null) || accepts_null(t.doc, &p.schema);
+            let default = p.schema.default.as_ref().filter(|d| !p.required && applies(d));
             let (field_ty, read) = if p.required {
                 required_checks.push(quote! {
                     if slots[#idx].is_none() {
@@ -817,8 +820,8 @@ fn string_body(r: &StringRule) -> TokenStream {
 }
 
 fn string_schema(r: &StringRule, s: &Schema) -> TokenStream {
-    let min = r.min_length.iter();
-    let max = r.max_length.iter();
+    let min = r.min_length.map(Literal::u64_suffixed).into_iter();
+    let max = r.max_length.map(Literal::u64_suffixed).into_iter();
     let format = r.format.iter().map(|f| f.name());
     let desc = s.description.iter();
     let first = r.patterns.first().map(|p| p.source.clone());
@@ -832,8 +835,8 @@ fn string_schema(r: &StringRule, s: &Schema) -> TokenStream {
     };
     quote! {
         s.insert("type".into(), "string".into());
-        #(s.insert("minLength".into(), (#min as u64).into());)*
-        #(s.insert("maxLength".into(), (#max as u64).into());)*
+        #(s.insert("minLength".into(), #min.into());)*
+        #(s.insert("maxLength".into(), #max.into());)*
         #(s.insert("pattern".into(), #first.into());)*
         #more_tokens
         #(s.insert("format".into(), #format.into());)*
@@ -859,22 +862,22 @@ fn number_schema(kind: &str, b: &NumberBounds, s: &Schema) -> TokenStream {
 }
 
 fn counts_schema(min: Option<u64>, max: Option<u64>, unique: bool) -> TokenStream {
-    let min = min.iter();
-    let max = max.iter();
+    let min = min.map(Literal::u64_suffixed).into_iter();
+    let max = max.map(Literal::u64_suffixed).into_iter();
     let unique = unique.then_some(()).into_iter().map(|_| quote!(s.insert("uniqueItems".into(), true.into());));
     quote! {
-        #(s.insert("minItems".into(), (#min as u64).into());)*
-        #(s.insert("maxItems".into(), (#max as u64).into());)*
+        #(s.insert("minItems".into(), #min.into());)*
+        #(s.insert("maxItems".into(), #max.into());)*
         #(#unique)*
     }
 }
 
 fn props_schema(min: Option<u64>, max: Option<u64>) -> TokenStream {
-    let min = min.iter();
-    let max = max.iter();
+    let min = min.map(Literal::u64_suffixed).into_iter();
+    let max = max.map(Literal::u64_suffixed).into_iter();
     quote! {
-        #(s.insert("minProperties".into(), (#min as u64).into());)*
-        #(s.insert("maxProperties".into(), (#max as u64).into());)*
+        #(s.insert("minProperties".into(), #min.into());)*
+        #(s.insert("maxProperties".into(), #max.into());)*
     }
 }
 

@@ -27,7 +27,8 @@ pub struct DynamicRegistry {
 pub struct DynamicCall {
     /// The tool's name as declared.
     pub name: String,
-    /// The arguments, validated (absent arguments are `{}`).
+    /// The arguments, validated, as given (absent arguments are `{}`; numbers that
+    /// lenient mode read out of strings stay strings here; see `coercions`).
     pub arguments: serde_json::Value,
     /// Numbers lenient mode read out of strings.
     pub coercions: Vec<Coercion>,

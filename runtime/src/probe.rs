@@ -269,7 +269,8 @@ impl Gen<'_> {
         let accepted = self.kinds(node);
         if !accepted.is_empty() {
             let candidates = [s("text"), Json::Bool(true), int(7), num(0.5), Json::Array(Vec::new()), Json::Object(Vec::new()), Json::Null];
-            if let Some(flip) = candidates.into_iter().find(|c| !accepted.contains(&c.kind()) && !(c.kind() == JsonKind::Integer && accepted.contains(&JsonKind::Number))) {
+            let fits = |k: JsonKind| accepted.contains(&k) || (k == JsonKind::Integer && accepted.contains(&JsonKind::Number));
+            if let Some(flip) = candidates.into_iter().find(|c| !fits(c.kind())) {
                 out.push(("wrong type", flip, false));
             }
         }
@@ -329,15 +330,14 @@ impl Gen<'_> {
                     if let (Some(max), Some(first)) = (a.max_items, items.first()) {
                         out.push(("too many items", Json::Array(std::iter::repeat_n(first.clone(), max as usize + 1).collect()), false));
                     }
-                    if a.unique && a.max_items.is_none_or(|m| m >= 2) {
-                        if let Some(first) = items.first() {
+                    if a.unique && a.max_items.is_none_or(|m| m >= 2)
+                        && let Some(first) = items.first() {
                             let mut dup = vec![first.clone(), first.clone()];
                             dup.extend(items.iter().skip(1).cloned());
                             if a.max_items.is_none_or(|m| dup.len() as u64 <= m) {
                                 out.push(("duplicate items", Json::Array(dup), false));
                             }
                         }
-                    }
                 }
             }
             _ => {}

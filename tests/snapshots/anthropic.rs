@@ -17,6 +17,7 @@ pub enum ToolCall {
     /// Retrieves the current stock price for a given ticker symbol.
     GetStockPrice(GetStockPriceArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for GetStockPriceArgs {
         fn from_json(

@@ -131,6 +131,7 @@ pub enum ToolCall {
     /// Freeze an account after suspected fraud.
     FreezeAccount(FreezeAccountArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     #[allow(dead_code)]
     impl TransferFundsRecipientId {
@@ -412,7 +413,7 @@ const _: () = {
             let _ = &g;
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), (140u64 as u64).into());
+            s.insert("maxLength".into(), 140u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }

@@ -17,6 +17,7 @@ pub enum ToolCall {
     /// Get the most popular song played on a radio station.
     TopSong(TopSongArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for TopSongArgs {
         fn from_json(

@@ -522,6 +522,7 @@ pub enum ToolCall {
     /// The `draft07_tuple` tool.
     Draft07Tuple(Draft07TupleArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     #[allow(dead_code)]
     impl StringsBounded {
@@ -581,8 +582,8 @@ const _: () = {
             let _ = &g;
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), (2u64 as u64).into());
-            s.insert("maxLength".into(), (5u64 as u64).into());
+            s.insert("minLength".into(), 2u64.into());
+            s.insert("maxLength".into(), 5u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -1189,7 +1190,7 @@ const _: () = {
             let _ = &g;
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), (3u64 as u64).into());
+            s.insert("maxLength".into(), 3u64.into());
             s.insert(
                 "description".into(),
                 "At most three code points: \"héé\" fits, four bytes or not.".into(),
@@ -2596,8 +2597,8 @@ const _: () = {
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "array".into());
             s.insert("items".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("minItems".into(), (1u64 as u64).into());
-            s.insert("maxItems".into(), (3u64 as u64).into());
+            s.insert("minItems".into(), 1u64.into());
+            s.insert("maxItems".into(), 3u64.into());
             s.insert("uniqueItems".into(), true.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -2697,7 +2698,7 @@ const _: () = {
                 "items".into(),
                 ::toolseal::__private::serde_json::Value::Bool(false),
             );
-            s.insert("maxItems".into(), (2u64 as u64).into());
+            s.insert("maxItems".into(), 2u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -3145,7 +3146,7 @@ const _: () = {
             let _ = &g;
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), (8u64 as u64).into());
+            s.insert("maxLength".into(), 8u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -3332,8 +3333,8 @@ const _: () = {
                 "additionalProperties".into(),
                 ::toolseal::__private::subschema::<i64>(g),
             );
-            s.insert("minProperties".into(), (1u64 as u64).into());
-            s.insert("maxProperties".into(), (3u64 as u64).into());
+            s.insert("minProperties".into(), 1u64.into());
+            s.insert("maxProperties".into(), 3u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -3588,7 +3589,7 @@ const _: () = {
             let _ = &g;
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), (3u64 as u64).into());
+            s.insert("maxLength".into(), 3u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -5008,7 +5009,7 @@ const _: () = {
             let _ = &g;
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), (4u64 as u64).into());
+            s.insert("maxLength".into(), 4u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -6037,7 +6038,7 @@ const _: () = {
                 "items".into(),
                 ::toolseal::__private::serde_json::Value::Bool(false),
             );
-            s.insert("maxItems".into(), (2u64 as u64).into());
+            s.insert("maxItems".into(), 2u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -6186,8 +6187,8 @@ const _: () = {
                     idempotent_hint: ::core::option::Option::None,
                     open_world_hint: ::core::option::Option::None,
                 },
-                definition: "{\"inputSchema\":{\"properties\":{\"color\":{\"enum\":[\"red\",\"green\",\"dark-blue\"],\"type\":\"string\"},\"kind\":{\"const\":\"fixed\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"a\",1,null]},\"version\":{\"const\":2}},\"required\":[\"color\",\"kind\"],\"type\":\"object\"},\"name\":\"enums_and_consts\"}",
-                digest: "f7e5526255ecf8cc40645cfca9b466e25d4c92c39960ed0e0b0f7b41362cb63b",
+                definition: "{\"inputSchema\":{\"properties\":{\"color\":{\"enum\":[\"red\",\"green\",\"dark-blue\",\"red\"],\"type\":\"string\"},\"kind\":{\"const\":\"fixed\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"a\",1,null]},\"version\":{\"const\":2}},\"required\":[\"color\",\"kind\"],\"type\":\"object\"},\"name\":\"enums_and_consts\"}",
+                digest: "89efe21e1fb264eb0b111055c294df95ba962b0c30ea0efc2de7448822a5f244",
             },
             ::toolseal::__private::ToolInfo {
                 name: "arrays",

@@ -54,6 +54,7 @@ pub enum ToolCall {
     /// Although originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.
     Fetch(FetchArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     #[allow(dead_code)]
     impl FetchUrl {
@@ -118,7 +119,7 @@ const _: () = {
             let _ = &g;
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), (1u64 as u64).into());
+            s.insert("minLength".into(), 1u64.into());
             s.insert("format".into(), "uri".into());
             s.insert("description".into(), "URL to fetch".into());
             ::toolseal::__private::schemars::Schema::from(s)

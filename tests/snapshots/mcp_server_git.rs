@@ -176,6 +176,7 @@ pub enum ToolCall {
     /// Shows the working tree status
     GitStatus(GitStatusArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     #[allow(dead_code)]
     impl GitAddFiles {
@@ -237,7 +238,7 @@ const _: () = {
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "array".into());
             s.insert("items".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("minItems".into(), (1u64 as u64).into());
+            s.insert("minItems".into(), 1u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }

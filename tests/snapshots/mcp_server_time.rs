@@ -39,6 +39,7 @@ pub enum ToolCall {
     /// Get current time in a specific timezone
     GetCurrentTime(GetCurrentTimeArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for ConvertTimeArgs {
         fn from_json(

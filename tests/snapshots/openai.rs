@@ -29,6 +29,7 @@ pub enum ToolCall {
     /// Current time; takes no arguments.
     GetTime(GetTimeArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     #[allow(dead_code)]
     impl GetWeatherUnits {

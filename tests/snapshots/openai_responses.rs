@@ -17,6 +17,7 @@ pub enum ToolCall {
     /// Get today's horoscope for an astrological sign.
     GetHoroscope(GetHoroscopeArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for GetHoroscopeArgs {
         fn from_json(

@@ -238,6 +238,7 @@ pub enum ToolCall {
     /// Demonstrates a long running operation with progress updates.
     TriggerLongRunningOperation(TriggerLongRunningOperationArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for EchoArgs {
         fn from_json(

@@ -194,6 +194,7 @@ pub enum ToolCall {
     /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
     WriteFile(WriteFileArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for CreateDirectoryArgs {
         fn from_json(
@@ -1512,7 +1513,7 @@ const _: () = {
             let mut s = ::toolseal::__private::serde_json::Map::new();
             s.insert("type".into(), "array".into());
             s.insert("items".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("minItems".into(), (1u64 as u64).into());
+            s.insert("minItems".into(), 1u64.into());
             s.insert(
                 "description".into(),
                 "Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories."

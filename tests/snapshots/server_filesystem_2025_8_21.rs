@@ -105,6 +105,7 @@ pub enum ToolCall {
     /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
     WriteFile(WriteFileArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for CreateDirectoryArgs {
         fn from_json(

@@ -867,6 +867,7 @@ pub enum ToolCall {
     /// Update a pull request branch with the latest changes from the base branch
     UpdatePullRequestBranch(UpdatePullRequestBranchArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for AddIssueCommentArgs {
         fn from_json(

@@ -147,6 +147,7 @@ pub enum ToolCall {
     /// Search for nodes in the knowledge graph based on a query
     SearchNodes(SearchNodesArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for AddObservationsObservationsItem {
         fn from_json(

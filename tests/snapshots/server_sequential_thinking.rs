@@ -143,6 +143,7 @@ pub enum ToolCall {
     /// 11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached
     Sequentialthinking(SequentialthinkingArgs),
 }
+#[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
     impl ::toolseal::__private::FromJson for SequentialthinkingNextThoughtNeeded {
         fn from_json(

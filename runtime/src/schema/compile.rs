@@ -96,11 +96,10 @@ fn check_root_is_object(doc: &SchemaDoc, schema: &Schema) -> Result<(), SchemaEr
 fn check_defaults(doc: &SchemaDoc, s: &Schema) -> Result<(), SchemaError> {
     let mut result = Ok(());
     let mut check = |p: &Property| {
-        if let (Some(d), Ok(())) = (&p.schema.default, &result) {
-            if let Err(r) = validate::validate(doc, &p.schema, d) {
+        if let (Some(d), Ok(())) = (&p.schema.default, &result)
+            && let Err(r) = validate::validate(doc, &p.schema, d) {
                 result = err(&p.schema.pointer, "default", format!("the default {} is not valid for its own schema: {r}", d.to_json_string()));
             }
-        }
     };
     visit_properties(s, &mut check);
     result
@@ -372,6 +371,14 @@ impl Compiler<'_> {
         if kept.is_empty() {
             return err(ptr, word, format!("no value of `{word}` satisfies the sibling keywords, so no call could be valid"));
         }
+        // Repeated values (`1` and `1.0` included) allow nothing more; keep the first.
+        let mut unique: Vec<Json<'static>> = Vec::with_capacity(kept.len());
+        for v in kept {
+            if !unique.contains(&v) {
+                unique.push(v);
+            }
+        }
+        let mut kept = unique;
         let node = if word == "enum" { Node::Enum(kept) } else { Node::Const(kept.remove(0)) };
         Ok(Schema::bare(node, ptr))
     }
@@ -549,11 +556,10 @@ impl Compiler<'_> {
 
 /// After `allOf` at the root: the arguments object stays closed unless a member opened it.
 fn close_root(s: &mut Schema) {
-    if let Node::Object(o) = &mut s.node {
-        if !o.explicit_additional {
+    if let Node::Object(o) = &mut s.node
+        && !o.explicit_additional {
             o.additional = Additional::Closed;
         }
-    }
 }
 
 fn text(w: &Words<'_>, word: &str, ptr: &str) -> Result<Option<String>, SchemaError> {
@@ -621,13 +627,12 @@ fn percent_decode(s: &str) -> String {
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
     while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+        if b[i] == b'%' && i + 2 < b.len()
+            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
                 out.push(v);
                 i += 3;
                 continue;
             }
-        }
         out.push(b[i]);
         i += 1;
     }
