@@ -74,6 +74,7 @@ RS
   for s in "${servers[@]}"; do m=${s//[-.]/_}; echo "    check::<$m::ToolCall>(\"$repo/tests/registries/mcp/$s.json\", &mut totals);"; done
   cat <<'RS'
     println!("external crate: {} probe calls over 8 real MCP captures, {} disagreements with the expected class/pointer or the jsonschema oracle", totals.0, totals.1);
+    println!("external: {} passed, {} failed", totals.0 - totals.1, totals.1);
     std::process::exit(i32::from(totals.1 > 0 || totals.0 == 0));
 }
 RS
