@@ -80,6 +80,46 @@ macro_rules! include_registry {
     };
 }
 
+/// Generated code: `Deserialize` through [`FromJson`], so serde input is resolved
+/// exactly as call arguments are. Not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __deserialize_via_from_json {
+    ($t:ty) => {
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $t {
+            fn deserialize<D: $crate::__private::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                $crate::__private::deserialize_via(deserializer)
+            }
+        }
+    };
+}
+
+/// Generated code: accessors and a validating `TryFrom` for a constraint newtype.
+/// Not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __newtype_access {
+    ($t:ident, $inner:ty) => {
+        #[allow(dead_code)]
+        impl $t {
+            /// The validated value.
+            pub fn get(&self) -> &$inner {
+                &self.0
+            }
+            /// The validated value, by value.
+            pub fn into_inner(self) -> $inner {
+                self.0
+            }
+        }
+        impl ::core::convert::TryFrom<$inner> for $t {
+            type Error = $crate::Rejection;
+            fn try_from(value: $inner) -> ::core::result::Result<Self, $crate::Rejection> {
+                $crate::__private::try_from_serialize(&value)
+            }
+        }
+    };
+}
+
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {

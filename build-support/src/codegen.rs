@@ -239,11 +239,7 @@ impl Generator {
         let rt = rt();
         let name = id.to_string();
         self.impls.push(quote! {
-            impl<'de> #rt::serde::Deserialize<'de> for #id {
-                fn deserialize<D: #rt::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                    #rt::deserialize_via(deserializer)
-                }
-            }
+            ::toolseal::__deserialize_via_from_json!(#id);
             impl #rt::schemars::JsonSchema for #id {
                 fn schema_name() -> ::std::borrow::Cow<'static, str> {
                     ::std::borrow::Cow::Borrowed(#name)
@@ -270,23 +266,7 @@ impl Generator {
             pub struct #id(#inner);
         });
         self.impls.push(quote! {
-            #[allow(dead_code)]
-            impl #id {
-                /// The validated value.
-                pub fn get(&self) -> &#inner {
-                    &self.0
-                }
-                /// The validated value, by value.
-                pub fn into_inner(self) -> #inner {
-                    self.0
-                }
-            }
-            impl ::core::convert::TryFrom<#inner> for #id {
-                type Error = #rt::Rejection;
-                fn try_from(value: #inner) -> ::core::result::Result<Self, #rt::Rejection> {
-                    #rt::try_from_serialize(&value)
-                }
-            }
+            ::toolseal::__newtype_access!(#id, #inner);
             impl #rt::FromJson for #id {
                 fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
                     let _ = &cx;

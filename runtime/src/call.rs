@@ -140,10 +140,10 @@ pub fn split_call<'j, 'a>(call: &'j Json<'a>) -> Result<(&'j str, Option<&'j Jso
         let slot = match k.as_ref() {
             "name" => &mut name,
             "arguments" => &mut arguments,
-            _ => return Err(Rejection::malformed(Reason::BadEnvelopeKey { key: k.chars().take(64).collect() }, &Path::root().key(k))),
+            _ => return Err(bad_envelope_key(k)),
         };
         if slot.replace(v).is_some() {
-            return Err(Rejection::malformed(Reason::BadEnvelopeKey { key: k.to_string() }, &Path::root().key(k)));
+            return Err(bad_envelope_key(k));
         }
     }
     let name = match name {
@@ -156,6 +156,10 @@ pub fn split_call<'j, 'a>(call: &'j Json<'a>) -> Result<(&'j str, Option<&'j Jso
         Some(a) => Some(a),
     };
     Ok((name, arguments))
+}
+
+fn bad_envelope_key(key: &str) -> Rejection {
+    Rejection::malformed(Reason::BadEnvelopeKey { key: key.chars().take(64).collect() }, &Path::root().key(key))
 }
 
 /// The empty object that absent or `null` arguments stand for.

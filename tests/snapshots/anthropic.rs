@@ -75,13 +75,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetStockPriceArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetStockPriceArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetStockPriceArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetStockPriceArgs")

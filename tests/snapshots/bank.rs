@@ -133,25 +133,7 @@ pub enum ToolCall {
 }
 #[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
-    #[allow(dead_code)]
-    impl TransferFundsRecipientId {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for TransferFundsRecipientId {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(TransferFundsRecipientId, String);
     impl ::toolseal::__private::FromJson for TransferFundsRecipientId {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -183,14 +165,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for TransferFundsRecipientId {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(TransferFundsRecipientId);
     impl ::toolseal::__private::schemars::JsonSchema for TransferFundsRecipientId {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("TransferFundsRecipientId")
@@ -211,25 +186,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl TransferFundsAmount {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for TransferFundsAmount {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(TransferFundsAmount, f64);
     impl ::toolseal::__private::FromJson for TransferFundsAmount {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -252,13 +209,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for TransferFundsAmount {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(TransferFundsAmount);
     impl ::toolseal::__private::schemars::JsonSchema for TransferFundsAmount {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("TransferFundsAmount")
@@ -321,13 +272,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for TransferFundsCurrency {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(TransferFundsCurrency);
     impl ::toolseal::__private::schemars::JsonSchema for TransferFundsCurrency {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("TransferFundsCurrency")
@@ -355,25 +300,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl TransferFundsMemo {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for TransferFundsMemo {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(TransferFundsMemo, String);
     impl ::toolseal::__private::FromJson for TransferFundsMemo {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -391,13 +318,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for TransferFundsMemo {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(TransferFundsMemo);
     impl ::toolseal::__private::schemars::JsonSchema for TransferFundsMemo {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("TransferFundsMemo")
@@ -515,13 +436,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for TransferFundsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(TransferFundsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for TransferFundsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("TransferFundsArgs")
@@ -576,25 +491,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl GetBalanceAccountId {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for GetBalanceAccountId {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(GetBalanceAccountId, String);
     impl ::toolseal::__private::FromJson for GetBalanceAccountId {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -626,13 +523,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetBalanceAccountId {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetBalanceAccountId);
     impl ::toolseal::__private::schemars::JsonSchema for GetBalanceAccountId {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetBalanceAccountId")
@@ -708,13 +599,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetBalanceArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetBalanceArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetBalanceArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetBalanceArgs")
@@ -754,25 +639,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl ListTransactionsAccountId {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for ListTransactionsAccountId {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(ListTransactionsAccountId, String);
     impl ::toolseal::__private::FromJson for ListTransactionsAccountId {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -804,14 +671,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ListTransactionsAccountId {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListTransactionsAccountId);
     impl ::toolseal::__private::schemars::JsonSchema for ListTransactionsAccountId {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListTransactionsAccountId")
@@ -833,25 +693,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl ListTransactionsLimit {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for ListTransactionsLimit {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(ListTransactionsLimit, u64);
     impl ::toolseal::__private::FromJson for ListTransactionsLimit {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -874,13 +716,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListTransactionsLimit {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListTransactionsLimit);
     impl ::toolseal::__private::schemars::JsonSchema for ListTransactionsLimit {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListTransactionsLimit")
@@ -901,25 +737,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl ListTransactionsSince {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for ListTransactionsSince {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(ListTransactionsSince, String);
     impl ::toolseal::__private::FromJson for ListTransactionsSince {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -942,13 +760,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListTransactionsSince {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListTransactionsSince);
     impl ::toolseal::__private::schemars::JsonSchema for ListTransactionsSince {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListTransactionsSince")
@@ -1051,13 +863,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListTransactionsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListTransactionsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListTransactionsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListTransactionsArgs")
@@ -1107,25 +913,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl FreezeAccountAccountId {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for FreezeAccountAccountId {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(FreezeAccountAccountId, String);
     impl ::toolseal::__private::FromJson for FreezeAccountAccountId {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1157,13 +945,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for FreezeAccountAccountId {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(FreezeAccountAccountId);
     impl ::toolseal::__private::schemars::JsonSchema for FreezeAccountAccountId {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("FreezeAccountAccountId")
@@ -1220,13 +1002,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for FreezeAccountReason {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(FreezeAccountReason);
     impl ::toolseal::__private::schemars::JsonSchema for FreezeAccountReason {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("FreezeAccountReason")
@@ -1325,13 +1101,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for FreezeAccountArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(FreezeAccountArgs);
     impl ::toolseal::__private::schemars::JsonSchema for FreezeAccountArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("FreezeAccountArgs")

@@ -75,13 +75,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for TopSongArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(TopSongArgs);
     impl ::toolseal::__private::schemars::JsonSchema for TopSongArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("TopSongArgs")

@@ -524,25 +524,7 @@ pub enum ToolCall {
 }
 #[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
-    #[allow(dead_code)]
-    impl StringsBounded {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsBounded {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsBounded, String);
     impl ::toolseal::__private::FromJson for StringsBounded {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -560,13 +542,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsBounded {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsBounded);
     impl ::toolseal::__private::schemars::JsonSchema for StringsBounded {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsBounded")
@@ -587,25 +563,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsCode {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsCode {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsCode, String);
     impl ::toolseal::__private::FromJson for StringsCode {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -637,13 +595,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsCode {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsCode);
     impl ::toolseal::__private::schemars::JsonSchema for StringsCode {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsCode")
@@ -663,25 +615,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsEmail {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsEmail {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsEmail, String);
     impl ::toolseal::__private::FromJson for StringsEmail {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -704,13 +638,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsEmail {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsEmail);
     impl ::toolseal::__private::schemars::JsonSchema for StringsEmail {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsEmail")
@@ -730,25 +658,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsLink {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsLink {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsLink, String);
     impl ::toolseal::__private::FromJson for StringsLink {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -771,13 +681,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsLink {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsLink);
     impl ::toolseal::__private::schemars::JsonSchema for StringsLink {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsLink")
@@ -797,25 +701,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsWhen {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsWhen {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsWhen, String);
     impl ::toolseal::__private::FromJson for StringsWhen {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -838,13 +724,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsWhen {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsWhen);
     impl ::toolseal::__private::schemars::JsonSchema for StringsWhen {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsWhen")
@@ -864,25 +744,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsDay {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsDay {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsDay, String);
     impl ::toolseal::__private::FromJson for StringsDay {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -905,13 +767,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsDay {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsDay);
     impl ::toolseal::__private::schemars::JsonSchema for StringsDay {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsDay")
@@ -931,25 +787,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsId {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsId {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsId, String);
     impl ::toolseal::__private::FromJson for StringsId {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -972,13 +810,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsId {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsId);
     impl ::toolseal::__private::schemars::JsonSchema for StringsId {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsId")
@@ -998,25 +830,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsV4 {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsV4 {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsV4, String);
     impl ::toolseal::__private::FromJson for StringsV4 {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1039,13 +853,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsV4 {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsV4);
     impl ::toolseal::__private::schemars::JsonSchema for StringsV4 {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsV4")
@@ -1065,25 +873,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsV6 {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsV6 {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsV6, String);
     impl ::toolseal::__private::FromJson for StringsV6 {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1106,13 +896,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsV6 {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsV6);
     impl ::toolseal::__private::schemars::JsonSchema for StringsV6 {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsV6")
@@ -1132,25 +916,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl StringsShort {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for StringsShort {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(StringsShort, String);
     impl ::toolseal::__private::FromJson for StringsShort {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1168,13 +934,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsShort {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsShort);
     impl ::toolseal::__private::schemars::JsonSchema for StringsShort {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsShort")
@@ -1398,13 +1158,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for StringsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(StringsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for StringsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("StringsArgs")
@@ -1472,25 +1226,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl NumbersCount {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for NumbersCount {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(NumbersCount, u64);
     impl ::toolseal::__private::FromJson for NumbersCount {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1513,13 +1249,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for NumbersCount {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(NumbersCount);
     impl ::toolseal::__private::schemars::JsonSchema for NumbersCount {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("NumbersCount")
@@ -1540,25 +1270,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl NumbersSigned {
-        /// The validated value.
-        pub fn get(&self) -> &i64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> i64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<i64> for NumbersSigned {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: i64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(NumbersSigned, i64);
     impl ::toolseal::__private::FromJson for NumbersSigned {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1581,13 +1293,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for NumbersSigned {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(NumbersSigned);
     impl ::toolseal::__private::schemars::JsonSchema for NumbersSigned {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("NumbersSigned")
@@ -1608,25 +1314,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl NumbersRatio {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for NumbersRatio {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(NumbersRatio, f64);
     impl ::toolseal::__private::FromJson for NumbersRatio {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1649,13 +1337,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for NumbersRatio {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(NumbersRatio);
     impl ::toolseal::__private::schemars::JsonSchema for NumbersRatio {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("NumbersRatio")
@@ -1682,25 +1364,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl NumbersStep {
-        /// The validated value.
-        pub fn get(&self) -> &i64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> i64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<i64> for NumbersStep {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: i64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(NumbersStep, i64);
     impl ::toolseal::__private::FromJson for NumbersStep {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1723,13 +1387,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for NumbersStep {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(NumbersStep);
     impl ::toolseal::__private::schemars::JsonSchema for NumbersStep {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("NumbersStep")
@@ -1749,25 +1407,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl NumbersPrice {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for NumbersPrice {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(NumbersPrice, f64);
     impl ::toolseal::__private::FromJson for NumbersPrice {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1790,13 +1430,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for NumbersPrice {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(NumbersPrice);
     impl ::toolseal::__private::schemars::JsonSchema for NumbersPrice {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("NumbersPrice")
@@ -1959,13 +1593,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for NumbersArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(NumbersArgs);
     impl ::toolseal::__private::schemars::JsonSchema for NumbersArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("NumbersArgs")
@@ -2060,13 +1688,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EnumsAndConstsColor {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsColor);
     impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsColor {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EnumsAndConstsColor")
@@ -2094,26 +1716,9 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl EnumsAndConstsLevel {
-        /// The validated value.
-        pub fn get(&self) -> &::toolseal::__private::serde_json::Value {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> ::toolseal::__private::serde_json::Value {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<::toolseal::__private::serde_json::Value>
-    for EnumsAndConstsLevel {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: ::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(
+        EnumsAndConstsLevel, ::toolseal::__private::serde_json::Value
+    );
     impl ::toolseal::__private::FromJson for EnumsAndConstsLevel {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -2139,13 +1744,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(v.to_value()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EnumsAndConstsLevel {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsLevel);
     impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsLevel {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EnumsAndConstsLevel")
@@ -2164,26 +1763,9 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl EnumsAndConstsMixed {
-        /// The validated value.
-        pub fn get(&self) -> &::toolseal::__private::serde_json::Value {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> ::toolseal::__private::serde_json::Value {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<::toolseal::__private::serde_json::Value>
-    for EnumsAndConstsMixed {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: ::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(
+        EnumsAndConstsMixed, ::toolseal::__private::serde_json::Value
+    );
     impl ::toolseal::__private::FromJson for EnumsAndConstsMixed {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -2209,13 +1791,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(v.to_value()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EnumsAndConstsMixed {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsMixed);
     impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsMixed {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EnumsAndConstsMixed")
@@ -2268,13 +1844,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EnumsAndConstsKind {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsKind);
     impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsKind {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EnumsAndConstsKind")
@@ -2293,26 +1863,9 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl EnumsAndConstsVersion {
-        /// The validated value.
-        pub fn get(&self) -> &::toolseal::__private::serde_json::Value {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> ::toolseal::__private::serde_json::Value {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<::toolseal::__private::serde_json::Value>
-    for EnumsAndConstsVersion {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: ::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(
+        EnumsAndConstsVersion, ::toolseal::__private::serde_json::Value
+    );
     impl ::toolseal::__private::FromJson for EnumsAndConstsVersion {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -2336,13 +1889,7 @@ const _: () = {
             }
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EnumsAndConstsVersion {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsVersion);
     impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsVersion {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EnumsAndConstsVersion")
@@ -2471,13 +2018,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EnumsAndConstsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EnumsAndConstsArgs")
@@ -2537,25 +2078,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl ArraysTags {
-        /// The validated value.
-        pub fn get(&self) -> &::std::vec::Vec<String> {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> ::std::vec::Vec<String> {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<::std::vec::Vec<String>> for ArraysTags {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: ::std::vec::Vec<String>,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(ArraysTags, ::std::vec::Vec < String >);
     impl ::toolseal::__private::FromJson for ArraysTags {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -2574,13 +2097,7 @@ const _: () = {
             ::toolseal::__private::elements(items, at, cx).map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ArraysTags {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ArraysTags);
     impl ::toolseal::__private::schemars::JsonSchema for ArraysTags {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ArraysTags")
@@ -2663,13 +2180,7 @@ const _: () = {
             seq.end()
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ArraysPair {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ArraysPair);
     impl ::toolseal::__private::schemars::JsonSchema for ArraysPair {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ArraysPair")
@@ -2766,13 +2277,7 @@ const _: () = {
             seq.end()
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ArraysPoint {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ArraysPoint);
     impl ::toolseal::__private::schemars::JsonSchema for ArraysPoint {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ArraysPoint")
@@ -2913,13 +2418,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ArraysArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ArraysArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ArraysArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ArraysArgs")
@@ -3049,13 +2548,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ObjectsAddress {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ObjectsAddress);
     impl ::toolseal::__private::schemars::JsonSchema for ObjectsAddress {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ObjectsAddress")
@@ -3088,25 +2581,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl ObjectsLabelsValue {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for ObjectsLabelsValue {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(ObjectsLabelsValue, String);
     impl ::toolseal::__private::FromJson for ObjectsLabelsValue {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -3124,13 +2599,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ObjectsLabelsValue {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ObjectsLabelsValue);
     impl ::toolseal::__private::schemars::JsonSchema for ObjectsLabelsValue {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ObjectsLabelsValue")
@@ -3219,13 +2688,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ObjectsExtraOk {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ObjectsExtraOk);
     impl ::toolseal::__private::schemars::JsonSchema for ObjectsExtraOk {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ObjectsExtraOk")
@@ -3301,13 +2764,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ObjectsCounts {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ObjectsCounts);
     impl ::toolseal::__private::schemars::JsonSchema for ObjectsCounts {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ObjectsCounts")
@@ -3458,13 +2915,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ObjectsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ObjectsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ObjectsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ObjectsArgs")
@@ -3531,25 +2982,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl UnionsEitherString {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for UnionsEitherString {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(UnionsEitherString, String);
     impl ::toolseal::__private::FromJson for UnionsEitherString {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -3567,13 +3000,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsEitherString {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsEitherString);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsEitherString {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsEitherString")
@@ -3593,25 +3020,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl UnionsEitherInteger {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for UnionsEitherInteger {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(UnionsEitherInteger, u64);
     impl ::toolseal::__private::FromJson for UnionsEitherInteger {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -3634,13 +3043,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsEitherInteger {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsEitherInteger);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsEitherInteger {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsEitherInteger")
@@ -3702,13 +3105,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsEither {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsEither);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsEither {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsEither")
@@ -3735,25 +3132,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl UnionsExactlyInteger {
-        /// The validated value.
-        pub fn get(&self) -> &i64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> i64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<i64> for UnionsExactlyInteger {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: i64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(UnionsExactlyInteger, i64);
     impl ::toolseal::__private::FromJson for UnionsExactlyInteger {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -3776,13 +3155,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsExactlyInteger {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsExactlyInteger);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsExactlyInteger {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsExactlyInteger")
@@ -3802,25 +3175,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl UnionsExactlyInteger2 {
-        /// The validated value.
-        pub fn get(&self) -> &i64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> i64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<i64> for UnionsExactlyInteger2 {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: i64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(UnionsExactlyInteger2, i64);
     impl ::toolseal::__private::FromJson for UnionsExactlyInteger2 {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -3843,13 +3198,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsExactlyInteger2 {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsExactlyInteger2);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsExactlyInteger2 {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsExactlyInteger2")
@@ -3936,13 +3285,7 @@ const _: () = {
             }
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsExactly {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsExactly);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsExactly {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsExactly")
@@ -3969,25 +3312,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl UnionsNullableCount {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for UnionsNullableCount {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(UnionsNullableCount, u64);
     impl ::toolseal::__private::FromJson for UnionsNullableCount {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -4010,13 +3335,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsNullableCount {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsNullableCount);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsNullableCount {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsNullableCount")
@@ -4036,25 +3355,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl UnionsShapeObjectRadius {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for UnionsShapeObjectRadius {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(UnionsShapeObjectRadius, f64);
     impl ::toolseal::__private::FromJson for UnionsShapeObjectRadius {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -4077,14 +3378,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for UnionsShapeObjectRadius {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsShapeObjectRadius);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsShapeObjectRadius {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsShapeObjectRadius")
@@ -4160,13 +3454,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsShapeObject {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsShapeObject);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsShapeObject {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsShapeObject")
@@ -4202,25 +3490,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl UnionsShapeObject2Side {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for UnionsShapeObject2Side {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(UnionsShapeObject2Side, f64);
     impl ::toolseal::__private::FromJson for UnionsShapeObject2Side {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -4243,13 +3513,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsShapeObject2Side {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsShapeObject2Side);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsShapeObject2Side {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsShapeObject2Side")
@@ -4325,13 +3589,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsShapeObject2 {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsShapeObject2);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsShapeObject2 {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsShapeObject2")
@@ -4434,13 +3692,7 @@ const _: () = {
             }
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsShape {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsShape);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsShape {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsShape")
@@ -4585,13 +3837,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UnionsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UnionsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for UnionsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UnionsArgs")
@@ -4721,13 +3967,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for RefsNode {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(RefsNode);
     impl ::toolseal::__private::schemars::JsonSchema for RefsNode {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("RefsNode")
@@ -4799,13 +4039,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for RefsColor {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(RefsColor);
     impl ::toolseal::__private::schemars::JsonSchema for RefsColor {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("RefsColor")
@@ -4903,13 +4137,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for RefsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(RefsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for RefsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("RefsArgs")
@@ -4951,25 +4179,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl AllOfA {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for AllOfA {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(AllOfA, String);
     impl ::toolseal::__private::FromJson for AllOfA {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -4987,13 +4197,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for AllOfA {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(AllOfA);
     impl ::toolseal::__private::schemars::JsonSchema for AllOfA {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("AllOfA")
@@ -5013,25 +4217,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl AllOfB {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for AllOfB {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(AllOfB, u64);
     impl ::toolseal::__private::FromJson for AllOfB {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -5054,13 +4240,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for AllOfB {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(AllOfB);
     impl ::toolseal::__private::schemars::JsonSchema for AllOfB {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("AllOfB")
@@ -5149,13 +4329,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for AllOfArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(AllOfArgs);
     impl ::toolseal::__private::schemars::JsonSchema for AllOfArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("AllOfArgs")
@@ -5220,13 +4394,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for DefaultsMode {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(DefaultsMode);
     impl ::toolseal::__private::schemars::JsonSchema for DefaultsMode {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("DefaultsMode")
@@ -5253,25 +4421,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl DefaultsRetries {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for DefaultsRetries {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(DefaultsRetries, u64);
     impl ::toolseal::__private::FromJson for DefaultsRetries {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -5294,13 +4444,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for DefaultsRetries {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(DefaultsRetries);
     impl ::toolseal::__private::schemars::JsonSchema for DefaultsRetries {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("DefaultsRetries")
@@ -5438,13 +4582,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for DefaultsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(DefaultsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for DefaultsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("DefaultsArgs")
@@ -5523,13 +4661,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for NoParamsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(NoParamsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for NoParamsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("NoParamsArgs")
@@ -5717,13 +4849,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for OddNamesToolArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(OddNamesToolArgs);
     impl ::toolseal::__private::schemars::JsonSchema for OddNamesToolArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("OddNamesToolArgs")
@@ -5838,13 +4964,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for OpenArgsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(OpenArgsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for OpenArgsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("OpenArgsArgs")
@@ -5875,25 +4995,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Draft07TupleLevel {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for Draft07TupleLevel {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(Draft07TupleLevel, u64);
     impl ::toolseal::__private::FromJson for Draft07TupleLevel {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -5916,13 +5018,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for Draft07TupleLevel {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(Draft07TupleLevel);
     impl ::toolseal::__private::schemars::JsonSchema for Draft07TupleLevel {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("Draft07TupleLevel")
@@ -6003,13 +5099,7 @@ const _: () = {
             seq.end()
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for Draft07TuplePair {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(Draft07TuplePair);
     impl ::toolseal::__private::schemars::JsonSchema for Draft07TuplePair {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("Draft07TuplePair")
@@ -6098,13 +5188,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for Draft07TupleArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(Draft07TupleArgs);
     impl ::toolseal::__private::schemars::JsonSchema for Draft07TupleArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("Draft07TupleArgs")

@@ -56,25 +56,7 @@ pub enum ToolCall {
 }
 #[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
-    #[allow(dead_code)]
-    impl FetchUrl {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for FetchUrl {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(FetchUrl, String);
     impl ::toolseal::__private::FromJson for FetchUrl {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -97,13 +79,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for FetchUrl {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(FetchUrl);
     impl ::toolseal::__private::schemars::JsonSchema for FetchUrl {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("FetchUrl")
@@ -125,25 +101,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl FetchMaxLength {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for FetchMaxLength {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(FetchMaxLength, u64);
     impl ::toolseal::__private::FromJson for FetchMaxLength {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -166,13 +124,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for FetchMaxLength {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(FetchMaxLength);
     impl ::toolseal::__private::schemars::JsonSchema for FetchMaxLength {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("FetchMaxLength")
@@ -197,25 +149,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl FetchStartIndex {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for FetchStartIndex {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(FetchStartIndex, u64);
     impl ::toolseal::__private::FromJson for FetchStartIndex {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -238,13 +172,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for FetchStartIndex {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(FetchStartIndex);
     impl ::toolseal::__private::schemars::JsonSchema for FetchStartIndex {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("FetchStartIndex")
@@ -367,13 +295,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for FetchArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(FetchArgs);
     impl ::toolseal::__private::schemars::JsonSchema for FetchArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("FetchArgs")

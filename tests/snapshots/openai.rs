@@ -31,26 +31,9 @@ pub enum ToolCall {
 }
 #[allow(clippy::get_first, clippy::single_match)]
 const _: () = {
-    #[allow(dead_code)]
-    impl GetWeatherUnits {
-        /// The validated value.
-        pub fn get(&self) -> &::toolseal::__private::serde_json::Value {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> ::toolseal::__private::serde_json::Value {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<::toolseal::__private::serde_json::Value>
-    for GetWeatherUnits {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: ::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(
+        GetWeatherUnits, ::toolseal::__private::serde_json::Value
+    );
     impl ::toolseal::__private::FromJson for GetWeatherUnits {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -78,13 +61,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(v.to_value()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetWeatherUnits {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetWeatherUnits);
     impl ::toolseal::__private::schemars::JsonSchema for GetWeatherUnits {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetWeatherUnits")
@@ -177,13 +154,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetWeatherArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetWeatherArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetWeatherArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetWeatherArgs")
@@ -256,13 +227,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetTimeArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetTimeArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetTimeArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetTimeArgs")

@@ -296,13 +296,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EchoArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EchoArgs);
     impl ::toolseal::__private::schemars::JsonSchema for EchoArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EchoArgs")
@@ -371,14 +365,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetAnnotatedMessageMessageType {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetAnnotatedMessageMessageType);
     impl ::toolseal::__private::schemars::JsonSchema for GetAnnotatedMessageMessageType {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetAnnotatedMessageMessageType")
@@ -482,14 +469,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetAnnotatedMessageArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetAnnotatedMessageArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetAnnotatedMessageArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetAnnotatedMessageArgs")
@@ -562,13 +542,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetEnvArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetEnvArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetEnvArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetEnvArgs")
@@ -598,25 +572,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl GetResourceLinksCount {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for GetResourceLinksCount {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(GetResourceLinksCount, f64);
     impl ::toolseal::__private::FromJson for GetResourceLinksCount {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -639,13 +595,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetResourceLinksCount {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetResourceLinksCount);
     impl ::toolseal::__private::schemars::JsonSchema for GetResourceLinksCount {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetResourceLinksCount")
@@ -725,13 +675,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetResourceLinksArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetResourceLinksArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetResourceLinksArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetResourceLinksArgs")
@@ -802,14 +746,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetResourceReferenceResourceType {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetResourceReferenceResourceType);
     impl ::toolseal::__private::schemars::JsonSchema
     for GetResourceReferenceResourceType {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -910,14 +847,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetResourceReferenceArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetResourceReferenceArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetResourceReferenceArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetResourceReferenceArgs")
@@ -994,14 +924,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetStructuredContentLocation {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetStructuredContentLocation);
     impl ::toolseal::__private::schemars::JsonSchema for GetStructuredContentLocation {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetStructuredContentLocation")
@@ -1088,14 +1011,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetStructuredContentArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetStructuredContentArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetStructuredContentArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetStructuredContentArgs")
@@ -1206,13 +1122,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetSumArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetSumArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetSumArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetSumArgs")
@@ -1274,13 +1184,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetTinyImageArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetTinyImageArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetTinyImageArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetTinyImageArgs")
@@ -1313,25 +1217,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl GzipFileAsResourceData {
-        /// The validated value.
-        pub fn get(&self) -> &String {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> String {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<String> for GzipFileAsResourceData {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: String,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(GzipFileAsResourceData, String);
     impl ::toolseal::__private::FromJson for GzipFileAsResourceData {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1354,13 +1240,7 @@ const _: () = {
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GzipFileAsResourceData {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GzipFileAsResourceData);
     impl ::toolseal::__private::schemars::JsonSchema for GzipFileAsResourceData {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GzipFileAsResourceData")
@@ -1419,14 +1299,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GzipFileAsResourceOutputType {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GzipFileAsResourceOutputType);
     impl ::toolseal::__private::schemars::JsonSchema for GzipFileAsResourceOutputType {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GzipFileAsResourceOutputType")
@@ -1554,13 +1427,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GzipFileAsResourceArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GzipFileAsResourceArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GzipFileAsResourceArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GzipFileAsResourceArgs")
@@ -1674,14 +1541,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for SimulateResearchQueryArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SimulateResearchQueryArgs);
     impl ::toolseal::__private::schemars::JsonSchema for SimulateResearchQueryArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SimulateResearchQueryArgs")
@@ -1749,14 +1609,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ToggleSimulatedLoggingArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ToggleSimulatedLoggingArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ToggleSimulatedLoggingArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ToggleSimulatedLoggingArgs")
@@ -1819,14 +1672,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ToggleSubscriberUpdatesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ToggleSubscriberUpdatesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ToggleSubscriberUpdatesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ToggleSubscriberUpdatesArgs")
@@ -1930,14 +1776,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for TriggerLongRunningOperationArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(TriggerLongRunningOperationArgs);
     impl ::toolseal::__private::schemars::JsonSchema
     for TriggerLongRunningOperationArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {

@@ -252,13 +252,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for CreateDirectoryArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreateDirectoryArgs);
     impl ::toolseal::__private::schemars::JsonSchema for CreateDirectoryArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreateDirectoryArgs")
@@ -366,13 +360,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for DirectoryTreeArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(DirectoryTreeArgs);
     impl ::toolseal::__private::schemars::JsonSchema for DirectoryTreeArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("DirectoryTreeArgs")
@@ -484,13 +472,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EditFileEditsItem {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EditFileEditsItem);
     impl ::toolseal::__private::schemars::JsonSchema for EditFileEditsItem {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EditFileEditsItem")
@@ -612,13 +594,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EditFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EditFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for EditFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EditFileArgs")
@@ -715,13 +691,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetFileInfoArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetFileInfoArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetFileInfoArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetFileInfoArgs")
@@ -785,14 +755,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ListAllowedDirectoriesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListAllowedDirectoriesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListAllowedDirectoriesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListAllowedDirectoriesArgs")
@@ -883,13 +846,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListDirectoryArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListDirectoryArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListDirectoryArgs")
@@ -958,14 +915,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ListDirectoryWithSizesSortBy {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesSortBy);
     impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryWithSizesSortBy {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListDirectoryWithSizesSortBy")
@@ -1067,14 +1017,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ListDirectoryWithSizesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryWithSizesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListDirectoryWithSizesArgs")
@@ -1188,13 +1131,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for MoveFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(MoveFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for MoveFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("MoveFileArgs")
@@ -1314,13 +1251,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ReadFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadFileArgs")
@@ -1411,13 +1342,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadMediaFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadMediaFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ReadMediaFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadMediaFileArgs")
@@ -1453,25 +1378,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl ReadMultipleFilesPaths {
-        /// The validated value.
-        pub fn get(&self) -> &::std::vec::Vec<String> {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> ::std::vec::Vec<String> {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<::std::vec::Vec<String>> for ReadMultipleFilesPaths {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: ::std::vec::Vec<String>,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(ReadMultipleFilesPaths, ::std::vec::Vec < String >);
     impl ::toolseal::__private::FromJson for ReadMultipleFilesPaths {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1490,13 +1397,7 @@ const _: () = {
             ::toolseal::__private::elements(items, at, cx).map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadMultipleFilesPaths {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesPaths);
     impl ::toolseal::__private::schemars::JsonSchema for ReadMultipleFilesPaths {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadMultipleFilesPaths")
@@ -1578,13 +1479,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadMultipleFilesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ReadMultipleFilesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadMultipleFilesArgs")
@@ -1706,13 +1601,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadTextFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadTextFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ReadTextFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadTextFileArgs")
@@ -1837,13 +1726,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchFilesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchFilesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for SearchFilesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchFilesArgs")
@@ -1957,13 +1840,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for WriteFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(WriteFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for WriteFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("WriteFileArgs")

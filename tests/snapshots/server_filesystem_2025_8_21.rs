@@ -135,13 +135,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for CreateDirectoryArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreateDirectoryArgs);
     impl ::toolseal::__private::schemars::JsonSchema for CreateDirectoryArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreateDirectoryArgs")
@@ -202,13 +196,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for DirectoryTreeArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(DirectoryTreeArgs);
     impl ::toolseal::__private::schemars::JsonSchema for DirectoryTreeArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("DirectoryTreeArgs")
@@ -269,13 +257,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for EditFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(EditFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for EditFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("EditFileArgs")
@@ -333,13 +315,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetFileInfoArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetFileInfoArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetFileInfoArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetFileInfoArgs")
@@ -400,14 +376,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ListAllowedDirectoriesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListAllowedDirectoriesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListAllowedDirectoriesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListAllowedDirectoriesArgs")
@@ -470,13 +439,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListDirectoryArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListDirectoryArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListDirectoryArgs")
@@ -537,14 +500,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ListDirectoryWithSizesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryWithSizesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListDirectoryWithSizesArgs")
@@ -607,13 +563,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for MoveFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(MoveFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for MoveFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("MoveFileArgs")
@@ -671,13 +621,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ReadFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadFileArgs")
@@ -735,13 +679,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadMediaFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadMediaFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ReadMediaFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadMediaFileArgs")
@@ -802,13 +740,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadMultipleFilesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ReadMultipleFilesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadMultipleFilesArgs")
@@ -869,13 +801,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ReadTextFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ReadTextFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ReadTextFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ReadTextFileArgs")
@@ -936,13 +862,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchFilesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchFilesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for SearchFilesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchFilesArgs")
@@ -1003,13 +923,7 @@ const _: () = {
             ::core::result::Result::Ok(Self {})
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for WriteFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(WriteFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for WriteFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("WriteFileArgs")

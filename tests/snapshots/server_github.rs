@@ -970,13 +970,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for AddIssueCommentArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(AddIssueCommentArgs);
     impl ::toolseal::__private::schemars::JsonSchema for AddIssueCommentArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("AddIssueCommentArgs")
@@ -1121,13 +1115,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for CreateBranchArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreateBranchArgs);
     impl ::toolseal::__private::schemars::JsonSchema for CreateBranchArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreateBranchArgs")
@@ -1320,13 +1308,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for CreateIssueArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreateIssueArgs);
     impl ::toolseal::__private::schemars::JsonSchema for CreateIssueArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreateIssueArgs")
@@ -1528,13 +1510,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for CreateOrUpdateFileArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreateOrUpdateFileArgs);
     impl ::toolseal::__private::schemars::JsonSchema for CreateOrUpdateFileArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreateOrUpdateFileArgs")
@@ -1745,13 +1721,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for CreatePullRequestArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreatePullRequestArgs);
     impl ::toolseal::__private::schemars::JsonSchema for CreatePullRequestArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreatePullRequestArgs")
@@ -1838,14 +1808,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for CreatePullRequestReviewEvent {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewEvent);
     impl ::toolseal::__private::schemars::JsonSchema for CreatePullRequestReviewEvent {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreatePullRequestReviewEvent")
@@ -1962,14 +1925,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for CreatePullRequestReviewCommentsItemObject {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItemObject);
     impl ::toolseal::__private::schemars::JsonSchema
     for CreatePullRequestReviewCommentsItemObject {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -2093,14 +2049,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for CreatePullRequestReviewCommentsItemObject2 {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItemObject2);
     impl ::toolseal::__private::schemars::JsonSchema
     for CreatePullRequestReviewCommentsItemObject2 {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -2180,14 +2129,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for CreatePullRequestReviewCommentsItem {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItem);
     impl ::toolseal::__private::schemars::JsonSchema
     for CreatePullRequestReviewCommentsItem {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -2371,14 +2313,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for CreatePullRequestReviewArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewArgs);
     impl ::toolseal::__private::schemars::JsonSchema for CreatePullRequestReviewArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreatePullRequestReviewArgs")
@@ -2538,13 +2473,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for CreateRepositoryArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(CreateRepositoryArgs);
     impl ::toolseal::__private::schemars::JsonSchema for CreateRepositoryArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("CreateRepositoryArgs")
@@ -2671,13 +2600,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ForkRepositoryArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ForkRepositoryArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ForkRepositoryArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ForkRepositoryArgs")
@@ -2818,13 +2741,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetFileContentsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetFileContentsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetFileContentsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetFileContentsArgs")
@@ -2949,13 +2866,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetIssueArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetIssueArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetIssueArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetIssueArgs")
@@ -3080,13 +2991,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for GetPullRequestArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetPullRequestArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetPullRequestArgs")
@@ -3214,14 +3119,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetPullRequestCommentsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetPullRequestCommentsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestCommentsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetPullRequestCommentsArgs")
@@ -3351,14 +3249,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetPullRequestFilesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetPullRequestFilesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestFilesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetPullRequestFilesArgs")
@@ -3486,14 +3377,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetPullRequestReviewsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetPullRequestReviewsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestReviewsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetPullRequestReviewsArgs")
@@ -3623,14 +3507,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for GetPullRequestStatusArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(GetPullRequestStatusArgs);
     impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestStatusArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("GetPullRequestStatusArgs")
@@ -3782,13 +3659,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListCommitsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListCommitsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListCommitsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListCommitsArgs")
@@ -3861,13 +3732,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListIssuesDirection {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListIssuesDirection);
     impl ::toolseal::__private::schemars::JsonSchema for ListIssuesDirection {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListIssuesDirection")
@@ -3929,13 +3794,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListIssuesSort {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListIssuesSort);
     impl ::toolseal::__private::schemars::JsonSchema for ListIssuesSort {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListIssuesSort")
@@ -3998,13 +3857,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListIssuesState {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListIssuesState);
     impl ::toolseal::__private::schemars::JsonSchema for ListIssuesState {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListIssuesState")
@@ -4206,13 +4059,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListIssuesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListIssuesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListIssuesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListIssuesArgs")
@@ -4307,13 +4154,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListPullRequestsState {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListPullRequestsState);
     impl ::toolseal::__private::schemars::JsonSchema for ListPullRequestsState {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListPullRequestsState")
@@ -4384,13 +4225,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListPullRequestsSort {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListPullRequestsSort);
     impl ::toolseal::__private::schemars::JsonSchema for ListPullRequestsSort {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListPullRequestsSort")
@@ -4453,14 +4288,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for ListPullRequestsDirection {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListPullRequestsDirection);
     impl ::toolseal::__private::schemars::JsonSchema for ListPullRequestsDirection {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListPullRequestsDirection")
@@ -4662,13 +4490,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for ListPullRequestsArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(ListPullRequestsArgs);
     impl ::toolseal::__private::schemars::JsonSchema for ListPullRequestsArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("ListPullRequestsArgs")
@@ -4759,14 +4581,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for MergePullRequestMergeMethod {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(MergePullRequestMergeMethod);
     impl ::toolseal::__private::schemars::JsonSchema for MergePullRequestMergeMethod {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("MergePullRequestMergeMethod")
@@ -4929,13 +4744,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for MergePullRequestArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(MergePullRequestArgs);
     impl ::toolseal::__private::schemars::JsonSchema for MergePullRequestArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("MergePullRequestArgs")
@@ -5063,13 +4872,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for PushFilesFilesItem {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(PushFilesFilesItem);
     impl ::toolseal::__private::schemars::JsonSchema for PushFilesFilesItem {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("PushFilesFilesItem")
@@ -5221,13 +5024,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for PushFilesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(PushFilesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for PushFilesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("PushFilesArgs")
@@ -5307,13 +5104,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchCodeOrder {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchCodeOrder);
     impl ::toolseal::__private::schemars::JsonSchema for SearchCodeOrder {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchCodeOrder")
@@ -5340,25 +5131,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SearchCodePage {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for SearchCodePage {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SearchCodePage, f64);
     impl ::toolseal::__private::FromJson for SearchCodePage {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -5381,13 +5154,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchCodePage {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchCodePage);
     impl ::toolseal::__private::schemars::JsonSchema for SearchCodePage {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchCodePage")
@@ -5407,25 +5174,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SearchCodePerPage {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for SearchCodePerPage {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SearchCodePerPage, f64);
     impl ::toolseal::__private::FromJson for SearchCodePerPage {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -5448,13 +5197,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchCodePerPage {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchCodePerPage);
     impl ::toolseal::__private::schemars::JsonSchema for SearchCodePerPage {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchCodePerPage")
@@ -5570,13 +5313,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchCodeArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchCodeArgs);
     impl ::toolseal::__private::schemars::JsonSchema for SearchCodeArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchCodeArgs")
@@ -5658,13 +5395,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchIssuesOrder {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchIssuesOrder);
     impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesOrder {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchIssuesOrder")
@@ -5691,25 +5422,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SearchIssuesPage {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for SearchIssuesPage {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SearchIssuesPage, f64);
     impl ::toolseal::__private::FromJson for SearchIssuesPage {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -5732,13 +5445,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchIssuesPage {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchIssuesPage);
     impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesPage {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchIssuesPage")
@@ -5758,25 +5465,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SearchIssuesPerPage {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for SearchIssuesPerPage {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SearchIssuesPerPage, f64);
     impl ::toolseal::__private::FromJson for SearchIssuesPerPage {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -5799,13 +5488,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchIssuesPerPage {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchIssuesPerPage);
     impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesPerPage {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchIssuesPerPage")
@@ -5889,13 +5572,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchIssuesSort {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchIssuesSort);
     impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesSort {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchIssuesSort")
@@ -6039,13 +5716,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchIssuesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchIssuesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchIssuesArgs")
@@ -6181,13 +5852,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchRepositoriesArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchRepositoriesArgs);
     impl ::toolseal::__private::schemars::JsonSchema for SearchRepositoriesArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchRepositoriesArgs")
@@ -6258,13 +5923,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchUsersOrder {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchUsersOrder);
     impl ::toolseal::__private::schemars::JsonSchema for SearchUsersOrder {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchUsersOrder")
@@ -6291,25 +5950,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SearchUsersPage {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for SearchUsersPage {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SearchUsersPage, f64);
     impl ::toolseal::__private::FromJson for SearchUsersPage {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -6332,13 +5973,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchUsersPage {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchUsersPage);
     impl ::toolseal::__private::schemars::JsonSchema for SearchUsersPage {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchUsersPage")
@@ -6358,25 +5993,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SearchUsersPerPage {
-        /// The validated value.
-        pub fn get(&self) -> &f64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> f64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<f64> for SearchUsersPerPage {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: f64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SearchUsersPerPage, f64);
     impl ::toolseal::__private::FromJson for SearchUsersPerPage {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -6399,13 +6016,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchUsersPerPage {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchUsersPerPage);
     impl ::toolseal::__private::schemars::JsonSchema for SearchUsersPerPage {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchUsersPerPage")
@@ -6463,13 +6074,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchUsersSort {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchUsersSort);
     impl ::toolseal::__private::schemars::JsonSchema for SearchUsersSort {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchUsersSort")
@@ -6605,13 +6210,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SearchUsersArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SearchUsersArgs);
     impl ::toolseal::__private::schemars::JsonSchema for SearchUsersArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SearchUsersArgs")
@@ -6698,13 +6297,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UpdateIssueState {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UpdateIssueState);
     impl ::toolseal::__private::schemars::JsonSchema for UpdateIssueState {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UpdateIssueState")
@@ -6909,13 +6502,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for UpdateIssueArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UpdateIssueArgs);
     impl ::toolseal::__private::schemars::JsonSchema for UpdateIssueArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UpdateIssueArgs")
@@ -7079,14 +6666,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for UpdatePullRequestBranchArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(UpdatePullRequestBranchArgs);
     impl ::toolseal::__private::schemars::JsonSchema for UpdatePullRequestBranchArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("UpdatePullRequestBranchArgs")

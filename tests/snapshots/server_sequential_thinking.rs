@@ -187,14 +187,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for SequentialthinkingNextThoughtNeeded {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingNextThoughtNeeded);
     impl ::toolseal::__private::schemars::JsonSchema
     for SequentialthinkingNextThoughtNeeded {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -228,25 +221,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SequentialthinkingThoughtNumber {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for SequentialthinkingThoughtNumber {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SequentialthinkingThoughtNumber, u64);
     impl ::toolseal::__private::FromJson for SequentialthinkingThoughtNumber {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -269,14 +244,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for SequentialthinkingThoughtNumber {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingThoughtNumber);
     impl ::toolseal::__private::schemars::JsonSchema
     for SequentialthinkingThoughtNumber {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -307,25 +275,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SequentialthinkingTotalThoughts {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for SequentialthinkingTotalThoughts {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SequentialthinkingTotalThoughts, u64);
     impl ::toolseal::__private::FromJson for SequentialthinkingTotalThoughts {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -348,14 +298,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for SequentialthinkingTotalThoughts {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingTotalThoughts);
     impl ::toolseal::__private::schemars::JsonSchema
     for SequentialthinkingTotalThoughts {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -428,14 +371,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for SequentialthinkingIsRevision {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingIsRevision);
     impl ::toolseal::__private::schemars::JsonSchema for SequentialthinkingIsRevision {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SequentialthinkingIsRevision")
@@ -468,25 +404,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SequentialthinkingRevisesThought {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for SequentialthinkingRevisesThought {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SequentialthinkingRevisesThought, u64);
     impl ::toolseal::__private::FromJson for SequentialthinkingRevisesThought {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -509,14 +427,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for SequentialthinkingRevisesThought {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingRevisesThought);
     impl ::toolseal::__private::schemars::JsonSchema
     for SequentialthinkingRevisesThought {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -544,25 +455,7 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl SequentialthinkingBranchFromThought {
-        /// The validated value.
-        pub fn get(&self) -> &u64 {
-            &self.0
-        }
-        /// The validated value, by value.
-        pub fn into_inner(self) -> u64 {
-            self.0
-        }
-    }
-    impl ::core::convert::TryFrom<u64> for SequentialthinkingBranchFromThought {
-        type Error = ::toolseal::__private::Rejection;
-        fn try_from(
-            value: u64,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            ::toolseal::__private::try_from_serialize(&value)
-        }
-    }
+    ::toolseal::__newtype_access!(SequentialthinkingBranchFromThought, u64);
     impl ::toolseal::__private::FromJson for SequentialthinkingBranchFromThought {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -585,14 +478,7 @@ const _: () = {
                 .map(Self)
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for SequentialthinkingBranchFromThought {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingBranchFromThought);
     impl ::toolseal::__private::schemars::JsonSchema
     for SequentialthinkingBranchFromThought {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -662,14 +548,7 @@ const _: () = {
             )
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de>
-    for SequentialthinkingNeedsMoreThoughts {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingNeedsMoreThoughts);
     impl ::toolseal::__private::schemars::JsonSchema
     for SequentialthinkingNeedsMoreThoughts {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
@@ -876,13 +755,7 @@ const _: () = {
             })
         }
     }
-    impl<'de> ::toolseal::__private::serde::Deserialize<'de> for SequentialthinkingArgs {
-        fn deserialize<D: ::toolseal::__private::serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::core::result::Result<Self, D::Error> {
-            ::toolseal::__private::deserialize_via(deserializer)
-        }
-    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingArgs);
     impl ::toolseal::__private::schemars::JsonSchema for SequentialthinkingArgs {
         fn schema_name() -> ::std::borrow::Cow<'static, str> {
             ::std::borrow::Cow::Borrowed("SequentialthinkingArgs")
