@@ -65,6 +65,8 @@ pub use toolseal_runtime::check::Coercion;
 pub use toolseal_runtime::json::JsonKind;
 pub use toolseal_runtime::rejection::{Class, Keyword, Reason, Rejection};
 pub use toolseal_runtime::typed::FromJson;
+pub use toolseal_runtime::dispatch::DispatchError;
+pub use toolseal_macros::{tool, toolset};
 
 /// Includes the code `toolseal-build` generated for a registry, like `include!`.
 ///
@@ -130,6 +132,7 @@ pub mod __private {
     pub use serde_json;
     pub use toolseal_runtime::call::{lookup, Annotations, Options, Resolution, ToolInfo, ToolSet, EMPTY_ARGUMENTS};
     pub use toolseal_runtime::check::{self, Cx, Format, NumberBounds};
+    pub use toolseal_runtime::dispatch::{output_value, DispatchError};
     pub use toolseal_runtime::json::Json;
     pub use toolseal_runtime::path::Path;
     pub use toolseal_runtime::pattern::Pattern;

@@ -12,7 +12,7 @@ fn tool(schema: &str) -> String {
 }
 
 fn schema_error(registry: &str) -> (String, String, String) {
-    match generate_source(registry.as_bytes(), Path::new("registry/x.json"), &CompileOptions::default()) {
+    match generate_source(registry.as_bytes(), Path::new("registry/x.json"), "m", &CompileOptions::default()) {
         Err(e @ Error::Schema { .. }) => {
             let text = e.to_string();
             let Error::Schema { tool, pointer, keyword, .. } = e else { unreachable!() };
@@ -78,7 +78,7 @@ fn malformed_registries_are_registry_errors() {
         (r#"[{"type":"custom","function":{"name":"a"}}]"#, "/0/type"),
     ];
     for (registry, pointer) in cases {
-        match generate_source(registry.as_bytes(), Path::new("r.json"), &CompileOptions::default()) {
+        match generate_source(registry.as_bytes(), Path::new("r.json"), "m", &CompileOptions::default()) {
             Err(Error::Registry { source, .. }) => assert_eq!(source.pointer, *pointer, "{registry}: {source}"),
             other => panic!("{registry}: expected a registry error, got {other:?}"),
         }
@@ -89,7 +89,7 @@ fn malformed_registries_are_registry_errors() {
 fn format_assertion_can_be_turned_off() {
     let registry = tool(r#"{"type":"object","properties":{"a":{"type":"string","format":"color"}}}"#);
     let options = CompileOptions { assert_formats: false };
-    assert!(generate_source(registry.as_bytes(), Path::new("r.json"), &options).is_ok());
+    assert!(generate_source(registry.as_bytes(), Path::new("r.json"), "m", &options).is_ok());
 }
 
 #[test]

@@ -10,14 +10,26 @@ use toolseal_runtime::json::Json;
 use toolseal_runtime::registry::ToolDef;
 use toolseal_runtime::schema::{describe, Additional, ArrayRule, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, StringRule, UnionMode};
 
+use crate::contract::{Contract, ContractField, ContractOutput, ContractTool};
 use crate::naming::{field_name, ident, type_name, Scope};
 
-/// One tool with its compiled arguments schema.
+/// One tool with its compiled arguments and output schemas.
 pub struct ToolInput<'a> {
     /// The registry definition.
     pub def: &'a ToolDef,
     /// Its compiled `inputSchema`.
     pub schema: SchemaDoc,
+    /// Its compiled `outputSchema`, if it declares one.
+    pub output: Option<SchemaDoc>,
+}
+
+/// A struct field as the contract sees it.
+struct FieldShape {
+    key: String,
+    rust: String,
+    ty: TokenStream,
+    optional: bool,
+    required: bool,
 }
 
 fn rt() -> TokenStream {
@@ -76,6 +88,8 @@ pub struct Generator {
     types: Scope,
     items: Vec<TokenStream>,
     impls: Vec<TokenStream>,
+    /// The fields of the object generated last (`None` when it keeps extra keys).
+    last_fields: Option<Vec<FieldShape>>,
 }
 
 /// Per-tool state: its schema and the types made for its `$ref` targets.
@@ -86,32 +100,103 @@ struct ToolScope<'d> {
 }
 
 impl Generator {
-    /// Generates the module source (unformatted tokens) for `tools`.
-    pub fn registry(tools: &[ToolInput<'_>]) -> TokenStream {
-        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new() };
+    /// Generates the module source (unformatted tokens) for `tools` and the
+    /// contract `#[toolseal::tool]` checks against; `registry` names the file.
+    pub fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str) -> (TokenStream, Contract) {
+        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new(), last_fields: None };
         let mut variants = Scope::default();
         let mut arms = Vec::new();
+        let mut contract = Contract { registry: registry.to_owned(), module: module.to_owned(), tools: Vec::new() };
+        let mut checks = Vec::new();
         for tool in tools {
-            let variant_name = variants.claim(&type_name(&tool.def.name), "Tool");
+            let name = &tool.def.name;
+            let variant_name = variants.claim(&type_name(name), "Tool");
             let variant = ident(&variant_name);
             let args = g.types.claim(&format!("{variant_name}Args"), "Args");
             let mut scope = ToolScope { doc: &tool.schema, prefix: variant_name.clone(), defs: vec![None; tool.schema.defs.len()] };
             let mut root = tool.schema.root.clone();
             if root.description.is_none() && root.title.is_none() {
-                root.description = Some(format!("Arguments of the `{}` tool.", tool.def.name));
+                root.description = Some(format!("Arguments of the `{name}` tool."));
             }
+            g.last_fields = None;
             let ty = g.named(&mut scope, &root, &args);
+            let shapes = if matches!(root.node, Node::Object(_)) { g.last_fields.take() } else { None };
+            let args_check = format!("{variant_name}__args");
+            checks.push(check_trait(
+                &args_check,
+                &quote!(#ty),
+                &format!("`{{Self}}` is not the argument type of tool `{}`", escape(name)),
+                &format!("expected `{args}`"),
+                &format!("`{}` generates `{args}` for the arguments of `{}`", escape(registry), escape(name)),
+            ));
+            let fields = shapes.map(|shapes| {
+                shapes
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, f)| {
+                        let check = format!("{variant_name}__f{i}");
+                        let shown = display_type(&f.ty);
+                        let presence = match (f.required, f.optional) {
+                            (true, _) => "a required argument",
+                            (false, true) => "an optional argument, so the field is an `Option`",
+                            (false, false) => "an optional argument with a default, so the field is never absent",
+                        };
+                        checks.push(check_trait(
+                            &check,
+                            &f.ty,
+                            &format!("`{{Self}}` is not the type of argument `{}` of tool `{}`", escape(&f.key), escape(name)),
+                            &format!("expected `{}`", escape(&shown)),
+                            &format!(
+                                "`{}` declares `{}` as {presence}: take `{}: {}` (or the whole `{args}`)",
+                                escape(registry),
+                                escape(&f.key),
+                                f.rust,
+                                escape(&shown)
+                            ),
+                        ));
+                        ContractField { key: f.key, rust: f.rust, ty: shown, optional: f.optional, required: f.required, check }
+                    })
+                    .collect()
+            });
+            let output = tool.output.as_ref().map(|doc| {
+                let out = g.types.claim(&format!("{variant_name}Output"), "Output");
+                let mut scope = ToolScope { doc, prefix: format!("{variant_name}Output"), defs: vec![None; doc.defs.len()] };
+                let mut root = doc.root.clone();
+                if root.description.is_none() && root.title.is_none() {
+                    root.description = Some(format!("Structured output of the `{name}` tool."));
+                }
+                let out_ty = g.named(&mut scope, &root, &out);
+                let check = format!("{variant_name}__output");
+                checks.push(check_trait(
+                    &check,
+                    &quote!(#out_ty),
+                    &format!("`{{Self}}` is not the output type of tool `{}`", escape(name)),
+                    &format!("expected `{out}`"),
+                    &format!("`{}` declares an `outputSchema` for `{}`: return `{out}` or `Result<{out}, E>`", escape(registry), escape(name)),
+                ));
+                ContractOutput { ty: out, check }
+            });
+            contract.tools.push(ContractTool { name: name.clone(), variant: variant_name.clone(), args: args.clone(), args_check, fields, output });
             arms.push((tool.def, variant, ty));
         }
         g.tool_call(&arms);
         let (items, impls) = (g.items, g.impls);
-        quote! {
+        let tokens = quote! {
             #(#[allow(dead_code)] #items)*
             #[allow(clippy::get_first, clippy::single_match)]
             const _: () = {
                 #(#impls)*
             };
-        }
+            /// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+            /// type and output type, implemented by exactly the generated type.
+            #[doc(hidden)]
+            #[allow(non_camel_case_types, dead_code, unused_imports)]
+            pub mod __contract {
+                use super::*;
+                #(#checks)*
+            }
+        };
+        (tokens, contract)
     }
 
     /// The type for `s`, generating a named type when it carries constraints.
@@ -495,6 +580,7 @@ impl Generator {
         let mut schema_props = Vec::new();
         let mut required_names = Vec::new();
         let type_base = id.to_string().strip_suffix("Args").map(str::to_owned).unwrap_or_else(|| id.to_string());
+        let mut shapes = Vec::new();
         for (i, p) in o.properties.iter().enumerate() {
             let fname = fields.claim(&field_name(&p.name), "field");
             let fid = ident(&fname);
@@ -532,7 +618,9 @@ impl Generator {
                     }
                 })
             };
-            let skip = if !p.required && default.is_none() { quote!(#[serde(skip_serializing_if = "::core::option::Option::is_none")]) } else { TokenStream::new() };
+            let optional = !p.required && default.is_none();
+            shapes.push(FieldShape { key: key.clone(), rust: fid.to_string(), ty: field_ty.clone(), optional, required: p.required });
+            let skip = if optional { quote!(#[serde(skip_serializing_if = "::core::option::Option::is_none")]) } else { TokenStream::new() };
             field_defs.push(quote!(#fdocs #rename #skip pub #fid: #field_ty,));
             slot_arms.push(quote!(#key => #idx,));
             reads.push(quote!(#fid: #read,));
@@ -584,6 +672,7 @@ impl Generator {
             }
         });
         let (minp, maxp) = (opt_u64(o.min_properties), opt_u64(o.max_properties));
+        self.last_fields = if extra_field.is_none() { Some(shapes) } else { None };
         self.items.push(quote! {
             #docs
             #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
@@ -740,6 +829,37 @@ impl Generator {
             }
         });
     }
+}
+
+/// A `__contract` trait implemented by exactly `ty`, reporting any other type
+/// with the registry's words.
+fn check_trait(name: &str, ty: &TokenStream, message: &str, label: &str, note: &str) -> TokenStream {
+    let id = ident(name);
+    quote! {
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        pub trait #id {
+            fn __value(value: #ty) -> Self;
+        }
+        impl #id for #ty {
+            fn __value(value: #ty) -> Self {
+                value
+            }
+        }
+    }
+}
+
+/// Braces are placeholders in diagnostic messages; JSON names may contain them.
+fn escape(s: &str) -> String {
+    s.replace('{', "{{").replace('}', "}}")
+}
+
+/// A generated type as a person writes it: `Option<Vec<String>>`, not `:: core :: option :: Option < …`.
+fn display_type(ty: &TokenStream) -> String {
+    let mut s = ty.to_string().replace(' ', "");
+    for prefix in ["::core::option::", "::std::vec::", "::std::boxed::", "::std::collections::", "::std::string::", "::toolseal::__private::"] {
+        s = s.replace(prefix, "");
+    }
+    s.replace(',', ", ")
 }
 
 fn int_ty(repr: IntRepr) -> TokenStream {

@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 mod codegen;
+pub mod contract;
 mod error;
 mod naming;
 
@@ -29,6 +30,19 @@ use std::path::{Path, PathBuf};
 pub use error::Error;
 use toolseal_runtime::registry::read_registry;
 use toolseal_runtime::schema::{compile_tool_schema, CompileOptions};
+
+pub use contract::Contract;
+
+/// The code generated for one registry.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// The module name (`include_registry!("<module>")`).
+    pub module: String,
+    /// The formatted Rust source, written to `<module>.rs`.
+    pub source: String,
+    /// What `#[toolseal::tool]` checks implementations against, written to `<module>.contract.json`.
+    pub contract: Contract,
+}
 
 /// The module name used when `.module(..)` is not given (`include_registry!()`).
 pub const DEFAULT_MODULE: &str = "registry";
@@ -90,10 +104,9 @@ impl Config {
         self
     }
 
-    /// Generates every registry's code, returning `(module, source)` pairs
-    /// without writing anything (snapshot tests use this).
-    pub fn generate(&self) -> Result<Vec<(String, String)>, Error> {
-        let mut out: Vec<(String, String)> = Vec::new();
+    /// Generates every registry's code without writing anything (snapshot tests use this).
+    pub fn generate(&self) -> Result<Vec<Generated>, Error> {
+        let mut out: Vec<Generated> = Vec::new();
         for entry in &self.entries {
             if entry.path.as_os_str().is_empty() {
                 return Err(Error::Config("`.module(..)` must follow the `.registry(..)` it names".into()));
@@ -103,17 +116,18 @@ impl Config {
             if !valid {
                 return Err(Error::Config(format!("module name {module:?} must be ASCII letters, digits, `_` or `-`")));
             }
-            if out.iter().any(|(m, _)| *m == module) {
+            if out.iter().any(|g| g.module == module) {
                 return Err(Error::Config(format!("two registries share the module name {module:?}; give each its own `.module(..)`")));
             }
-            let source = generate_file(&entry.path, &self.options)?;
-            out.push((module, source));
+            let bytes = std::fs::read(&entry.path).map_err(|source| Error::Io { path: entry.path.clone(), source })?;
+            out.push(generate_source(&bytes, &entry.path, &module, &self.options)?);
         }
         Ok(out)
     }
 
-    /// Generates and writes every registry, only where the content changed,
-    /// printing `cargo:rerun-if-changed` for each registry file.
+    /// Generates and writes every registry (`<module>.rs` and
+    /// `<module>.contract.json`), only where the content changed, printing
+    /// `cargo:rerun-if-changed` for each registry file.
     pub fn compile(self) -> Result<(), Error> {
         let dir = match &self.out_dir {
             Some(d) => d.clone(),
@@ -127,38 +141,43 @@ impl Config {
         }
         let generated = self.generate()?;
         std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
-        for (module, source) in generated {
-            let path = dir.join(format!("{module}.rs"));
-            let unchanged = std::fs::read_to_string(&path).is_ok_and(|old| old == source);
-            if !unchanged {
-                std::fs::write(&path, source).map_err(|source| Error::Io { path: path.clone(), source })?;
-            }
+        for g in generated {
+            let contract = serde_json::to_string_pretty(&g.contract).map_err(|e| Error::Internal { path: dir.clone(), message: e.to_string() })?;
+            write_if_changed(&dir.join(format!("{}.rs", g.module)), &g.source)?;
+            write_if_changed(&dir.join(contract::file_name(&g.module)), &contract)?;
         }
         Ok(())
     }
 }
 
-/// Generates the formatted Rust source for one registry file.
-pub fn generate_file(path: &Path, options: &CompileOptions) -> Result<String, Error> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_owned(), source })?;
-    generate_source(&bytes, path, options)
+/// Writes `text` unless the file already holds it, so cargo sees no change.
+fn write_if_changed(path: &Path, text: &str) -> Result<(), Error> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    std::fs::write(path, text).map_err(|source| Error::Io { path: path.to_owned(), source })
 }
 
-/// Generates the formatted Rust source for registry text; `path` names it in errors and the header.
-pub fn generate_source(bytes: &[u8], path: &Path, options: &CompileOptions) -> Result<String, Error> {
+/// Generates the code for registry text; `path` names it in errors and the header.
+pub fn generate_source(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
     let registry = read_registry(bytes).map_err(|source| Error::Registry { path: path.to_owned(), source })?;
     let mut tools = Vec::with_capacity(registry.tools.len());
     for def in &registry.tools {
         let schema = compile_tool_schema(&def.input_schema, options).map_err(|e| Error::schema(path.to_owned(), &def.name, &def.input_pointer, e))?;
-        tools.push(codegen::ToolInput { def, schema });
+        let output = match &def.output_schema {
+            Some(s) => Some(compile_tool_schema(s, options).map_err(|e| Error::schema(path.to_owned(), &def.name, &format!("{}/outputSchema", def.pointer), e))?),
+            None => None,
+        };
+        tools.push(codegen::ToolInput { def, schema, output });
     }
-    let tokens = codegen::Generator::registry(&tools);
-    let file: syn::File = syn::parse2(tokens).map_err(|e| Error::Internal { path: path.to_owned(), message: e.to_string() })?;
     let shown = path.to_string_lossy().replace('\\', "/");
-    Ok(format!(
+    let (tokens, contract) = codegen::Generator::registry(&tools, &shown, module);
+    let file: syn::File = syn::parse2(tokens).map_err(|e| Error::Internal { path: path.to_owned(), message: e.to_string() })?;
+    let source = format!(
         "// @generated by toolseal-build from `{shown}` ({}, {} tools).\n// Do not edit: change the registry and rebuild.\n\n{}",
         registry.format.name(),
         registry.tools.len(),
         prettyplease::unparse(&file)
-    ))
+    );
+    Ok(Generated { module: module.to_owned(), source, contract })
 }

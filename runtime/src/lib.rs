@@ -17,6 +17,7 @@
 pub mod call;
 pub mod canonical;
 pub mod check;
+pub mod dispatch;
 pub mod dynamic;
 pub mod format;
 pub mod json;

@@ -340,7 +340,7 @@ impl Rejection {
 }
 
 /// Up to `n` names within a small edit distance of `given`, closest first.
-fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
+pub fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
     let given_lower = given.to_lowercase();
     let budget = (given.chars().count() / 3).max(2);
     let mut scored: Vec<(usize, &str)> = names

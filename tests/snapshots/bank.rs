@@ -1376,3 +1376,192 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `transfer_funds`",
+        label = "expected `TransferFundsArgs`",
+        note = "`../../examples/transfer_funds/registry/bank.json` generates `TransferFundsArgs` for the arguments of `transfer_funds`"
+    )]
+    pub trait TransferFunds__args {
+        fn __value(value: TransferFundsArgs) -> Self;
+    }
+    impl TransferFunds__args for TransferFundsArgs {
+        fn __value(value: TransferFundsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `recipient_id` of tool `transfer_funds`",
+        label = "expected `TransferFundsRecipientId`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `recipient_id` as a required argument: take `recipient_id: TransferFundsRecipientId` (or the whole `TransferFundsArgs`)"
+    )]
+    pub trait TransferFunds__f0 {
+        fn __value(value: TransferFundsRecipientId) -> Self;
+    }
+    impl TransferFunds__f0 for TransferFundsRecipientId {
+        fn __value(value: TransferFundsRecipientId) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `amount` of tool `transfer_funds`",
+        label = "expected `TransferFundsAmount`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `amount` as a required argument: take `amount: TransferFundsAmount` (or the whole `TransferFundsArgs`)"
+    )]
+    pub trait TransferFunds__f1 {
+        fn __value(value: TransferFundsAmount) -> Self;
+    }
+    impl TransferFunds__f1 for TransferFundsAmount {
+        fn __value(value: TransferFundsAmount) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `currency` of tool `transfer_funds`",
+        label = "expected `TransferFundsCurrency`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `currency` as an optional argument with a default, so the field is never absent: take `currency: TransferFundsCurrency` (or the whole `TransferFundsArgs`)"
+    )]
+    pub trait TransferFunds__f2 {
+        fn __value(value: TransferFundsCurrency) -> Self;
+    }
+    impl TransferFunds__f2 for TransferFundsCurrency {
+        fn __value(value: TransferFundsCurrency) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `memo` of tool `transfer_funds`",
+        label = "expected `Option<TransferFundsMemo>`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `memo` as an optional argument, so the field is an `Option`: take `memo: Option<TransferFundsMemo>` (or the whole `TransferFundsArgs`)"
+    )]
+    pub trait TransferFunds__f3 {
+        fn __value(value: ::core::option::Option<TransferFundsMemo>) -> Self;
+    }
+    impl TransferFunds__f3 for ::core::option::Option<TransferFundsMemo> {
+        fn __value(value: ::core::option::Option<TransferFundsMemo>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_balance`",
+        label = "expected `GetBalanceArgs`",
+        note = "`../../examples/transfer_funds/registry/bank.json` generates `GetBalanceArgs` for the arguments of `get_balance`"
+    )]
+    pub trait GetBalance__args {
+        fn __value(value: GetBalanceArgs) -> Self;
+    }
+    impl GetBalance__args for GetBalanceArgs {
+        fn __value(value: GetBalanceArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `account_id` of tool `get_balance`",
+        label = "expected `GetBalanceAccountId`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `account_id` as a required argument: take `account_id: GetBalanceAccountId` (or the whole `GetBalanceArgs`)"
+    )]
+    pub trait GetBalance__f0 {
+        fn __value(value: GetBalanceAccountId) -> Self;
+    }
+    impl GetBalance__f0 for GetBalanceAccountId {
+        fn __value(value: GetBalanceAccountId) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_transactions`",
+        label = "expected `ListTransactionsArgs`",
+        note = "`../../examples/transfer_funds/registry/bank.json` generates `ListTransactionsArgs` for the arguments of `list_transactions`"
+    )]
+    pub trait ListTransactions__args {
+        fn __value(value: ListTransactionsArgs) -> Self;
+    }
+    impl ListTransactions__args for ListTransactionsArgs {
+        fn __value(value: ListTransactionsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `account_id` of tool `list_transactions`",
+        label = "expected `ListTransactionsAccountId`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `account_id` as a required argument: take `account_id: ListTransactionsAccountId` (or the whole `ListTransactionsArgs`)"
+    )]
+    pub trait ListTransactions__f0 {
+        fn __value(value: ListTransactionsAccountId) -> Self;
+    }
+    impl ListTransactions__f0 for ListTransactionsAccountId {
+        fn __value(value: ListTransactionsAccountId) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `limit` of tool `list_transactions`",
+        label = "expected `ListTransactionsLimit`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `limit` as an optional argument with a default, so the field is never absent: take `limit: ListTransactionsLimit` (or the whole `ListTransactionsArgs`)"
+    )]
+    pub trait ListTransactions__f1 {
+        fn __value(value: ListTransactionsLimit) -> Self;
+    }
+    impl ListTransactions__f1 for ListTransactionsLimit {
+        fn __value(value: ListTransactionsLimit) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `since` of tool `list_transactions`",
+        label = "expected `Option<ListTransactionsSince>`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `since` as an optional argument, so the field is an `Option`: take `since: Option<ListTransactionsSince>` (or the whole `ListTransactionsArgs`)"
+    )]
+    pub trait ListTransactions__f2 {
+        fn __value(value: ::core::option::Option<ListTransactionsSince>) -> Self;
+    }
+    impl ListTransactions__f2 for ::core::option::Option<ListTransactionsSince> {
+        fn __value(value: ::core::option::Option<ListTransactionsSince>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `freeze_account`",
+        label = "expected `FreezeAccountArgs`",
+        note = "`../../examples/transfer_funds/registry/bank.json` generates `FreezeAccountArgs` for the arguments of `freeze_account`"
+    )]
+    pub trait FreezeAccount__args {
+        fn __value(value: FreezeAccountArgs) -> Self;
+    }
+    impl FreezeAccount__args for FreezeAccountArgs {
+        fn __value(value: FreezeAccountArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `account_id` of tool `freeze_account`",
+        label = "expected `FreezeAccountAccountId`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `account_id` as a required argument: take `account_id: FreezeAccountAccountId` (or the whole `FreezeAccountArgs`)"
+    )]
+    pub trait FreezeAccount__f0 {
+        fn __value(value: FreezeAccountAccountId) -> Self;
+    }
+    impl FreezeAccount__f0 for FreezeAccountAccountId {
+        fn __value(value: FreezeAccountAccountId) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `reason` of tool `freeze_account`",
+        label = "expected `FreezeAccountReason`",
+        note = "`../../examples/transfer_funds/registry/bank.json` declares `reason` as a required argument: take `reason: FreezeAccountReason` (or the whole `FreezeAccountArgs`)"
+    )]
+    pub trait FreezeAccount__f1 {
+        fn __value(value: FreezeAccountReason) -> Self;
+    }
+    impl FreezeAccount__f1 for FreezeAccountReason {
+        fn __value(value: FreezeAccountReason) -> Self {
+            value
+        }
+    }
+}

@@ -5723,3 +5723,962 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `strings`",
+        label = "expected `StringsArgs`",
+        note = "`../../tests/registries/keywords.json` generates `StringsArgs` for the arguments of `strings`"
+    )]
+    pub trait Strings__args {
+        fn __value(value: StringsArgs) -> Self;
+    }
+    impl Strings__args for StringsArgs {
+        fn __value(value: StringsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `plain` of tool `strings`",
+        label = "expected `String`",
+        note = "`../../tests/registries/keywords.json` declares `plain` as a required argument: take `plain: String` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl Strings__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `bounded` of tool `strings`",
+        label = "expected `Option<StringsBounded>`",
+        note = "`../../tests/registries/keywords.json` declares `bounded` as an optional argument, so the field is an `Option`: take `bounded: Option<StringsBounded>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f1 {
+        fn __value(value: ::core::option::Option<StringsBounded>) -> Self;
+    }
+    impl Strings__f1 for ::core::option::Option<StringsBounded> {
+        fn __value(value: ::core::option::Option<StringsBounded>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `code` of tool `strings`",
+        label = "expected `StringsCode`",
+        note = "`../../tests/registries/keywords.json` declares `code` as a required argument: take `code: StringsCode` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f2 {
+        fn __value(value: StringsCode) -> Self;
+    }
+    impl Strings__f2 for StringsCode {
+        fn __value(value: StringsCode) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `email` of tool `strings`",
+        label = "expected `Option<StringsEmail>`",
+        note = "`../../tests/registries/keywords.json` declares `email` as an optional argument, so the field is an `Option`: take `email: Option<StringsEmail>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f3 {
+        fn __value(value: ::core::option::Option<StringsEmail>) -> Self;
+    }
+    impl Strings__f3 for ::core::option::Option<StringsEmail> {
+        fn __value(value: ::core::option::Option<StringsEmail>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `link` of tool `strings`",
+        label = "expected `Option<StringsLink>`",
+        note = "`../../tests/registries/keywords.json` declares `link` as an optional argument, so the field is an `Option`: take `link: Option<StringsLink>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f4 {
+        fn __value(value: ::core::option::Option<StringsLink>) -> Self;
+    }
+    impl Strings__f4 for ::core::option::Option<StringsLink> {
+        fn __value(value: ::core::option::Option<StringsLink>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `when` of tool `strings`",
+        label = "expected `Option<StringsWhen>`",
+        note = "`../../tests/registries/keywords.json` declares `when` as an optional argument, so the field is an `Option`: take `when: Option<StringsWhen>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f5 {
+        fn __value(value: ::core::option::Option<StringsWhen>) -> Self;
+    }
+    impl Strings__f5 for ::core::option::Option<StringsWhen> {
+        fn __value(value: ::core::option::Option<StringsWhen>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `day` of tool `strings`",
+        label = "expected `Option<StringsDay>`",
+        note = "`../../tests/registries/keywords.json` declares `day` as an optional argument, so the field is an `Option`: take `day: Option<StringsDay>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f6 {
+        fn __value(value: ::core::option::Option<StringsDay>) -> Self;
+    }
+    impl Strings__f6 for ::core::option::Option<StringsDay> {
+        fn __value(value: ::core::option::Option<StringsDay>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `id` of tool `strings`",
+        label = "expected `Option<StringsId>`",
+        note = "`../../tests/registries/keywords.json` declares `id` as an optional argument, so the field is an `Option`: take `id: Option<StringsId>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f7 {
+        fn __value(value: ::core::option::Option<StringsId>) -> Self;
+    }
+    impl Strings__f7 for ::core::option::Option<StringsId> {
+        fn __value(value: ::core::option::Option<StringsId>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `v4` of tool `strings`",
+        label = "expected `Option<StringsV4>`",
+        note = "`../../tests/registries/keywords.json` declares `v4` as an optional argument, so the field is an `Option`: take `v4: Option<StringsV4>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f8 {
+        fn __value(value: ::core::option::Option<StringsV4>) -> Self;
+    }
+    impl Strings__f8 for ::core::option::Option<StringsV4> {
+        fn __value(value: ::core::option::Option<StringsV4>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `v6` of tool `strings`",
+        label = "expected `Option<StringsV6>`",
+        note = "`../../tests/registries/keywords.json` declares `v6` as an optional argument, so the field is an `Option`: take `v6: Option<StringsV6>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f9 {
+        fn __value(value: ::core::option::Option<StringsV6>) -> Self;
+    }
+    impl Strings__f9 for ::core::option::Option<StringsV6> {
+        fn __value(value: ::core::option::Option<StringsV6>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `short` of tool `strings`",
+        label = "expected `Option<StringsShort>`",
+        note = "`../../tests/registries/keywords.json` declares `short` as an optional argument, so the field is an `Option`: take `short: Option<StringsShort>` (or the whole `StringsArgs`)"
+    )]
+    pub trait Strings__f10 {
+        fn __value(value: ::core::option::Option<StringsShort>) -> Self;
+    }
+    impl Strings__f10 for ::core::option::Option<StringsShort> {
+        fn __value(value: ::core::option::Option<StringsShort>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `numbers`",
+        label = "expected `NumbersArgs`",
+        note = "`../../tests/registries/keywords.json` generates `NumbersArgs` for the arguments of `numbers`"
+    )]
+    pub trait Numbers__args {
+        fn __value(value: NumbersArgs) -> Self;
+    }
+    impl Numbers__args for NumbersArgs {
+        fn __value(value: NumbersArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `count` of tool `numbers`",
+        label = "expected `NumbersCount`",
+        note = "`../../tests/registries/keywords.json` declares `count` as a required argument: take `count: NumbersCount` (or the whole `NumbersArgs`)"
+    )]
+    pub trait Numbers__f0 {
+        fn __value(value: NumbersCount) -> Self;
+    }
+    impl Numbers__f0 for NumbersCount {
+        fn __value(value: NumbersCount) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `signed` of tool `numbers`",
+        label = "expected `Option<NumbersSigned>`",
+        note = "`../../tests/registries/keywords.json` declares `signed` as an optional argument, so the field is an `Option`: take `signed: Option<NumbersSigned>` (or the whole `NumbersArgs`)"
+    )]
+    pub trait Numbers__f1 {
+        fn __value(value: ::core::option::Option<NumbersSigned>) -> Self;
+    }
+    impl Numbers__f1 for ::core::option::Option<NumbersSigned> {
+        fn __value(value: ::core::option::Option<NumbersSigned>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `ratio` of tool `numbers`",
+        label = "expected `Option<NumbersRatio>`",
+        note = "`../../tests/registries/keywords.json` declares `ratio` as an optional argument, so the field is an `Option`: take `ratio: Option<NumbersRatio>` (or the whole `NumbersArgs`)"
+    )]
+    pub trait Numbers__f2 {
+        fn __value(value: ::core::option::Option<NumbersRatio>) -> Self;
+    }
+    impl Numbers__f2 for ::core::option::Option<NumbersRatio> {
+        fn __value(value: ::core::option::Option<NumbersRatio>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `step` of tool `numbers`",
+        label = "expected `Option<NumbersStep>`",
+        note = "`../../tests/registries/keywords.json` declares `step` as an optional argument, so the field is an `Option`: take `step: Option<NumbersStep>` (or the whole `NumbersArgs`)"
+    )]
+    pub trait Numbers__f3 {
+        fn __value(value: ::core::option::Option<NumbersStep>) -> Self;
+    }
+    impl Numbers__f3 for ::core::option::Option<NumbersStep> {
+        fn __value(value: ::core::option::Option<NumbersStep>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `price` of tool `numbers`",
+        label = "expected `Option<NumbersPrice>`",
+        note = "`../../tests/registries/keywords.json` declares `price` as an optional argument, so the field is an `Option`: take `price: Option<NumbersPrice>` (or the whole `NumbersArgs`)"
+    )]
+    pub trait Numbers__f4 {
+        fn __value(value: ::core::option::Option<NumbersPrice>) -> Self;
+    }
+    impl Numbers__f4 for ::core::option::Option<NumbersPrice> {
+        fn __value(value: ::core::option::Option<NumbersPrice>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `big` of tool `numbers`",
+        label = "expected `Option<i64>`",
+        note = "`../../tests/registries/keywords.json` declares `big` as an optional argument, so the field is an `Option`: take `big: Option<i64>` (or the whole `NumbersArgs`)"
+    )]
+    pub trait Numbers__f5 {
+        fn __value(value: ::core::option::Option<i64>) -> Self;
+    }
+    impl Numbers__f5 for ::core::option::Option<i64> {
+        fn __value(value: ::core::option::Option<i64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `any_number` of tool `numbers`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/keywords.json` declares `any_number` as an optional argument, so the field is an `Option`: take `any_number: Option<f64>` (or the whole `NumbersArgs`)"
+    )]
+    pub trait Numbers__f6 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl Numbers__f6 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `enums_and_consts`",
+        label = "expected `EnumsAndConstsArgs`",
+        note = "`../../tests/registries/keywords.json` generates `EnumsAndConstsArgs` for the arguments of `enums_and_consts`"
+    )]
+    pub trait EnumsAndConsts__args {
+        fn __value(value: EnumsAndConstsArgs) -> Self;
+    }
+    impl EnumsAndConsts__args for EnumsAndConstsArgs {
+        fn __value(value: EnumsAndConstsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `color` of tool `enums_and_consts`",
+        label = "expected `EnumsAndConstsColor`",
+        note = "`../../tests/registries/keywords.json` declares `color` as a required argument: take `color: EnumsAndConstsColor` (or the whole `EnumsAndConstsArgs`)"
+    )]
+    pub trait EnumsAndConsts__f0 {
+        fn __value(value: EnumsAndConstsColor) -> Self;
+    }
+    impl EnumsAndConsts__f0 for EnumsAndConstsColor {
+        fn __value(value: EnumsAndConstsColor) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `level` of tool `enums_and_consts`",
+        label = "expected `Option<EnumsAndConstsLevel>`",
+        note = "`../../tests/registries/keywords.json` declares `level` as an optional argument, so the field is an `Option`: take `level: Option<EnumsAndConstsLevel>` (or the whole `EnumsAndConstsArgs`)"
+    )]
+    pub trait EnumsAndConsts__f1 {
+        fn __value(value: ::core::option::Option<EnumsAndConstsLevel>) -> Self;
+    }
+    impl EnumsAndConsts__f1 for ::core::option::Option<EnumsAndConstsLevel> {
+        fn __value(value: ::core::option::Option<EnumsAndConstsLevel>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `mixed` of tool `enums_and_consts`",
+        label = "expected `Option<EnumsAndConstsMixed>`",
+        note = "`../../tests/registries/keywords.json` declares `mixed` as an optional argument, so the field is an `Option`: take `mixed: Option<EnumsAndConstsMixed>` (or the whole `EnumsAndConstsArgs`)"
+    )]
+    pub trait EnumsAndConsts__f2 {
+        fn __value(value: ::core::option::Option<EnumsAndConstsMixed>) -> Self;
+    }
+    impl EnumsAndConsts__f2 for ::core::option::Option<EnumsAndConstsMixed> {
+        fn __value(value: ::core::option::Option<EnumsAndConstsMixed>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `kind` of tool `enums_and_consts`",
+        label = "expected `EnumsAndConstsKind`",
+        note = "`../../tests/registries/keywords.json` declares `kind` as a required argument: take `kind: EnumsAndConstsKind` (or the whole `EnumsAndConstsArgs`)"
+    )]
+    pub trait EnumsAndConsts__f3 {
+        fn __value(value: EnumsAndConstsKind) -> Self;
+    }
+    impl EnumsAndConsts__f3 for EnumsAndConstsKind {
+        fn __value(value: EnumsAndConstsKind) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `version` of tool `enums_and_consts`",
+        label = "expected `Option<EnumsAndConstsVersion>`",
+        note = "`../../tests/registries/keywords.json` declares `version` as an optional argument, so the field is an `Option`: take `version: Option<EnumsAndConstsVersion>` (or the whole `EnumsAndConstsArgs`)"
+    )]
+    pub trait EnumsAndConsts__f4 {
+        fn __value(value: ::core::option::Option<EnumsAndConstsVersion>) -> Self;
+    }
+    impl EnumsAndConsts__f4 for ::core::option::Option<EnumsAndConstsVersion> {
+        fn __value(value: ::core::option::Option<EnumsAndConstsVersion>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `arrays`",
+        label = "expected `ArraysArgs`",
+        note = "`../../tests/registries/keywords.json` generates `ArraysArgs` for the arguments of `arrays`"
+    )]
+    pub trait Arrays__args {
+        fn __value(value: ArraysArgs) -> Self;
+    }
+    impl Arrays__args for ArraysArgs {
+        fn __value(value: ArraysArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `tags` of tool `arrays`",
+        label = "expected `ArraysTags`",
+        note = "`../../tests/registries/keywords.json` declares `tags` as a required argument: take `tags: ArraysTags` (or the whole `ArraysArgs`)"
+    )]
+    pub trait Arrays__f0 {
+        fn __value(value: ArraysTags) -> Self;
+    }
+    impl Arrays__f0 for ArraysTags {
+        fn __value(value: ArraysTags) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `matrix` of tool `arrays`",
+        label = "expected `Option<Vec<Vec<i64>>>`",
+        note = "`../../tests/registries/keywords.json` declares `matrix` as an optional argument, so the field is an `Option`: take `matrix: Option<Vec<Vec<i64>>>` (or the whole `ArraysArgs`)"
+    )]
+    pub trait Arrays__f1 {
+        fn __value(
+            value: ::core::option::Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
+        ) -> Self;
+    }
+    impl Arrays__f1 for ::core::option::Option<::std::vec::Vec<::std::vec::Vec<i64>>> {
+        fn __value(
+            value: ::core::option::Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pair` of tool `arrays`",
+        label = "expected `Option<ArraysPair>`",
+        note = "`../../tests/registries/keywords.json` declares `pair` as an optional argument, so the field is an `Option`: take `pair: Option<ArraysPair>` (or the whole `ArraysArgs`)"
+    )]
+    pub trait Arrays__f2 {
+        fn __value(value: ::core::option::Option<ArraysPair>) -> Self;
+    }
+    impl Arrays__f2 for ::core::option::Option<ArraysPair> {
+        fn __value(value: ::core::option::Option<ArraysPair>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `point` of tool `arrays`",
+        label = "expected `Option<ArraysPoint>`",
+        note = "`../../tests/registries/keywords.json` declares `point` as an optional argument, so the field is an `Option`: take `point: Option<ArraysPoint>` (or the whole `ArraysArgs`)"
+    )]
+    pub trait Arrays__f3 {
+        fn __value(value: ::core::option::Option<ArraysPoint>) -> Self;
+    }
+    impl Arrays__f3 for ::core::option::Option<ArraysPoint> {
+        fn __value(value: ::core::option::Option<ArraysPoint>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `anything` of tool `arrays`",
+        label = "expected `Option<Vec<serde_json::Value>>`",
+        note = "`../../tests/registries/keywords.json` declares `anything` as an optional argument, so the field is an `Option`: take `anything: Option<Vec<serde_json::Value>>` (or the whole `ArraysArgs`)"
+    )]
+    pub trait Arrays__f4 {
+        fn __value(
+            value: ::core::option::Option<
+                ::std::vec::Vec<::toolseal::__private::serde_json::Value>,
+            >,
+        ) -> Self;
+    }
+    impl Arrays__f4
+    for ::core::option::Option<
+        ::std::vec::Vec<::toolseal::__private::serde_json::Value>,
+    > {
+        fn __value(
+            value: ::core::option::Option<
+                ::std::vec::Vec<::toolseal::__private::serde_json::Value>,
+            >,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `objects`",
+        label = "expected `ObjectsArgs`",
+        note = "`../../tests/registries/keywords.json` generates `ObjectsArgs` for the arguments of `objects`"
+    )]
+    pub trait Objects__args {
+        fn __value(value: ObjectsArgs) -> Self;
+    }
+    impl Objects__args for ObjectsArgs {
+        fn __value(value: ObjectsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `address` of tool `objects`",
+        label = "expected `ObjectsAddress`",
+        note = "`../../tests/registries/keywords.json` declares `address` as a required argument: take `address: ObjectsAddress` (or the whole `ObjectsArgs`)"
+    )]
+    pub trait Objects__f0 {
+        fn __value(value: ObjectsAddress) -> Self;
+    }
+    impl Objects__f0 for ObjectsAddress {
+        fn __value(value: ObjectsAddress) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `meta` of tool `objects`",
+        label = "expected `Option<BTreeMap<String, serde_json::Value>>`",
+        note = "`../../tests/registries/keywords.json` declares `meta` as an optional argument, so the field is an `Option`: take `meta: Option<BTreeMap<String, serde_json::Value>>` (or the whole `ObjectsArgs`)"
+    )]
+    pub trait Objects__f1 {
+        fn __value(
+            value: ::core::option::Option<
+                ::std::collections::BTreeMap<
+                    ::std::string::String,
+                    ::toolseal::__private::serde_json::Value,
+                >,
+            >,
+        ) -> Self;
+    }
+    impl Objects__f1
+    for ::core::option::Option<
+        ::std::collections::BTreeMap<
+            ::std::string::String,
+            ::toolseal::__private::serde_json::Value,
+        >,
+    > {
+        fn __value(
+            value: ::core::option::Option<
+                ::std::collections::BTreeMap<
+                    ::std::string::String,
+                    ::toolseal::__private::serde_json::Value,
+                >,
+            >,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `labels` of tool `objects`",
+        label = "expected `Option<BTreeMap<String, ObjectsLabelsValue>>`",
+        note = "`../../tests/registries/keywords.json` declares `labels` as an optional argument, so the field is an `Option`: take `labels: Option<BTreeMap<String, ObjectsLabelsValue>>` (or the whole `ObjectsArgs`)"
+    )]
+    pub trait Objects__f2 {
+        fn __value(
+            value: ::core::option::Option<
+                ::std::collections::BTreeMap<::std::string::String, ObjectsLabelsValue>,
+            >,
+        ) -> Self;
+    }
+    impl Objects__f2
+    for ::core::option::Option<
+        ::std::collections::BTreeMap<::std::string::String, ObjectsLabelsValue>,
+    > {
+        fn __value(
+            value: ::core::option::Option<
+                ::std::collections::BTreeMap<::std::string::String, ObjectsLabelsValue>,
+            >,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `extra_ok` of tool `objects`",
+        label = "expected `Option<ObjectsExtraOk>`",
+        note = "`../../tests/registries/keywords.json` declares `extra_ok` as an optional argument, so the field is an `Option`: take `extra_ok: Option<ObjectsExtraOk>` (or the whole `ObjectsArgs`)"
+    )]
+    pub trait Objects__f3 {
+        fn __value(value: ::core::option::Option<ObjectsExtraOk>) -> Self;
+    }
+    impl Objects__f3 for ::core::option::Option<ObjectsExtraOk> {
+        fn __value(value: ::core::option::Option<ObjectsExtraOk>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `counts` of tool `objects`",
+        label = "expected `Option<ObjectsCounts>`",
+        note = "`../../tests/registries/keywords.json` declares `counts` as an optional argument, so the field is an `Option`: take `counts: Option<ObjectsCounts>` (or the whole `ObjectsArgs`)"
+    )]
+    pub trait Objects__f4 {
+        fn __value(value: ::core::option::Option<ObjectsCounts>) -> Self;
+    }
+    impl Objects__f4 for ::core::option::Option<ObjectsCounts> {
+        fn __value(value: ::core::option::Option<ObjectsCounts>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `unions`",
+        label = "expected `UnionsArgs`",
+        note = "`../../tests/registries/keywords.json` generates `UnionsArgs` for the arguments of `unions`"
+    )]
+    pub trait Unions__args {
+        fn __value(value: UnionsArgs) -> Self;
+    }
+    impl Unions__args for UnionsArgs {
+        fn __value(value: UnionsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `maybe_name` of tool `unions`",
+        label = "expected `Option<Option<String>>`",
+        note = "`../../tests/registries/keywords.json` declares `maybe_name` as an optional argument, so the field is an `Option`: take `maybe_name: Option<Option<String>>` (or the whole `UnionsArgs`)"
+    )]
+    pub trait Unions__f0 {
+        fn __value(
+            value: ::core::option::Option<::core::option::Option<String>>,
+        ) -> Self;
+    }
+    impl Unions__f0 for ::core::option::Option<::core::option::Option<String>> {
+        fn __value(
+            value: ::core::option::Option<::core::option::Option<String>>,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `either` of tool `unions`",
+        label = "expected `UnionsEither`",
+        note = "`../../tests/registries/keywords.json` declares `either` as a required argument: take `either: UnionsEither` (or the whole `UnionsArgs`)"
+    )]
+    pub trait Unions__f1 {
+        fn __value(value: UnionsEither) -> Self;
+    }
+    impl Unions__f1 for UnionsEither {
+        fn __value(value: UnionsEither) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `exactly` of tool `unions`",
+        label = "expected `Option<UnionsExactly>`",
+        note = "`../../tests/registries/keywords.json` declares `exactly` as an optional argument, so the field is an `Option`: take `exactly: Option<UnionsExactly>` (or the whole `UnionsArgs`)"
+    )]
+    pub trait Unions__f2 {
+        fn __value(value: ::core::option::Option<UnionsExactly>) -> Self;
+    }
+    impl Unions__f2 for ::core::option::Option<UnionsExactly> {
+        fn __value(value: ::core::option::Option<UnionsExactly>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `nullable_count` of tool `unions`",
+        label = "expected `Option<Option<UnionsNullableCount>>`",
+        note = "`../../tests/registries/keywords.json` declares `nullable_count` as an optional argument, so the field is an `Option`: take `nullable_count: Option<Option<UnionsNullableCount>>` (or the whole `UnionsArgs`)"
+    )]
+    pub trait Unions__f3 {
+        fn __value(
+            value: ::core::option::Option<::core::option::Option<UnionsNullableCount>>,
+        ) -> Self;
+    }
+    impl Unions__f3
+    for ::core::option::Option<::core::option::Option<UnionsNullableCount>> {
+        fn __value(
+            value: ::core::option::Option<::core::option::Option<UnionsNullableCount>>,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `shape` of tool `unions`",
+        label = "expected `Option<UnionsShape>`",
+        note = "`../../tests/registries/keywords.json` declares `shape` as an optional argument, so the field is an `Option`: take `shape: Option<UnionsShape>` (or the whole `UnionsArgs`)"
+    )]
+    pub trait Unions__f4 {
+        fn __value(value: ::core::option::Option<UnionsShape>) -> Self;
+    }
+    impl Unions__f4 for ::core::option::Option<UnionsShape> {
+        fn __value(value: ::core::option::Option<UnionsShape>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `refs`",
+        label = "expected `RefsArgs`",
+        note = "`../../tests/registries/keywords.json` generates `RefsArgs` for the arguments of `refs`"
+    )]
+    pub trait Refs__args {
+        fn __value(value: RefsArgs) -> Self;
+    }
+    impl Refs__args for RefsArgs {
+        fn __value(value: RefsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `tree` of tool `refs`",
+        label = "expected `Box<RefsNode>`",
+        note = "`../../tests/registries/keywords.json` declares `tree` as a required argument: take `tree: Box<RefsNode>` (or the whole `RefsArgs`)"
+    )]
+    pub trait Refs__f0 {
+        fn __value(value: ::std::boxed::Box<RefsNode>) -> Self;
+    }
+    impl Refs__f0 for ::std::boxed::Box<RefsNode> {
+        fn __value(value: ::std::boxed::Box<RefsNode>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `favorite` of tool `refs`",
+        label = "expected `Option<RefsColor>`",
+        note = "`../../tests/registries/keywords.json` declares `favorite` as an optional argument, so the field is an `Option`: take `favorite: Option<RefsColor>` (or the whole `RefsArgs`)"
+    )]
+    pub trait Refs__f1 {
+        fn __value(value: ::core::option::Option<RefsColor>) -> Self;
+    }
+    impl Refs__f1 for ::core::option::Option<RefsColor> {
+        fn __value(value: ::core::option::Option<RefsColor>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `all_of`",
+        label = "expected `AllOfArgs`",
+        note = "`../../tests/registries/keywords.json` generates `AllOfArgs` for the arguments of `all_of`"
+    )]
+    pub trait AllOf__args {
+        fn __value(value: AllOfArgs) -> Self;
+    }
+    impl AllOf__args for AllOfArgs {
+        fn __value(value: AllOfArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `a` of tool `all_of`",
+        label = "expected `AllOfA`",
+        note = "`../../tests/registries/keywords.json` declares `a` as a required argument: take `a: AllOfA` (or the whole `AllOfArgs`)"
+    )]
+    pub trait AllOf__f0 {
+        fn __value(value: AllOfA) -> Self;
+    }
+    impl AllOf__f0 for AllOfA {
+        fn __value(value: AllOfA) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `b` of tool `all_of`",
+        label = "expected `Option<AllOfB>`",
+        note = "`../../tests/registries/keywords.json` declares `b` as an optional argument, so the field is an `Option`: take `b: Option<AllOfB>` (or the whole `AllOfArgs`)"
+    )]
+    pub trait AllOf__f1 {
+        fn __value(value: ::core::option::Option<AllOfB>) -> Self;
+    }
+    impl AllOf__f1 for ::core::option::Option<AllOfB> {
+        fn __value(value: ::core::option::Option<AllOfB>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `defaults`",
+        label = "expected `DefaultsArgs`",
+        note = "`../../tests/registries/keywords.json` generates `DefaultsArgs` for the arguments of `defaults`"
+    )]
+    pub trait Defaults__args {
+        fn __value(value: DefaultsArgs) -> Self;
+    }
+    impl Defaults__args for DefaultsArgs {
+        fn __value(value: DefaultsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `mode` of tool `defaults`",
+        label = "expected `DefaultsMode`",
+        note = "`../../tests/registries/keywords.json` declares `mode` as an optional argument with a default, so the field is never absent: take `mode: DefaultsMode` (or the whole `DefaultsArgs`)"
+    )]
+    pub trait Defaults__f0 {
+        fn __value(value: DefaultsMode) -> Self;
+    }
+    impl Defaults__f0 for DefaultsMode {
+        fn __value(value: DefaultsMode) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `retries` of tool `defaults`",
+        label = "expected `DefaultsRetries`",
+        note = "`../../tests/registries/keywords.json` declares `retries` as an optional argument with a default, so the field is never absent: take `retries: DefaultsRetries` (or the whole `DefaultsArgs`)"
+    )]
+    pub trait Defaults__f1 {
+        fn __value(value: DefaultsRetries) -> Self;
+    }
+    impl Defaults__f1 for DefaultsRetries {
+        fn __value(value: DefaultsRetries) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `verbose` of tool `defaults`",
+        label = "expected `bool`",
+        note = "`../../tests/registries/keywords.json` declares `verbose` as an optional argument with a default, so the field is never absent: take `verbose: bool` (or the whole `DefaultsArgs`)"
+    )]
+    pub trait Defaults__f2 {
+        fn __value(value: bool) -> Self;
+    }
+    impl Defaults__f2 for bool {
+        fn __value(value: bool) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `base` of tool `defaults`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/keywords.json` declares `base` as an optional argument with a default, so the field is never absent: take `base: Option<String>` (or the whole `DefaultsArgs`)"
+    )]
+    pub trait Defaults__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl Defaults__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `tags` of tool `defaults`",
+        label = "expected `Vec<String>`",
+        note = "`../../tests/registries/keywords.json` declares `tags` as an optional argument with a default, so the field is never absent: take `tags: Vec<String>` (or the whole `DefaultsArgs`)"
+    )]
+    pub trait Defaults__f4 {
+        fn __value(value: ::std::vec::Vec<String>) -> Self;
+    }
+    impl Defaults__f4 for ::std::vec::Vec<String> {
+        fn __value(value: ::std::vec::Vec<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `no_params`",
+        label = "expected `NoParamsArgs`",
+        note = "`../../tests/registries/keywords.json` generates `NoParamsArgs` for the arguments of `no_params`"
+    )]
+    pub trait NoParams__args {
+        fn __value(value: NoParamsArgs) -> Self;
+    }
+    impl NoParams__args for NoParamsArgs {
+        fn __value(value: NoParamsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `odd-names.tool`",
+        label = "expected `OddNamesToolArgs`",
+        note = "`../../tests/registries/keywords.json` generates `OddNamesToolArgs` for the arguments of `odd-names.tool`"
+    )]
+    pub trait OddNamesTool__args {
+        fn __value(value: OddNamesToolArgs) -> Self;
+    }
+    impl OddNamesTool__args for OddNamesToolArgs {
+        fn __value(value: OddNamesToolArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `get-sum` of tool `odd-names.tool`",
+        label = "expected `Option<i64>`",
+        note = "`../../tests/registries/keywords.json` declares `get-sum` as an optional argument, so the field is an `Option`: take `get_sum: Option<i64>` (or the whole `OddNamesToolArgs`)"
+    )]
+    pub trait OddNamesTool__f0 {
+        fn __value(value: ::core::option::Option<i64>) -> Self;
+    }
+    impl OddNamesTool__f0 for ::core::option::Option<i64> {
+        fn __value(value: ::core::option::Option<i64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `math.hypot` of tool `odd-names.tool`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/keywords.json` declares `math.hypot` as an optional argument, so the field is an `Option`: take `math_hypot: Option<f64>` (or the whole `OddNamesToolArgs`)"
+    )]
+    pub trait OddNamesTool__f1 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl OddNamesTool__f1 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `type` of tool `odd-names.tool`",
+        label = "expected `String`",
+        note = "`../../tests/registries/keywords.json` declares `type` as a required argument: take `r#type: String` (or the whole `OddNamesToolArgs`)"
+    )]
+    pub trait OddNamesTool__f2 {
+        fn __value(value: String) -> Self;
+    }
+    impl OddNamesTool__f2 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `self` of tool `odd-names.tool`",
+        label = "expected `Option<bool>`",
+        note = "`../../tests/registries/keywords.json` declares `self` as an optional argument, so the field is an `Option`: take `self_: Option<bool>` (or the whole `OddNamesToolArgs`)"
+    )]
+    pub trait OddNamesTool__f3 {
+        fn __value(value: ::core::option::Option<bool>) -> Self;
+    }
+    impl OddNamesTool__f3 for ::core::option::Option<bool> {
+        fn __value(value: ::core::option::Option<bool>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `aB` of tool `odd-names.tool`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/keywords.json` declares `aB` as an optional argument, so the field is an `Option`: take `a_b: Option<String>` (or the whole `OddNamesToolArgs`)"
+    )]
+    pub trait OddNamesTool__f4 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl OddNamesTool__f4 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `a_b` of tool `odd-names.tool`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/keywords.json` declares `a_b` as an optional argument, so the field is an `Option`: take `a_b2: Option<String>` (or the whole `OddNamesToolArgs`)"
+    )]
+    pub trait OddNamesTool__f5 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl OddNamesTool__f5 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `2fa` of tool `odd-names.tool`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/keywords.json` declares `2fa` as an optional argument, so the field is an `Option`: take `_2fa: Option<String>` (or the whole `OddNamesToolArgs`)"
+    )]
+    pub trait OddNamesTool__f6 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl OddNamesTool__f6 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `a/b~c` of tool `odd-names.tool`",
+        label = "expected `String`",
+        note = "`../../tests/registries/keywords.json` declares `a/b~c` as a required argument: take `a_b_c: String` (or the whole `OddNamesToolArgs`)"
+    )]
+    pub trait OddNamesTool__f7 {
+        fn __value(value: String) -> Self;
+    }
+    impl OddNamesTool__f7 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `open_args`",
+        label = "expected `OpenArgsArgs`",
+        note = "`../../tests/registries/keywords.json` generates `OpenArgsArgs` for the arguments of `open_args`"
+    )]
+    pub trait OpenArgs__args {
+        fn __value(value: OpenArgsArgs) -> Self;
+    }
+    impl OpenArgs__args for OpenArgsArgs {
+        fn __value(value: OpenArgsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `draft07_tuple`",
+        label = "expected `Draft07TupleArgs`",
+        note = "`../../tests/registries/keywords.json` generates `Draft07TupleArgs` for the arguments of `draft07_tuple`"
+    )]
+    pub trait Draft07Tuple__args {
+        fn __value(value: Draft07TupleArgs) -> Self;
+    }
+    impl Draft07Tuple__args for Draft07TupleArgs {
+        fn __value(value: Draft07TupleArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pair` of tool `draft07_tuple`",
+        label = "expected `Draft07TuplePair`",
+        note = "`../../tests/registries/keywords.json` declares `pair` as a required argument: take `pair: Draft07TuplePair` (or the whole `Draft07TupleArgs`)"
+    )]
+    pub trait Draft07Tuple__f0 {
+        fn __value(value: Draft07TuplePair) -> Self;
+    }
+    impl Draft07Tuple__f0 for Draft07TuplePair {
+        fn __value(value: Draft07TuplePair) -> Self {
+            value
+        }
+    }
+}

@@ -469,3 +469,75 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `fetch`",
+        label = "expected `FetchArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-fetch.json` generates `FetchArgs` for the arguments of `fetch`"
+    )]
+    pub trait Fetch__args {
+        fn __value(value: FetchArgs) -> Self;
+    }
+    impl Fetch__args for FetchArgs {
+        fn __value(value: FetchArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `url` of tool `fetch`",
+        label = "expected `FetchUrl`",
+        note = "`../../tests/registries/mcp/mcp-server-fetch.json` declares `url` as a required argument: take `url: FetchUrl` (or the whole `FetchArgs`)"
+    )]
+    pub trait Fetch__f0 {
+        fn __value(value: FetchUrl) -> Self;
+    }
+    impl Fetch__f0 for FetchUrl {
+        fn __value(value: FetchUrl) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `max_length` of tool `fetch`",
+        label = "expected `FetchMaxLength`",
+        note = "`../../tests/registries/mcp/mcp-server-fetch.json` declares `max_length` as an optional argument with a default, so the field is never absent: take `max_length: FetchMaxLength` (or the whole `FetchArgs`)"
+    )]
+    pub trait Fetch__f1 {
+        fn __value(value: FetchMaxLength) -> Self;
+    }
+    impl Fetch__f1 for FetchMaxLength {
+        fn __value(value: FetchMaxLength) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `start_index` of tool `fetch`",
+        label = "expected `FetchStartIndex`",
+        note = "`../../tests/registries/mcp/mcp-server-fetch.json` declares `start_index` as an optional argument with a default, so the field is never absent: take `start_index: FetchStartIndex` (or the whole `FetchArgs`)"
+    )]
+    pub trait Fetch__f2 {
+        fn __value(value: FetchStartIndex) -> Self;
+    }
+    impl Fetch__f2 for FetchStartIndex {
+        fn __value(value: FetchStartIndex) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `raw` of tool `fetch`",
+        label = "expected `bool`",
+        note = "`../../tests/registries/mcp/mcp-server-fetch.json` declares `raw` as an optional argument with a default, so the field is never absent: take `raw: bool` (or the whole `FetchArgs`)"
+    )]
+    pub trait Fetch__f3 {
+        fn __value(value: bool) -> Self;
+    }
+    impl Fetch__f3 for bool {
+        fn __value(value: bool) -> Self {
+            value
+        }
+    }
+}

@@ -2129,3 +2129,530 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_add`",
+        label = "expected `GitAddArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitAddArgs` for the arguments of `git_add`"
+    )]
+    pub trait GitAdd__args {
+        fn __value(value: GitAddArgs) -> Self;
+    }
+    impl GitAdd__args for GitAddArgs {
+        fn __value(value: GitAddArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_add`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitAddArgs`)"
+    )]
+    pub trait GitAdd__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitAdd__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `files` of tool `git_add`",
+        label = "expected `GitAddFiles`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `files` as a required argument: take `files: GitAddFiles` (or the whole `GitAddArgs`)"
+    )]
+    pub trait GitAdd__f1 {
+        fn __value(value: GitAddFiles) -> Self;
+    }
+    impl GitAdd__f1 for GitAddFiles {
+        fn __value(value: GitAddFiles) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_branch`",
+        label = "expected `GitBranchArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitBranchArgs` for the arguments of `git_branch`"
+    )]
+    pub trait GitBranch__args {
+        fn __value(value: GitBranchArgs) -> Self;
+    }
+    impl GitBranch__args for GitBranchArgs {
+        fn __value(value: GitBranchArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitBranchArgs`)"
+    )]
+    pub trait GitBranch__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitBranch__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branch_type` of tool `git_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `branch_type` as a required argument: take `branch_type: String` (or the whole `GitBranchArgs`)"
+    )]
+    pub trait GitBranch__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitBranch__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `contains` of tool `git_branch`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `contains` as an optional argument with a default, so the field is never absent: take `contains: Option<String>` (or the whole `GitBranchArgs`)"
+    )]
+    pub trait GitBranch__f2 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl GitBranch__f2 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `not_contains` of tool `git_branch`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `not_contains` as an optional argument with a default, so the field is never absent: take `not_contains: Option<String>` (or the whole `GitBranchArgs`)"
+    )]
+    pub trait GitBranch__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl GitBranch__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_checkout`",
+        label = "expected `GitCheckoutArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitCheckoutArgs` for the arguments of `git_checkout`"
+    )]
+    pub trait GitCheckout__args {
+        fn __value(value: GitCheckoutArgs) -> Self;
+    }
+    impl GitCheckout__args for GitCheckoutArgs {
+        fn __value(value: GitCheckoutArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_checkout`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitCheckoutArgs`)"
+    )]
+    pub trait GitCheckout__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitCheckout__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branch_name` of tool `git_checkout`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `branch_name` as a required argument: take `branch_name: String` (or the whole `GitCheckoutArgs`)"
+    )]
+    pub trait GitCheckout__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitCheckout__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_commit`",
+        label = "expected `GitCommitArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitCommitArgs` for the arguments of `git_commit`"
+    )]
+    pub trait GitCommit__args {
+        fn __value(value: GitCommitArgs) -> Self;
+    }
+    impl GitCommit__args for GitCommitArgs {
+        fn __value(value: GitCommitArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_commit`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitCommitArgs`)"
+    )]
+    pub trait GitCommit__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitCommit__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `message` of tool `git_commit`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `message` as a required argument: take `message: String` (or the whole `GitCommitArgs`)"
+    )]
+    pub trait GitCommit__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitCommit__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_create_branch`",
+        label = "expected `GitCreateBranchArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitCreateBranchArgs` for the arguments of `git_create_branch`"
+    )]
+    pub trait GitCreateBranch__args {
+        fn __value(value: GitCreateBranchArgs) -> Self;
+    }
+    impl GitCreateBranch__args for GitCreateBranchArgs {
+        fn __value(value: GitCreateBranchArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_create_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitCreateBranchArgs`)"
+    )]
+    pub trait GitCreateBranch__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitCreateBranch__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branch_name` of tool `git_create_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `branch_name` as a required argument: take `branch_name: String` (or the whole `GitCreateBranchArgs`)"
+    )]
+    pub trait GitCreateBranch__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitCreateBranch__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `base_branch` of tool `git_create_branch`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `base_branch` as an optional argument with a default, so the field is never absent: take `base_branch: Option<String>` (or the whole `GitCreateBranchArgs`)"
+    )]
+    pub trait GitCreateBranch__f2 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl GitCreateBranch__f2 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_diff`",
+        label = "expected `GitDiffArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitDiffArgs` for the arguments of `git_diff`"
+    )]
+    pub trait GitDiff__args {
+        fn __value(value: GitDiffArgs) -> Self;
+    }
+    impl GitDiff__args for GitDiffArgs {
+        fn __value(value: GitDiffArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_diff`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitDiffArgs`)"
+    )]
+    pub trait GitDiff__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitDiff__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `target` of tool `git_diff`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `target` as a required argument: take `target: String` (or the whole `GitDiffArgs`)"
+    )]
+    pub trait GitDiff__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitDiff__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `context_lines` of tool `git_diff`",
+        label = "expected `i64`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `context_lines` as an optional argument with a default, so the field is never absent: take `context_lines: i64` (or the whole `GitDiffArgs`)"
+    )]
+    pub trait GitDiff__f2 {
+        fn __value(value: i64) -> Self;
+    }
+    impl GitDiff__f2 for i64 {
+        fn __value(value: i64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_diff_staged`",
+        label = "expected `GitDiffStagedArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitDiffStagedArgs` for the arguments of `git_diff_staged`"
+    )]
+    pub trait GitDiffStaged__args {
+        fn __value(value: GitDiffStagedArgs) -> Self;
+    }
+    impl GitDiffStaged__args for GitDiffStagedArgs {
+        fn __value(value: GitDiffStagedArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_diff_staged`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitDiffStagedArgs`)"
+    )]
+    pub trait GitDiffStaged__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitDiffStaged__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `context_lines` of tool `git_diff_staged`",
+        label = "expected `i64`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `context_lines` as an optional argument with a default, so the field is never absent: take `context_lines: i64` (or the whole `GitDiffStagedArgs`)"
+    )]
+    pub trait GitDiffStaged__f1 {
+        fn __value(value: i64) -> Self;
+    }
+    impl GitDiffStaged__f1 for i64 {
+        fn __value(value: i64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_diff_unstaged`",
+        label = "expected `GitDiffUnstagedArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitDiffUnstagedArgs` for the arguments of `git_diff_unstaged`"
+    )]
+    pub trait GitDiffUnstaged__args {
+        fn __value(value: GitDiffUnstagedArgs) -> Self;
+    }
+    impl GitDiffUnstaged__args for GitDiffUnstagedArgs {
+        fn __value(value: GitDiffUnstagedArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_diff_unstaged`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitDiffUnstagedArgs`)"
+    )]
+    pub trait GitDiffUnstaged__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitDiffUnstaged__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `context_lines` of tool `git_diff_unstaged`",
+        label = "expected `i64`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `context_lines` as an optional argument with a default, so the field is never absent: take `context_lines: i64` (or the whole `GitDiffUnstagedArgs`)"
+    )]
+    pub trait GitDiffUnstaged__f1 {
+        fn __value(value: i64) -> Self;
+    }
+    impl GitDiffUnstaged__f1 for i64 {
+        fn __value(value: i64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_log`",
+        label = "expected `GitLogArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitLogArgs` for the arguments of `git_log`"
+    )]
+    pub trait GitLog__args {
+        fn __value(value: GitLogArgs) -> Self;
+    }
+    impl GitLog__args for GitLogArgs {
+        fn __value(value: GitLogArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_log`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitLogArgs`)"
+    )]
+    pub trait GitLog__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitLog__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `max_count` of tool `git_log`",
+        label = "expected `i64`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `max_count` as an optional argument with a default, so the field is never absent: take `max_count: i64` (or the whole `GitLogArgs`)"
+    )]
+    pub trait GitLog__f1 {
+        fn __value(value: i64) -> Self;
+    }
+    impl GitLog__f1 for i64 {
+        fn __value(value: i64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `start_timestamp` of tool `git_log`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `start_timestamp` as an optional argument with a default, so the field is never absent: take `start_timestamp: Option<String>` (or the whole `GitLogArgs`)"
+    )]
+    pub trait GitLog__f2 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl GitLog__f2 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `end_timestamp` of tool `git_log`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `end_timestamp` as an optional argument with a default, so the field is never absent: take `end_timestamp: Option<String>` (or the whole `GitLogArgs`)"
+    )]
+    pub trait GitLog__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl GitLog__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_reset`",
+        label = "expected `GitResetArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitResetArgs` for the arguments of `git_reset`"
+    )]
+    pub trait GitReset__args {
+        fn __value(value: GitResetArgs) -> Self;
+    }
+    impl GitReset__args for GitResetArgs {
+        fn __value(value: GitResetArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_reset`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitResetArgs`)"
+    )]
+    pub trait GitReset__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitReset__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_show`",
+        label = "expected `GitShowArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitShowArgs` for the arguments of `git_show`"
+    )]
+    pub trait GitShow__args {
+        fn __value(value: GitShowArgs) -> Self;
+    }
+    impl GitShow__args for GitShowArgs {
+        fn __value(value: GitShowArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_show`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitShowArgs`)"
+    )]
+    pub trait GitShow__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitShow__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `revision` of tool `git_show`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `revision` as a required argument: take `revision: String` (or the whole `GitShowArgs`)"
+    )]
+    pub trait GitShow__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitShow__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `git_status`",
+        label = "expected `GitStatusArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` generates `GitStatusArgs` for the arguments of `git_status`"
+    )]
+    pub trait GitStatus__args {
+        fn __value(value: GitStatusArgs) -> Self;
+    }
+    impl GitStatus__args for GitStatusArgs {
+        fn __value(value: GitStatusArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo_path` of tool `git_status`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-git.json` declares `repo_path` as a required argument: take `repo_path: String` (or the whole `GitStatusArgs`)"
+    )]
+    pub trait GitStatus__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GitStatus__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+}

@@ -20,6 +20,30 @@ pub struct ConvertTimeArgs {
     pub target_timezone: String,
 }
 #[allow(dead_code)]
+/// TimeResult
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ConvertTimeOutputTimeResult {
+    /// Timezone
+    pub timezone: String,
+    /// Datetime
+    pub datetime: String,
+    /// Day Of Week
+    pub day_of_week: String,
+    /// Is Dst
+    pub is_dst: bool,
+}
+#[allow(dead_code)]
+/// TimeConversionResult
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ConvertTimeOutput {
+    pub source: ConvertTimeOutputTimeResult,
+    pub target: ConvertTimeOutputTimeResult,
+    /// Time Difference
+    pub time_difference: String,
+}
+#[allow(dead_code)]
 /// get_current_timeArguments
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -28,6 +52,20 @@ pub struct GetCurrentTimeArgs {
     ///
     /// IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'Etc/UTC' as local timezone if no timezone provided by the user.
     pub timezone: String,
+}
+#[allow(dead_code)]
+/// TimeResult
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct GetCurrentTimeOutput {
+    /// Timezone
+    pub timezone: String,
+    /// Datetime
+    pub datetime: String,
+    /// Day Of Week
+    pub day_of_week: String,
+    /// Is Dst
+    pub is_dst: bool,
 }
 #[allow(dead_code)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
@@ -172,6 +210,293 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for ConvertTimeOutputTimeResult {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["timezone", "datetime", "day_of_week", "is_dst"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 4usize] = [::core::option::Option::None; 4usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "timezone" => 0,
+                    "datetime" => 1,
+                    "day_of_week" => 2,
+                    "is_dst" => 3,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "timezone",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "datetime",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "day_of_week",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[3].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "is_dst",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                timezone: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("timezone"),
+                    cx,
+                )?,
+                datetime: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("datetime"),
+                    cx,
+                )?,
+                day_of_week: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("day_of_week"),
+                    cx,
+                )?,
+                is_dst: <bool as ::toolseal::__private::FromJson>::from_json(
+                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("is_dst"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ConvertTimeOutputTimeResult);
+    impl ::toolseal::__private::schemars::JsonSchema for ConvertTimeOutputTimeResult {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ConvertTimeOutputTimeResult")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "ConvertTimeOutputTimeResult"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "timezone".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "datetime".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "day_of_week".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props.insert("is_dst".into(), ::toolseal::__private::subschema::<bool>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "timezone".into(), "datetime".into(), "day_of_week".into(),
+                        "is_dst".into(),
+                    ],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ConvertTimeOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["source", "target", "time_difference"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "source" => 0,
+                    "target" => 1,
+                    "time_difference" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "source",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "target",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "time_difference",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                source: <ConvertTimeOutputTimeResult as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("source"),
+                    cx,
+                )?,
+                target: <ConvertTimeOutputTimeResult as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("target"),
+                    cx,
+                )?,
+                time_difference: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("time_difference"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ConvertTimeOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ConvertTimeOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ConvertTimeOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "ConvertTimeOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "source".into(),
+                    ::toolseal::__private::subschema::<ConvertTimeOutputTimeResult>(g),
+                );
+            props
+                .insert(
+                    "target".into(),
+                    ::toolseal::__private::subschema::<ConvertTimeOutputTimeResult>(g),
+                );
+            props
+                .insert(
+                    "time_difference".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "source".into(), "target".into(), "time_difference".into(),
+                    ],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for GetCurrentTimeArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -255,6 +580,157 @@ const _: () = {
                 "required".into(),
                 ::toolseal::__private::serde_json::Value::Array(
                     ::std::vec!["timezone".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for GetCurrentTimeOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["timezone", "datetime", "day_of_week", "is_dst"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 4usize] = [::core::option::Option::None; 4usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "timezone" => 0,
+                    "datetime" => 1,
+                    "day_of_week" => 2,
+                    "is_dst" => 3,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "timezone",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "datetime",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "day_of_week",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[3].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "is_dst",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                timezone: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("timezone"),
+                    cx,
+                )?,
+                datetime: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("datetime"),
+                    cx,
+                )?,
+                day_of_week: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("day_of_week"),
+                    cx,
+                )?,
+                is_dst: <bool as ::toolseal::__private::FromJson>::from_json(
+                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("is_dst"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(GetCurrentTimeOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for GetCurrentTimeOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("GetCurrentTimeOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "GetCurrentTimeOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "timezone".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "datetime".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "day_of_week".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props.insert("is_dst".into(), ::toolseal::__private::subschema::<bool>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "timezone".into(), "datetime".into(), "day_of_week".into(),
+                        "is_dst".into(),
+                    ],
                 ),
             );
             s.insert(
@@ -427,3 +903,114 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `convert_time`",
+        label = "expected `ConvertTimeArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-time.json` generates `ConvertTimeArgs` for the arguments of `convert_time`"
+    )]
+    pub trait ConvertTime__args {
+        fn __value(value: ConvertTimeArgs) -> Self;
+    }
+    impl ConvertTime__args for ConvertTimeArgs {
+        fn __value(value: ConvertTimeArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `source_timezone` of tool `convert_time`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-time.json` declares `source_timezone` as a required argument: take `source_timezone: String` (or the whole `ConvertTimeArgs`)"
+    )]
+    pub trait ConvertTime__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ConvertTime__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `time` of tool `convert_time`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-time.json` declares `time` as a required argument: take `time: String` (or the whole `ConvertTimeArgs`)"
+    )]
+    pub trait ConvertTime__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl ConvertTime__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `target_timezone` of tool `convert_time`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-time.json` declares `target_timezone` as a required argument: take `target_timezone: String` (or the whole `ConvertTimeArgs`)"
+    )]
+    pub trait ConvertTime__f2 {
+        fn __value(value: String) -> Self;
+    }
+    impl ConvertTime__f2 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `convert_time`",
+        label = "expected `ConvertTimeOutput`",
+        note = "`../../tests/registries/mcp/mcp-server-time.json` declares an `outputSchema` for `convert_time`: return `ConvertTimeOutput` or `Result<ConvertTimeOutput, E>`"
+    )]
+    pub trait ConvertTime__output {
+        fn __value(value: ConvertTimeOutput) -> Self;
+    }
+    impl ConvertTime__output for ConvertTimeOutput {
+        fn __value(value: ConvertTimeOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_current_time`",
+        label = "expected `GetCurrentTimeArgs`",
+        note = "`../../tests/registries/mcp/mcp-server-time.json` generates `GetCurrentTimeArgs` for the arguments of `get_current_time`"
+    )]
+    pub trait GetCurrentTime__args {
+        fn __value(value: GetCurrentTimeArgs) -> Self;
+    }
+    impl GetCurrentTime__args for GetCurrentTimeArgs {
+        fn __value(value: GetCurrentTimeArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `timezone` of tool `get_current_time`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/mcp-server-time.json` declares `timezone` as a required argument: take `timezone: String` (or the whole `GetCurrentTimeArgs`)"
+    )]
+    pub trait GetCurrentTime__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetCurrentTime__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `get_current_time`",
+        label = "expected `GetCurrentTimeOutput`",
+        note = "`../../tests/registries/mcp/mcp-server-time.json` declares an `outputSchema` for `get_current_time`: return `GetCurrentTimeOutput` or `Result<GetCurrentTimeOutput, E>`"
+    )]
+    pub trait GetCurrentTime__output {
+        fn __value(value: GetCurrentTimeOutput) -> Self;
+    }
+    impl GetCurrentTime__output for GetCurrentTimeOutput {
+        fn __value(value: GetCurrentTimeOutput) -> Self {
+            value
+        }
+    }
+}

@@ -420,3 +420,62 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_weather`",
+        label = "expected `GetWeatherArgs`",
+        note = "`../../tests/registries/formats/openai.json` generates `GetWeatherArgs` for the arguments of `get_weather`"
+    )]
+    pub trait GetWeather__args {
+        fn __value(value: GetWeatherArgs) -> Self;
+    }
+    impl GetWeather__args for GetWeatherArgs {
+        fn __value(value: GetWeatherArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `location` of tool `get_weather`",
+        label = "expected `String`",
+        note = "`../../tests/registries/formats/openai.json` declares `location` as a required argument: take `location: String` (or the whole `GetWeatherArgs`)"
+    )]
+    pub trait GetWeather__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetWeather__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `units` of tool `get_weather`",
+        label = "expected `GetWeatherUnits`",
+        note = "`../../tests/registries/formats/openai.json` declares `units` as a required argument: take `units: GetWeatherUnits` (or the whole `GetWeatherArgs`)"
+    )]
+    pub trait GetWeather__f1 {
+        fn __value(value: GetWeatherUnits) -> Self;
+    }
+    impl GetWeather__f1 for GetWeatherUnits {
+        fn __value(value: GetWeatherUnits) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_time`",
+        label = "expected `GetTimeArgs`",
+        note = "`../../tests/registries/formats/openai.json` generates `GetTimeArgs` for the arguments of `get_time`"
+    )]
+    pub trait GetTime__args {
+        fn __value(value: GetTimeArgs) -> Self;
+    }
+    impl GetTime__args for GetTimeArgs {
+        fn __value(value: GetTimeArgs) -> Self {
+            value
+        }
+    }
+}

@@ -124,6 +124,18 @@ pub struct GetStructuredContentArgs {
     pub location: GetStructuredContentLocation,
 }
 #[allow(dead_code)]
+/// Structured output of the `get-structured-content` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct GetStructuredContentOutput {
+    /// Temperature in celsius
+    pub temperature: f64,
+    /// Weather conditions description
+    pub conditions: String,
+    /// Humidity percentage
+    pub humidity: f64,
+}
+#[allow(dead_code)]
 /// Arguments of the `get-sum` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -1047,6 +1059,142 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `get-structured-content` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for GetStructuredContentOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["temperature", "conditions", "humidity"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "temperature" => 0,
+                    "conditions" => 1,
+                    "humidity" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "temperature",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "conditions",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "humidity",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                temperature: <f64 as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("temperature"),
+                    cx,
+                )?,
+                conditions: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("conditions"),
+                    cx,
+                )?,
+                humidity: <f64 as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("humidity"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(GetStructuredContentOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for GetStructuredContentOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("GetStructuredContentOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "GetStructuredContentOutput"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "temperature".into(),
+                    ::toolseal::__private::subschema::<f64>(g),
+                );
+            props
+                .insert(
+                    "conditions".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props.insert("humidity".into(), ::toolseal::__private::subschema::<f64>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "temperature".into(), "conditions".into(), "humidity".into(),
+                    ],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `get-structured-content` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -2342,3 +2490,400 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `echo`",
+        label = "expected `EchoArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `EchoArgs` for the arguments of `echo`"
+    )]
+    pub trait Echo__args {
+        fn __value(value: EchoArgs) -> Self;
+    }
+    impl Echo__args for EchoArgs {
+        fn __value(value: EchoArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `message` of tool `echo`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `message` as a required argument: take `message: String` (or the whole `EchoArgs`)"
+    )]
+    pub trait Echo__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl Echo__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get-annotated-message`",
+        label = "expected `GetAnnotatedMessageArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `GetAnnotatedMessageArgs` for the arguments of `get-annotated-message`"
+    )]
+    pub trait GetAnnotatedMessage__args {
+        fn __value(value: GetAnnotatedMessageArgs) -> Self;
+    }
+    impl GetAnnotatedMessage__args for GetAnnotatedMessageArgs {
+        fn __value(value: GetAnnotatedMessageArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `messageType` of tool `get-annotated-message`",
+        label = "expected `GetAnnotatedMessageMessageType`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `messageType` as a required argument: take `message_type: GetAnnotatedMessageMessageType` (or the whole `GetAnnotatedMessageArgs`)"
+    )]
+    pub trait GetAnnotatedMessage__f0 {
+        fn __value(value: GetAnnotatedMessageMessageType) -> Self;
+    }
+    impl GetAnnotatedMessage__f0 for GetAnnotatedMessageMessageType {
+        fn __value(value: GetAnnotatedMessageMessageType) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `includeImage` of tool `get-annotated-message`",
+        label = "expected `bool`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `includeImage` as an optional argument with a default, so the field is never absent: take `include_image: bool` (or the whole `GetAnnotatedMessageArgs`)"
+    )]
+    pub trait GetAnnotatedMessage__f1 {
+        fn __value(value: bool) -> Self;
+    }
+    impl GetAnnotatedMessage__f1 for bool {
+        fn __value(value: bool) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get-env`",
+        label = "expected `GetEnvArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `GetEnvArgs` for the arguments of `get-env`"
+    )]
+    pub trait GetEnv__args {
+        fn __value(value: GetEnvArgs) -> Self;
+    }
+    impl GetEnv__args for GetEnvArgs {
+        fn __value(value: GetEnvArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get-resource-links`",
+        label = "expected `GetResourceLinksArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `GetResourceLinksArgs` for the arguments of `get-resource-links`"
+    )]
+    pub trait GetResourceLinks__args {
+        fn __value(value: GetResourceLinksArgs) -> Self;
+    }
+    impl GetResourceLinks__args for GetResourceLinksArgs {
+        fn __value(value: GetResourceLinksArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `count` of tool `get-resource-links`",
+        label = "expected `GetResourceLinksCount`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `count` as an optional argument with a default, so the field is never absent: take `count: GetResourceLinksCount` (or the whole `GetResourceLinksArgs`)"
+    )]
+    pub trait GetResourceLinks__f0 {
+        fn __value(value: GetResourceLinksCount) -> Self;
+    }
+    impl GetResourceLinks__f0 for GetResourceLinksCount {
+        fn __value(value: GetResourceLinksCount) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get-resource-reference`",
+        label = "expected `GetResourceReferenceArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `GetResourceReferenceArgs` for the arguments of `get-resource-reference`"
+    )]
+    pub trait GetResourceReference__args {
+        fn __value(value: GetResourceReferenceArgs) -> Self;
+    }
+    impl GetResourceReference__args for GetResourceReferenceArgs {
+        fn __value(value: GetResourceReferenceArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `resourceType` of tool `get-resource-reference`",
+        label = "expected `GetResourceReferenceResourceType`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `resourceType` as an optional argument with a default, so the field is never absent: take `resource_type: GetResourceReferenceResourceType` (or the whole `GetResourceReferenceArgs`)"
+    )]
+    pub trait GetResourceReference__f0 {
+        fn __value(value: GetResourceReferenceResourceType) -> Self;
+    }
+    impl GetResourceReference__f0 for GetResourceReferenceResourceType {
+        fn __value(value: GetResourceReferenceResourceType) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `resourceId` of tool `get-resource-reference`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `resourceId` as an optional argument with a default, so the field is never absent: take `resource_id: f64` (or the whole `GetResourceReferenceArgs`)"
+    )]
+    pub trait GetResourceReference__f1 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetResourceReference__f1 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get-structured-content`",
+        label = "expected `GetStructuredContentArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `GetStructuredContentArgs` for the arguments of `get-structured-content`"
+    )]
+    pub trait GetStructuredContent__args {
+        fn __value(value: GetStructuredContentArgs) -> Self;
+    }
+    impl GetStructuredContent__args for GetStructuredContentArgs {
+        fn __value(value: GetStructuredContentArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `location` of tool `get-structured-content`",
+        label = "expected `GetStructuredContentLocation`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `location` as a required argument: take `location: GetStructuredContentLocation` (or the whole `GetStructuredContentArgs`)"
+    )]
+    pub trait GetStructuredContent__f0 {
+        fn __value(value: GetStructuredContentLocation) -> Self;
+    }
+    impl GetStructuredContent__f0 for GetStructuredContentLocation {
+        fn __value(value: GetStructuredContentLocation) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `get-structured-content`",
+        label = "expected `GetStructuredContentOutput`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares an `outputSchema` for `get-structured-content`: return `GetStructuredContentOutput` or `Result<GetStructuredContentOutput, E>`"
+    )]
+    pub trait GetStructuredContent__output {
+        fn __value(value: GetStructuredContentOutput) -> Self;
+    }
+    impl GetStructuredContent__output for GetStructuredContentOutput {
+        fn __value(value: GetStructuredContentOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get-sum`",
+        label = "expected `GetSumArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `GetSumArgs` for the arguments of `get-sum`"
+    )]
+    pub trait GetSum__args {
+        fn __value(value: GetSumArgs) -> Self;
+    }
+    impl GetSum__args for GetSumArgs {
+        fn __value(value: GetSumArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `a` of tool `get-sum`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `a` as a required argument: take `a: f64` (or the whole `GetSumArgs`)"
+    )]
+    pub trait GetSum__f0 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetSum__f0 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `b` of tool `get-sum`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `b` as a required argument: take `b: f64` (or the whole `GetSumArgs`)"
+    )]
+    pub trait GetSum__f1 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetSum__f1 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get-tiny-image`",
+        label = "expected `GetTinyImageArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `GetTinyImageArgs` for the arguments of `get-tiny-image`"
+    )]
+    pub trait GetTinyImage__args {
+        fn __value(value: GetTinyImageArgs) -> Self;
+    }
+    impl GetTinyImage__args for GetTinyImageArgs {
+        fn __value(value: GetTinyImageArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `gzip-file-as-resource`",
+        label = "expected `GzipFileAsResourceArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `GzipFileAsResourceArgs` for the arguments of `gzip-file-as-resource`"
+    )]
+    pub trait GzipFileAsResource__args {
+        fn __value(value: GzipFileAsResourceArgs) -> Self;
+    }
+    impl GzipFileAsResource__args for GzipFileAsResourceArgs {
+        fn __value(value: GzipFileAsResourceArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `name` of tool `gzip-file-as-resource`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `name` as an optional argument with a default, so the field is never absent: take `name: String` (or the whole `GzipFileAsResourceArgs`)"
+    )]
+    pub trait GzipFileAsResource__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GzipFileAsResource__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `data` of tool `gzip-file-as-resource`",
+        label = "expected `GzipFileAsResourceData`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `data` as an optional argument with a default, so the field is never absent: take `data: GzipFileAsResourceData` (or the whole `GzipFileAsResourceArgs`)"
+    )]
+    pub trait GzipFileAsResource__f1 {
+        fn __value(value: GzipFileAsResourceData) -> Self;
+    }
+    impl GzipFileAsResource__f1 for GzipFileAsResourceData {
+        fn __value(value: GzipFileAsResourceData) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `outputType` of tool `gzip-file-as-resource`",
+        label = "expected `GzipFileAsResourceOutputType`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `outputType` as an optional argument with a default, so the field is never absent: take `output_type: GzipFileAsResourceOutputType` (or the whole `GzipFileAsResourceArgs`)"
+    )]
+    pub trait GzipFileAsResource__f2 {
+        fn __value(value: GzipFileAsResourceOutputType) -> Self;
+    }
+    impl GzipFileAsResource__f2 for GzipFileAsResourceOutputType {
+        fn __value(value: GzipFileAsResourceOutputType) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `simulate-research-query`",
+        label = "expected `SimulateResearchQueryArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `SimulateResearchQueryArgs` for the arguments of `simulate-research-query`"
+    )]
+    pub trait SimulateResearchQuery__args {
+        fn __value(value: SimulateResearchQueryArgs) -> Self;
+    }
+    impl SimulateResearchQuery__args for SimulateResearchQueryArgs {
+        fn __value(value: SimulateResearchQueryArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `topic` of tool `simulate-research-query`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `topic` as a required argument: take `topic: String` (or the whole `SimulateResearchQueryArgs`)"
+    )]
+    pub trait SimulateResearchQuery__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl SimulateResearchQuery__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `ambiguous` of tool `simulate-research-query`",
+        label = "expected `bool`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `ambiguous` as an optional argument with a default, so the field is never absent: take `ambiguous: bool` (or the whole `SimulateResearchQueryArgs`)"
+    )]
+    pub trait SimulateResearchQuery__f1 {
+        fn __value(value: bool) -> Self;
+    }
+    impl SimulateResearchQuery__f1 for bool {
+        fn __value(value: bool) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `toggle-simulated-logging`",
+        label = "expected `ToggleSimulatedLoggingArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `ToggleSimulatedLoggingArgs` for the arguments of `toggle-simulated-logging`"
+    )]
+    pub trait ToggleSimulatedLogging__args {
+        fn __value(value: ToggleSimulatedLoggingArgs) -> Self;
+    }
+    impl ToggleSimulatedLogging__args for ToggleSimulatedLoggingArgs {
+        fn __value(value: ToggleSimulatedLoggingArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `toggle-subscriber-updates`",
+        label = "expected `ToggleSubscriberUpdatesArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `ToggleSubscriberUpdatesArgs` for the arguments of `toggle-subscriber-updates`"
+    )]
+    pub trait ToggleSubscriberUpdates__args {
+        fn __value(value: ToggleSubscriberUpdatesArgs) -> Self;
+    }
+    impl ToggleSubscriberUpdates__args for ToggleSubscriberUpdatesArgs {
+        fn __value(value: ToggleSubscriberUpdatesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `trigger-long-running-operation`",
+        label = "expected `TriggerLongRunningOperationArgs`",
+        note = "`../../tests/registries/mcp/server-everything.json` generates `TriggerLongRunningOperationArgs` for the arguments of `trigger-long-running-operation`"
+    )]
+    pub trait TriggerLongRunningOperation__args {
+        fn __value(value: TriggerLongRunningOperationArgs) -> Self;
+    }
+    impl TriggerLongRunningOperation__args for TriggerLongRunningOperationArgs {
+        fn __value(value: TriggerLongRunningOperationArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `duration` of tool `trigger-long-running-operation`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `duration` as an optional argument with a default, so the field is never absent: take `duration: f64` (or the whole `TriggerLongRunningOperationArgs`)"
+    )]
+    pub trait TriggerLongRunningOperation__f0 {
+        fn __value(value: f64) -> Self;
+    }
+    impl TriggerLongRunningOperation__f0 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `steps` of tool `trigger-long-running-operation`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-everything.json` declares `steps` as an optional argument with a default, so the field is never absent: take `steps: f64` (or the whole `TriggerLongRunningOperationArgs`)"
+    )]
+    pub trait TriggerLongRunningOperation__f1 {
+        fn __value(value: f64) -> Self;
+    }
+    impl TriggerLongRunningOperation__f1 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+}

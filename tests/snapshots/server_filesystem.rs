@@ -9,6 +9,13 @@ pub struct CreateDirectoryArgs {
     pub path: String,
 }
 #[allow(dead_code)]
+/// Structured output of the `create_directory` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct CreateDirectoryOutput {
+    pub content: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `directory_tree` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -16,6 +23,13 @@ pub struct DirectoryTreeArgs {
     pub path: String,
     #[serde(rename = "excludePatterns")]
     pub exclude_patterns: ::std::vec::Vec<String>,
+}
+#[allow(dead_code)]
+/// Structured output of the `directory_tree` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct DirectoryTreeOutput {
+    pub content: String,
 }
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -40,6 +54,13 @@ pub struct EditFileArgs {
     pub dry_run: bool,
 }
 #[allow(dead_code)]
+/// Structured output of the `edit_file` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct EditFileOutput {
+    pub content: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `get_file_info` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -47,16 +68,37 @@ pub struct GetFileInfoArgs {
     pub path: String,
 }
 #[allow(dead_code)]
+/// Structured output of the `get_file_info` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct GetFileInfoOutput {
+    pub content: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `list_allowed_directories` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListAllowedDirectoriesArgs {}
+#[allow(dead_code)]
+/// Structured output of the `list_allowed_directories` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ListAllowedDirectoriesOutput {
+    pub content: String,
+}
 #[allow(dead_code)]
 /// Arguments of the `list_directory` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListDirectoryArgs {
     pub path: String,
+}
+#[allow(dead_code)]
+/// Structured output of the `list_directory` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ListDirectoryOutput {
+    pub content: String,
 }
 #[allow(dead_code)]
 /// Sort entries by name or size
@@ -89,12 +131,26 @@ pub struct ListDirectoryWithSizesArgs {
     pub sort_by: ListDirectoryWithSizesSortBy,
 }
 #[allow(dead_code)]
+/// Structured output of the `list_directory_with_sizes` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ListDirectoryWithSizesOutput {
+    pub content: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `move_file` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct MoveFileArgs {
     pub source: String,
     pub destination: String,
+}
+#[allow(dead_code)]
+/// Structured output of the `move_file` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct MoveFileOutput {
+    pub content: String,
 }
 #[allow(dead_code)]
 /// Arguments of the `read_file` tool.
@@ -110,11 +166,93 @@ pub struct ReadFileArgs {
     pub head: ::core::option::Option<f64>,
 }
 #[allow(dead_code)]
+/// Structured output of the `read_file` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadFileOutput {
+    pub content: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `read_media_file` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMediaFileArgs {
     pub path: String,
+}
+#[allow(dead_code)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    ::toolseal::__private::serde::Serialize
+)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub enum ReadMediaFileOutputContentItemObjectType {
+    ///image
+    #[serde(rename = "image")]
+    Image,
+    ///audio
+    #[serde(rename = "audio")]
+    Audio,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadMediaFileOutputContentItemObject {
+    pub r#type: ReadMediaFileOutputContentItemObjectType,
+    pub data: String,
+    #[serde(rename = "mimeType")]
+    pub mime_type: String,
+}
+#[allow(dead_code)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    ::toolseal::__private::serde::Serialize
+)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub enum ReadMediaFileOutputContentItemObject2Type {
+    ///resource
+    #[serde(rename = "resource")]
+    Resource,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadMediaFileOutputContentItemObject2Resource {
+    pub uri: String,
+    #[serde(rename = "mimeType")]
+    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    pub mime_type: ::core::option::Option<String>,
+    pub blob: String,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadMediaFileOutputContentItemObject2 {
+    pub r#type: ReadMediaFileOutputContentItemObject2Type,
+    pub resource: ReadMediaFileOutputContentItemObject2Resource,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde", untagged)]
+pub enum ReadMediaFileOutputContentItem {
+    Object(ReadMediaFileOutputContentItemObject),
+    Object2(ReadMediaFileOutputContentItemObject2),
+}
+#[allow(dead_code)]
+/// Structured output of the `read_media_file` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadMediaFileOutput {
+    pub content: ::std::vec::Vec<ReadMediaFileOutputContentItem>,
 }
 #[allow(dead_code)]
 /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
@@ -130,6 +268,13 @@ pub struct ReadMultipleFilesArgs {
     pub paths: ReadMultipleFilesPaths,
 }
 #[allow(dead_code)]
+/// Structured output of the `read_multiple_files` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadMultipleFilesOutput {
+    pub content: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `read_text_file` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -143,6 +288,13 @@ pub struct ReadTextFileArgs {
     pub head: ::core::option::Option<f64>,
 }
 #[allow(dead_code)]
+/// Structured output of the `read_text_file` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadTextFileOutput {
+    pub content: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `search_files` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -153,11 +305,25 @@ pub struct SearchFilesArgs {
     pub exclude_patterns: ::std::vec::Vec<String>,
 }
 #[allow(dead_code)]
+/// Structured output of the `search_files` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct SearchFilesOutput {
+    pub content: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `write_file` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct WriteFileArgs {
     pub path: String,
+    pub content: String,
+}
+#[allow(dead_code)]
+/// Structured output of the `write_file` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct WriteFileOutput {
     pub content: String,
 }
 #[allow(dead_code)]
@@ -288,6 +454,99 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for CreateDirectoryOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(CreateDirectoryOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for CreateDirectoryOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("CreateDirectoryOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "CreateDirectoryOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `create_directory` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for DirectoryTreeArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -397,6 +656,99 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `directory_tree` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for DirectoryTreeOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(DirectoryTreeOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for DirectoryTreeOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("DirectoryTreeOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "DirectoryTreeOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `directory_tree` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -635,6 +987,99 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for EditFileOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(EditFileOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for EditFileOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("EditFileOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "EditFileOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `edit_file` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for GetFileInfoArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -727,6 +1172,99 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for GetFileInfoOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(GetFileInfoOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for GetFileInfoOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("GetFileInfoOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "GetFileInfoOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `get_file_info` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for ListAllowedDirectoriesArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -786,6 +1324,101 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `list_allowed_directories` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ListAllowedDirectoriesOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ListAllowedDirectoriesOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ListAllowedDirectoriesOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ListAllowedDirectoriesOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "ListAllowedDirectoriesOutput"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `list_allowed_directories` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -878,6 +1511,99 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `list_directory` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ListDirectoryOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ListDirectoryOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ListDirectoryOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "ListDirectoryOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `list_directory` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -1060,6 +1786,101 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for ListDirectoryWithSizesOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryWithSizesOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ListDirectoryWithSizesOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "ListDirectoryWithSizesOutput"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `list_directory_with_sizes` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for MoveFileArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1166,6 +1987,99 @@ const _: () = {
                 ::toolseal::__private::serde_json::Value::Bool(false),
             );
             s.insert("description".into(), "Arguments of the `move_file` tool.".into());
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for MoveFileOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(MoveFileOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for MoveFileOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("MoveFileOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "MoveFileOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `move_file` tool.".into(),
+            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -1286,6 +2200,99 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for ReadFileOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadFileOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ReadFileOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadFileOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "ReadFileOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `read_file` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for ReadMediaFileArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1374,6 +2381,681 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `read_media_file` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    #[allow(dead_code)]
+    impl ReadMediaFileOutputContentItemObjectType {
+        /// The value as written in the registry.
+        pub fn as_str(&self) -> &'static str {
+            match self {
+                Self::Image => "image",
+                Self::Audio => "audio",
+            }
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItemObjectType {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            _: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            if let ::toolseal::__private::Json::String(s) = v {
+                match s.as_ref() {
+                    "image" => return ::core::result::Result::Ok(Self::Image),
+                    "audio" => return ::core::result::Result::Ok(Self::Audio),
+                    _ => {}
+                }
+            }
+            ::core::result::Result::Err(
+                ::toolseal::__private::Rejection::violation(
+                    at,
+                    ::toolseal::__private::Keyword::Enum,
+                    "one of \"image\", \"audio\"",
+                    v.kind(),
+                ),
+            )
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObjectType);
+    impl ::toolseal::__private::schemars::JsonSchema
+    for ReadMediaFileOutputContentItemObjectType {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObjectType")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::",
+                    "ReadMediaFileOutputContentItemObjectType"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            s.insert(
+                "enum".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        ::toolseal::__private::json_literal("\"image\""),
+                        ::toolseal::__private::json_literal("\"audio\"")
+                    ],
+                ),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItemObject {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["type", "data", "mimeType"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "type" => 0,
+                    "data" => 1,
+                    "mimeType" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "type",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "data",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "mimeType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                r#type: <ReadMediaFileOutputContentItemObjectType as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("type"),
+                    cx,
+                )?,
+                data: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("data"),
+                    cx,
+                )?,
+                mime_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("mimeType"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject);
+    impl ::toolseal::__private::schemars::JsonSchema
+    for ReadMediaFileOutputContentItemObject {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObject")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "ReadMediaFileOutputContentItemObject"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "type".into(),
+                    ::toolseal::__private::subschema::<
+                        ReadMediaFileOutputContentItemObjectType,
+                    >(g),
+                );
+            props.insert("data".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "mimeType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["type".into(), "data".into(), "mimeType".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    #[allow(dead_code)]
+    impl ReadMediaFileOutputContentItemObject2Type {
+        /// The value as written in the registry.
+        pub fn as_str(&self) -> &'static str {
+            match self {
+                Self::Resource => "resource",
+            }
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItemObject2Type {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            _: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            if let ::toolseal::__private::Json::String(s) = v {
+                match s.as_ref() {
+                    "resource" => return ::core::result::Result::Ok(Self::Resource),
+                    _ => {}
+                }
+            }
+            ::core::result::Result::Err(
+                ::toolseal::__private::Rejection::violation(
+                    at,
+                    ::toolseal::__private::Keyword::Const,
+                    "the value \"resource\"",
+                    v.kind(),
+                ),
+            )
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject2Type);
+    impl ::toolseal::__private::schemars::JsonSchema
+    for ReadMediaFileOutputContentItemObject2Type {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObject2Type")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::",
+                    "ReadMediaFileOutputContentItemObject2Type"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            s.insert(
+                "const".into(),
+                ::toolseal::__private::json_literal("\"resource\""),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson
+    for ReadMediaFileOutputContentItemObject2Resource {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["uri", "mimeType", "blob"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "uri" => 0,
+                    "mimeType" => 1,
+                    "blob" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "uri",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "blob",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                uri: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("uri"),
+                    cx,
+                )?,
+                mime_type: match slots[1] {
+                    ::core::option::Option::Some(x) => {
+                        ::core::option::Option::Some(
+                            <String as ::toolseal::__private::FromJson>::from_json(
+                                x,
+                                &at.key("mimeType"),
+                                cx,
+                            )?,
+                        )
+                    }
+                    ::core::option::Option::None => ::core::option::Option::None,
+                },
+                blob: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("blob"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(
+        ReadMediaFileOutputContentItemObject2Resource
+    );
+    impl ::toolseal::__private::schemars::JsonSchema
+    for ReadMediaFileOutputContentItemObject2Resource {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObject2Resource")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::",
+                    "ReadMediaFileOutputContentItemObject2Resource"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("uri".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "mimeType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props.insert("blob".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["uri".into(), "blob".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItemObject2 {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["type", "resource"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 2usize] = [::core::option::Option::None; 2usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "type" => 0,
+                    "resource" => 1,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "type",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "resource",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                r#type: <ReadMediaFileOutputContentItemObject2Type as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("type"),
+                    cx,
+                )?,
+                resource: <ReadMediaFileOutputContentItemObject2Resource as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("resource"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject2);
+    impl ::toolseal::__private::schemars::JsonSchema
+    for ReadMediaFileOutputContentItemObject2 {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObject2")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "ReadMediaFileOutputContentItemObject2"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "type".into(),
+                    ::toolseal::__private::subschema::<
+                        ReadMediaFileOutputContentItemObject2Type,
+                    >(g),
+                );
+            props
+                .insert(
+                    "resource".into(),
+                    ::toolseal::__private::subschema::<
+                        ReadMediaFileOutputContentItemObject2Resource,
+                    >(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["type".into(), "resource".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let mut errors = ::std::vec::Vec::new();
+            let mut trial = cx.child();
+            match <ReadMediaFileOutputContentItemObject as ::toolseal::__private::FromJson>::from_json(
+                v,
+                at,
+                &mut trial,
+            ) {
+                ::core::result::Result::Ok(x) => {
+                    cx.absorb(trial);
+                    return ::core::result::Result::Ok(Self::Object(x));
+                }
+                ::core::result::Result::Err(e) => errors.push(e),
+            }
+            let mut trial = cx.child();
+            match <ReadMediaFileOutputContentItemObject2 as ::toolseal::__private::FromJson>::from_json(
+                v,
+                at,
+                &mut trial,
+            ) {
+                ::core::result::Result::Ok(x) => {
+                    cx.absorb(trial);
+                    return ::core::result::Result::Ok(Self::Object2(x));
+                }
+                ::core::result::Result::Err(e) => errors.push(e),
+            }
+            ::core::result::Result::Err(
+                ::toolseal::__private::check::union_error(
+                    at,
+                    v,
+                    ::toolseal::__private::Keyword::AnyOf,
+                    ::std::borrow::Cow::Borrowed("one of: object"),
+                    errors,
+                ),
+            )
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItem);
+    impl ::toolseal::__private::schemars::JsonSchema for ReadMediaFileOutputContentItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "ReadMediaFileOutputContentItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            s.insert(
+                "anyOf".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        ::toolseal::__private::subschema:: <
+                        ReadMediaFileOutputContentItemObject > (g),
+                        ::toolseal::__private::subschema:: <
+                        ReadMediaFileOutputContentItemObject2 > (g)
+                    ],
+                ),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadMediaFileOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <::std::vec::Vec<
+                    ReadMediaFileOutputContentItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ReadMediaFileOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadMediaFileOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "ReadMediaFileOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "content".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<ReadMediaFileOutputContentItem>,
+                    >(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `read_media_file` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -1519,6 +3201,99 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for ReadMultipleFilesOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ReadMultipleFilesOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadMultipleFilesOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "ReadMultipleFilesOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `read_multiple_files` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for ReadTextFileArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1635,6 +3410,99 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `read_text_file` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadTextFileOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadTextFileOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ReadTextFileOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadTextFileOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "ReadTextFileOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `read_text_file` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -1769,6 +3637,99 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for SearchFilesOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(SearchFilesOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for SearchFilesOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("SearchFilesOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "SearchFilesOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `search_files` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for WriteFileArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1872,6 +3833,99 @@ const _: () = {
                 ::toolseal::__private::serde_json::Value::Bool(false),
             );
             s.insert("description".into(), "Arguments of the `write_file` tool.".into());
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for WriteFileOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["content"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "content" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "content",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                content: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("content"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(WriteFileOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for WriteFileOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("WriteFileOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "WriteFileOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["content".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `write_file` tool.".into(),
+            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -2429,3 +4483,699 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_directory`",
+        label = "expected `CreateDirectoryArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `CreateDirectoryArgs` for the arguments of `create_directory`"
+    )]
+    pub trait CreateDirectory__args {
+        fn __value(value: CreateDirectoryArgs) -> Self;
+    }
+    impl CreateDirectory__args for CreateDirectoryArgs {
+        fn __value(value: CreateDirectoryArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `create_directory`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `CreateDirectoryArgs`)"
+    )]
+    pub trait CreateDirectory__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateDirectory__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `create_directory`",
+        label = "expected `CreateDirectoryOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `create_directory`: return `CreateDirectoryOutput` or `Result<CreateDirectoryOutput, E>`"
+    )]
+    pub trait CreateDirectory__output {
+        fn __value(value: CreateDirectoryOutput) -> Self;
+    }
+    impl CreateDirectory__output for CreateDirectoryOutput {
+        fn __value(value: CreateDirectoryOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `directory_tree`",
+        label = "expected `DirectoryTreeArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `DirectoryTreeArgs` for the arguments of `directory_tree`"
+    )]
+    pub trait DirectoryTree__args {
+        fn __value(value: DirectoryTreeArgs) -> Self;
+    }
+    impl DirectoryTree__args for DirectoryTreeArgs {
+        fn __value(value: DirectoryTreeArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `directory_tree`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `DirectoryTreeArgs`)"
+    )]
+    pub trait DirectoryTree__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl DirectoryTree__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `excludePatterns` of tool `directory_tree`",
+        label = "expected `Vec<String>`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `excludePatterns` as an optional argument with a default, so the field is never absent: take `exclude_patterns: Vec<String>` (or the whole `DirectoryTreeArgs`)"
+    )]
+    pub trait DirectoryTree__f1 {
+        fn __value(value: ::std::vec::Vec<String>) -> Self;
+    }
+    impl DirectoryTree__f1 for ::std::vec::Vec<String> {
+        fn __value(value: ::std::vec::Vec<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `directory_tree`",
+        label = "expected `DirectoryTreeOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `directory_tree`: return `DirectoryTreeOutput` or `Result<DirectoryTreeOutput, E>`"
+    )]
+    pub trait DirectoryTree__output {
+        fn __value(value: DirectoryTreeOutput) -> Self;
+    }
+    impl DirectoryTree__output for DirectoryTreeOutput {
+        fn __value(value: DirectoryTreeOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `edit_file`",
+        label = "expected `EditFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `EditFileArgs` for the arguments of `edit_file`"
+    )]
+    pub trait EditFile__args {
+        fn __value(value: EditFileArgs) -> Self;
+    }
+    impl EditFile__args for EditFileArgs {
+        fn __value(value: EditFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `edit_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `EditFileArgs`)"
+    )]
+    pub trait EditFile__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl EditFile__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `edits` of tool `edit_file`",
+        label = "expected `Vec<EditFileEditsItem>`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `edits` as a required argument: take `edits: Vec<EditFileEditsItem>` (or the whole `EditFileArgs`)"
+    )]
+    pub trait EditFile__f1 {
+        fn __value(value: ::std::vec::Vec<EditFileEditsItem>) -> Self;
+    }
+    impl EditFile__f1 for ::std::vec::Vec<EditFileEditsItem> {
+        fn __value(value: ::std::vec::Vec<EditFileEditsItem>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `dryRun` of tool `edit_file`",
+        label = "expected `bool`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `dryRun` as an optional argument with a default, so the field is never absent: take `dry_run: bool` (or the whole `EditFileArgs`)"
+    )]
+    pub trait EditFile__f2 {
+        fn __value(value: bool) -> Self;
+    }
+    impl EditFile__f2 for bool {
+        fn __value(value: bool) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `edit_file`",
+        label = "expected `EditFileOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `edit_file`: return `EditFileOutput` or `Result<EditFileOutput, E>`"
+    )]
+    pub trait EditFile__output {
+        fn __value(value: EditFileOutput) -> Self;
+    }
+    impl EditFile__output for EditFileOutput {
+        fn __value(value: EditFileOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_file_info`",
+        label = "expected `GetFileInfoArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `GetFileInfoArgs` for the arguments of `get_file_info`"
+    )]
+    pub trait GetFileInfo__args {
+        fn __value(value: GetFileInfoArgs) -> Self;
+    }
+    impl GetFileInfo__args for GetFileInfoArgs {
+        fn __value(value: GetFileInfoArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `get_file_info`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `GetFileInfoArgs`)"
+    )]
+    pub trait GetFileInfo__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetFileInfo__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `get_file_info`",
+        label = "expected `GetFileInfoOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `get_file_info`: return `GetFileInfoOutput` or `Result<GetFileInfoOutput, E>`"
+    )]
+    pub trait GetFileInfo__output {
+        fn __value(value: GetFileInfoOutput) -> Self;
+    }
+    impl GetFileInfo__output for GetFileInfoOutput {
+        fn __value(value: GetFileInfoOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_allowed_directories`",
+        label = "expected `ListAllowedDirectoriesArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `ListAllowedDirectoriesArgs` for the arguments of `list_allowed_directories`"
+    )]
+    pub trait ListAllowedDirectories__args {
+        fn __value(value: ListAllowedDirectoriesArgs) -> Self;
+    }
+    impl ListAllowedDirectories__args for ListAllowedDirectoriesArgs {
+        fn __value(value: ListAllowedDirectoriesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `list_allowed_directories`",
+        label = "expected `ListAllowedDirectoriesOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `list_allowed_directories`: return `ListAllowedDirectoriesOutput` or `Result<ListAllowedDirectoriesOutput, E>`"
+    )]
+    pub trait ListAllowedDirectories__output {
+        fn __value(value: ListAllowedDirectoriesOutput) -> Self;
+    }
+    impl ListAllowedDirectories__output for ListAllowedDirectoriesOutput {
+        fn __value(value: ListAllowedDirectoriesOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_directory`",
+        label = "expected `ListDirectoryArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `ListDirectoryArgs` for the arguments of `list_directory`"
+    )]
+    pub trait ListDirectory__args {
+        fn __value(value: ListDirectoryArgs) -> Self;
+    }
+    impl ListDirectory__args for ListDirectoryArgs {
+        fn __value(value: ListDirectoryArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `list_directory`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `ListDirectoryArgs`)"
+    )]
+    pub trait ListDirectory__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ListDirectory__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `list_directory`",
+        label = "expected `ListDirectoryOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `list_directory`: return `ListDirectoryOutput` or `Result<ListDirectoryOutput, E>`"
+    )]
+    pub trait ListDirectory__output {
+        fn __value(value: ListDirectoryOutput) -> Self;
+    }
+    impl ListDirectory__output for ListDirectoryOutput {
+        fn __value(value: ListDirectoryOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_directory_with_sizes`",
+        label = "expected `ListDirectoryWithSizesArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `ListDirectoryWithSizesArgs` for the arguments of `list_directory_with_sizes`"
+    )]
+    pub trait ListDirectoryWithSizes__args {
+        fn __value(value: ListDirectoryWithSizesArgs) -> Self;
+    }
+    impl ListDirectoryWithSizes__args for ListDirectoryWithSizesArgs {
+        fn __value(value: ListDirectoryWithSizesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `list_directory_with_sizes`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `ListDirectoryWithSizesArgs`)"
+    )]
+    pub trait ListDirectoryWithSizes__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ListDirectoryWithSizes__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `sortBy` of tool `list_directory_with_sizes`",
+        label = "expected `ListDirectoryWithSizesSortBy`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `sortBy` as an optional argument with a default, so the field is never absent: take `sort_by: ListDirectoryWithSizesSortBy` (or the whole `ListDirectoryWithSizesArgs`)"
+    )]
+    pub trait ListDirectoryWithSizes__f1 {
+        fn __value(value: ListDirectoryWithSizesSortBy) -> Self;
+    }
+    impl ListDirectoryWithSizes__f1 for ListDirectoryWithSizesSortBy {
+        fn __value(value: ListDirectoryWithSizesSortBy) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `list_directory_with_sizes`",
+        label = "expected `ListDirectoryWithSizesOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `list_directory_with_sizes`: return `ListDirectoryWithSizesOutput` or `Result<ListDirectoryWithSizesOutput, E>`"
+    )]
+    pub trait ListDirectoryWithSizes__output {
+        fn __value(value: ListDirectoryWithSizesOutput) -> Self;
+    }
+    impl ListDirectoryWithSizes__output for ListDirectoryWithSizesOutput {
+        fn __value(value: ListDirectoryWithSizesOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `move_file`",
+        label = "expected `MoveFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `MoveFileArgs` for the arguments of `move_file`"
+    )]
+    pub trait MoveFile__args {
+        fn __value(value: MoveFileArgs) -> Self;
+    }
+    impl MoveFile__args for MoveFileArgs {
+        fn __value(value: MoveFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `source` of tool `move_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `source` as a required argument: take `source: String` (or the whole `MoveFileArgs`)"
+    )]
+    pub trait MoveFile__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl MoveFile__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `destination` of tool `move_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `destination` as a required argument: take `destination: String` (or the whole `MoveFileArgs`)"
+    )]
+    pub trait MoveFile__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl MoveFile__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `move_file`",
+        label = "expected `MoveFileOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `move_file`: return `MoveFileOutput` or `Result<MoveFileOutput, E>`"
+    )]
+    pub trait MoveFile__output {
+        fn __value(value: MoveFileOutput) -> Self;
+    }
+    impl MoveFile__output for MoveFileOutput {
+        fn __value(value: MoveFileOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_file`",
+        label = "expected `ReadFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `ReadFileArgs` for the arguments of `read_file`"
+    )]
+    pub trait ReadFile__args {
+        fn __value(value: ReadFileArgs) -> Self;
+    }
+    impl ReadFile__args for ReadFileArgs {
+        fn __value(value: ReadFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `read_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `ReadFileArgs`)"
+    )]
+    pub trait ReadFile__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ReadFile__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `tail` of tool `read_file`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `tail` as an optional argument, so the field is an `Option`: take `tail: Option<f64>` (or the whole `ReadFileArgs`)"
+    )]
+    pub trait ReadFile__f1 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ReadFile__f1 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `head` of tool `read_file`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `head` as an optional argument, so the field is an `Option`: take `head: Option<f64>` (or the whole `ReadFileArgs`)"
+    )]
+    pub trait ReadFile__f2 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ReadFile__f2 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `read_file`",
+        label = "expected `ReadFileOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `read_file`: return `ReadFileOutput` or `Result<ReadFileOutput, E>`"
+    )]
+    pub trait ReadFile__output {
+        fn __value(value: ReadFileOutput) -> Self;
+    }
+    impl ReadFile__output for ReadFileOutput {
+        fn __value(value: ReadFileOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_media_file`",
+        label = "expected `ReadMediaFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `ReadMediaFileArgs` for the arguments of `read_media_file`"
+    )]
+    pub trait ReadMediaFile__args {
+        fn __value(value: ReadMediaFileArgs) -> Self;
+    }
+    impl ReadMediaFile__args for ReadMediaFileArgs {
+        fn __value(value: ReadMediaFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `read_media_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `ReadMediaFileArgs`)"
+    )]
+    pub trait ReadMediaFile__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ReadMediaFile__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `read_media_file`",
+        label = "expected `ReadMediaFileOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `read_media_file`: return `ReadMediaFileOutput` or `Result<ReadMediaFileOutput, E>`"
+    )]
+    pub trait ReadMediaFile__output {
+        fn __value(value: ReadMediaFileOutput) -> Self;
+    }
+    impl ReadMediaFile__output for ReadMediaFileOutput {
+        fn __value(value: ReadMediaFileOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_multiple_files`",
+        label = "expected `ReadMultipleFilesArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `ReadMultipleFilesArgs` for the arguments of `read_multiple_files`"
+    )]
+    pub trait ReadMultipleFiles__args {
+        fn __value(value: ReadMultipleFilesArgs) -> Self;
+    }
+    impl ReadMultipleFiles__args for ReadMultipleFilesArgs {
+        fn __value(value: ReadMultipleFilesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `paths` of tool `read_multiple_files`",
+        label = "expected `ReadMultipleFilesPaths`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `paths` as a required argument: take `paths: ReadMultipleFilesPaths` (or the whole `ReadMultipleFilesArgs`)"
+    )]
+    pub trait ReadMultipleFiles__f0 {
+        fn __value(value: ReadMultipleFilesPaths) -> Self;
+    }
+    impl ReadMultipleFiles__f0 for ReadMultipleFilesPaths {
+        fn __value(value: ReadMultipleFilesPaths) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `read_multiple_files`",
+        label = "expected `ReadMultipleFilesOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `read_multiple_files`: return `ReadMultipleFilesOutput` or `Result<ReadMultipleFilesOutput, E>`"
+    )]
+    pub trait ReadMultipleFiles__output {
+        fn __value(value: ReadMultipleFilesOutput) -> Self;
+    }
+    impl ReadMultipleFiles__output for ReadMultipleFilesOutput {
+        fn __value(value: ReadMultipleFilesOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_text_file`",
+        label = "expected `ReadTextFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `ReadTextFileArgs` for the arguments of `read_text_file`"
+    )]
+    pub trait ReadTextFile__args {
+        fn __value(value: ReadTextFileArgs) -> Self;
+    }
+    impl ReadTextFile__args for ReadTextFileArgs {
+        fn __value(value: ReadTextFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `read_text_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `ReadTextFileArgs`)"
+    )]
+    pub trait ReadTextFile__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ReadTextFile__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `tail` of tool `read_text_file`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `tail` as an optional argument, so the field is an `Option`: take `tail: Option<f64>` (or the whole `ReadTextFileArgs`)"
+    )]
+    pub trait ReadTextFile__f1 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ReadTextFile__f1 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `head` of tool `read_text_file`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `head` as an optional argument, so the field is an `Option`: take `head: Option<f64>` (or the whole `ReadTextFileArgs`)"
+    )]
+    pub trait ReadTextFile__f2 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ReadTextFile__f2 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `read_text_file`",
+        label = "expected `ReadTextFileOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `read_text_file`: return `ReadTextFileOutput` or `Result<ReadTextFileOutput, E>`"
+    )]
+    pub trait ReadTextFile__output {
+        fn __value(value: ReadTextFileOutput) -> Self;
+    }
+    impl ReadTextFile__output for ReadTextFileOutput {
+        fn __value(value: ReadTextFileOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `search_files`",
+        label = "expected `SearchFilesArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `SearchFilesArgs` for the arguments of `search_files`"
+    )]
+    pub trait SearchFiles__args {
+        fn __value(value: SearchFilesArgs) -> Self;
+    }
+    impl SearchFiles__args for SearchFilesArgs {
+        fn __value(value: SearchFilesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `search_files`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `SearchFilesArgs`)"
+    )]
+    pub trait SearchFiles__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl SearchFiles__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pattern` of tool `search_files`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `pattern` as a required argument: take `pattern: String` (or the whole `SearchFilesArgs`)"
+    )]
+    pub trait SearchFiles__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl SearchFiles__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `excludePatterns` of tool `search_files`",
+        label = "expected `Vec<String>`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `excludePatterns` as an optional argument with a default, so the field is never absent: take `exclude_patterns: Vec<String>` (or the whole `SearchFilesArgs`)"
+    )]
+    pub trait SearchFiles__f2 {
+        fn __value(value: ::std::vec::Vec<String>) -> Self;
+    }
+    impl SearchFiles__f2 for ::std::vec::Vec<String> {
+        fn __value(value: ::std::vec::Vec<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `search_files`",
+        label = "expected `SearchFilesOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `search_files`: return `SearchFilesOutput` or `Result<SearchFilesOutput, E>`"
+    )]
+    pub trait SearchFiles__output {
+        fn __value(value: SearchFilesOutput) -> Self;
+    }
+    impl SearchFiles__output for SearchFilesOutput {
+        fn __value(value: SearchFilesOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `write_file`",
+        label = "expected `WriteFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` generates `WriteFileArgs` for the arguments of `write_file`"
+    )]
+    pub trait WriteFile__args {
+        fn __value(value: WriteFileArgs) -> Self;
+    }
+    impl WriteFile__args for WriteFileArgs {
+        fn __value(value: WriteFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `write_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `path` as a required argument: take `path: String` (or the whole `WriteFileArgs`)"
+    )]
+    pub trait WriteFile__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl WriteFile__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `content` of tool `write_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares `content` as a required argument: take `content: String` (or the whole `WriteFileArgs`)"
+    )]
+    pub trait WriteFile__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl WriteFile__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `write_file`",
+        label = "expected `WriteFileOutput`",
+        note = "`../../tests/registries/mcp/server-filesystem.json` declares an `outputSchema` for `write_file`: return `WriteFileOutput` or `Result<WriteFileOutput, E>`"
+    )]
+    pub trait WriteFile__output {
+        fn __value(value: WriteFileOutput) -> Self;
+    }
+    impl WriteFile__output for WriteFileOutput {
+        fn __value(value: WriteFileOutput) -> Self {
+            value
+        }
+    }
+}

@@ -1507,3 +1507,192 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_directory`",
+        label = "expected `CreateDirectoryArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `CreateDirectoryArgs` for the arguments of `create_directory`"
+    )]
+    pub trait CreateDirectory__args {
+        fn __value(value: CreateDirectoryArgs) -> Self;
+    }
+    impl CreateDirectory__args for CreateDirectoryArgs {
+        fn __value(value: CreateDirectoryArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `directory_tree`",
+        label = "expected `DirectoryTreeArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `DirectoryTreeArgs` for the arguments of `directory_tree`"
+    )]
+    pub trait DirectoryTree__args {
+        fn __value(value: DirectoryTreeArgs) -> Self;
+    }
+    impl DirectoryTree__args for DirectoryTreeArgs {
+        fn __value(value: DirectoryTreeArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `edit_file`",
+        label = "expected `EditFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `EditFileArgs` for the arguments of `edit_file`"
+    )]
+    pub trait EditFile__args {
+        fn __value(value: EditFileArgs) -> Self;
+    }
+    impl EditFile__args for EditFileArgs {
+        fn __value(value: EditFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_file_info`",
+        label = "expected `GetFileInfoArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `GetFileInfoArgs` for the arguments of `get_file_info`"
+    )]
+    pub trait GetFileInfo__args {
+        fn __value(value: GetFileInfoArgs) -> Self;
+    }
+    impl GetFileInfo__args for GetFileInfoArgs {
+        fn __value(value: GetFileInfoArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_allowed_directories`",
+        label = "expected `ListAllowedDirectoriesArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `ListAllowedDirectoriesArgs` for the arguments of `list_allowed_directories`"
+    )]
+    pub trait ListAllowedDirectories__args {
+        fn __value(value: ListAllowedDirectoriesArgs) -> Self;
+    }
+    impl ListAllowedDirectories__args for ListAllowedDirectoriesArgs {
+        fn __value(value: ListAllowedDirectoriesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_directory`",
+        label = "expected `ListDirectoryArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `ListDirectoryArgs` for the arguments of `list_directory`"
+    )]
+    pub trait ListDirectory__args {
+        fn __value(value: ListDirectoryArgs) -> Self;
+    }
+    impl ListDirectory__args for ListDirectoryArgs {
+        fn __value(value: ListDirectoryArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_directory_with_sizes`",
+        label = "expected `ListDirectoryWithSizesArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `ListDirectoryWithSizesArgs` for the arguments of `list_directory_with_sizes`"
+    )]
+    pub trait ListDirectoryWithSizes__args {
+        fn __value(value: ListDirectoryWithSizesArgs) -> Self;
+    }
+    impl ListDirectoryWithSizes__args for ListDirectoryWithSizesArgs {
+        fn __value(value: ListDirectoryWithSizesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `move_file`",
+        label = "expected `MoveFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `MoveFileArgs` for the arguments of `move_file`"
+    )]
+    pub trait MoveFile__args {
+        fn __value(value: MoveFileArgs) -> Self;
+    }
+    impl MoveFile__args for MoveFileArgs {
+        fn __value(value: MoveFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_file`",
+        label = "expected `ReadFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `ReadFileArgs` for the arguments of `read_file`"
+    )]
+    pub trait ReadFile__args {
+        fn __value(value: ReadFileArgs) -> Self;
+    }
+    impl ReadFile__args for ReadFileArgs {
+        fn __value(value: ReadFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_media_file`",
+        label = "expected `ReadMediaFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `ReadMediaFileArgs` for the arguments of `read_media_file`"
+    )]
+    pub trait ReadMediaFile__args {
+        fn __value(value: ReadMediaFileArgs) -> Self;
+    }
+    impl ReadMediaFile__args for ReadMediaFileArgs {
+        fn __value(value: ReadMediaFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_multiple_files`",
+        label = "expected `ReadMultipleFilesArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `ReadMultipleFilesArgs` for the arguments of `read_multiple_files`"
+    )]
+    pub trait ReadMultipleFiles__args {
+        fn __value(value: ReadMultipleFilesArgs) -> Self;
+    }
+    impl ReadMultipleFiles__args for ReadMultipleFilesArgs {
+        fn __value(value: ReadMultipleFilesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_text_file`",
+        label = "expected `ReadTextFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `ReadTextFileArgs` for the arguments of `read_text_file`"
+    )]
+    pub trait ReadTextFile__args {
+        fn __value(value: ReadTextFileArgs) -> Self;
+    }
+    impl ReadTextFile__args for ReadTextFileArgs {
+        fn __value(value: ReadTextFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `search_files`",
+        label = "expected `SearchFilesArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `SearchFilesArgs` for the arguments of `search_files`"
+    )]
+    pub trait SearchFiles__args {
+        fn __value(value: SearchFilesArgs) -> Self;
+    }
+    impl SearchFiles__args for SearchFilesArgs {
+        fn __value(value: SearchFilesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `write_file`",
+        label = "expected `WriteFileArgs`",
+        note = "`../../tests/registries/mcp/server-filesystem-2025.8.21.json` generates `WriteFileArgs` for the arguments of `write_file`"
+    )]
+    pub trait WriteFile__args {
+        fn __value(value: WriteFileArgs) -> Self;
+    }
+    impl WriteFile__args for WriteFileArgs {
+        fn __value(value: WriteFileArgs) -> Self {
+            value
+        }
+    }
+}

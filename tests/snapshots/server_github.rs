@@ -7656,3 +7656,2047 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `add_issue_comment`",
+        label = "expected `AddIssueCommentArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `AddIssueCommentArgs` for the arguments of `add_issue_comment`"
+    )]
+    pub trait AddIssueComment__args {
+        fn __value(value: AddIssueCommentArgs) -> Self;
+    }
+    impl AddIssueComment__args for AddIssueCommentArgs {
+        fn __value(value: AddIssueCommentArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `add_issue_comment`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `AddIssueCommentArgs`)"
+    )]
+    pub trait AddIssueComment__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl AddIssueComment__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `add_issue_comment`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `AddIssueCommentArgs`)"
+    )]
+    pub trait AddIssueComment__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl AddIssueComment__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `issue_number` of tool `add_issue_comment`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `issue_number` as a required argument: take `issue_number: f64` (or the whole `AddIssueCommentArgs`)"
+    )]
+    pub trait AddIssueComment__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl AddIssueComment__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `body` of tool `add_issue_comment`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `body` as a required argument: take `body: String` (or the whole `AddIssueCommentArgs`)"
+    )]
+    pub trait AddIssueComment__f3 {
+        fn __value(value: String) -> Self;
+    }
+    impl AddIssueComment__f3 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_branch`",
+        label = "expected `CreateBranchArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `CreateBranchArgs` for the arguments of `create_branch`"
+    )]
+    pub trait CreateBranch__args {
+        fn __value(value: CreateBranchArgs) -> Self;
+    }
+    impl CreateBranch__args for CreateBranchArgs {
+        fn __value(value: CreateBranchArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `create_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `CreateBranchArgs`)"
+    )]
+    pub trait CreateBranch__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateBranch__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `create_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `CreateBranchArgs`)"
+    )]
+    pub trait CreateBranch__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateBranch__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branch` of tool `create_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `branch` as a required argument: take `branch: String` (or the whole `CreateBranchArgs`)"
+    )]
+    pub trait CreateBranch__f2 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateBranch__f2 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `from_branch` of tool `create_branch`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `from_branch` as an optional argument, so the field is an `Option`: take `from_branch: Option<String>` (or the whole `CreateBranchArgs`)"
+    )]
+    pub trait CreateBranch__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl CreateBranch__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_issue`",
+        label = "expected `CreateIssueArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `CreateIssueArgs` for the arguments of `create_issue`"
+    )]
+    pub trait CreateIssue__args {
+        fn __value(value: CreateIssueArgs) -> Self;
+    }
+    impl CreateIssue__args for CreateIssueArgs {
+        fn __value(value: CreateIssueArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `create_issue`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `CreateIssueArgs`)"
+    )]
+    pub trait CreateIssue__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateIssue__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `create_issue`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `CreateIssueArgs`)"
+    )]
+    pub trait CreateIssue__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateIssue__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `title` of tool `create_issue`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `title` as a required argument: take `title: String` (or the whole `CreateIssueArgs`)"
+    )]
+    pub trait CreateIssue__f2 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateIssue__f2 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `body` of tool `create_issue`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `body` as an optional argument, so the field is an `Option`: take `body: Option<String>` (or the whole `CreateIssueArgs`)"
+    )]
+    pub trait CreateIssue__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl CreateIssue__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `assignees` of tool `create_issue`",
+        label = "expected `Option<Vec<String>>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `assignees` as an optional argument, so the field is an `Option`: take `assignees: Option<Vec<String>>` (or the whole `CreateIssueArgs`)"
+    )]
+    pub trait CreateIssue__f4 {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self;
+    }
+    impl CreateIssue__f4 for ::core::option::Option<::std::vec::Vec<String>> {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `milestone` of tool `create_issue`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `milestone` as an optional argument, so the field is an `Option`: take `milestone: Option<f64>` (or the whole `CreateIssueArgs`)"
+    )]
+    pub trait CreateIssue__f5 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl CreateIssue__f5 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `labels` of tool `create_issue`",
+        label = "expected `Option<Vec<String>>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `labels` as an optional argument, so the field is an `Option`: take `labels: Option<Vec<String>>` (or the whole `CreateIssueArgs`)"
+    )]
+    pub trait CreateIssue__f6 {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self;
+    }
+    impl CreateIssue__f6 for ::core::option::Option<::std::vec::Vec<String>> {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_or_update_file`",
+        label = "expected `CreateOrUpdateFileArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `CreateOrUpdateFileArgs` for the arguments of `create_or_update_file`"
+    )]
+    pub trait CreateOrUpdateFile__args {
+        fn __value(value: CreateOrUpdateFileArgs) -> Self;
+    }
+    impl CreateOrUpdateFile__args for CreateOrUpdateFileArgs {
+        fn __value(value: CreateOrUpdateFileArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `create_or_update_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `CreateOrUpdateFileArgs`)"
+    )]
+    pub trait CreateOrUpdateFile__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateOrUpdateFile__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `create_or_update_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `CreateOrUpdateFileArgs`)"
+    )]
+    pub trait CreateOrUpdateFile__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateOrUpdateFile__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `create_or_update_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `path` as a required argument: take `path: String` (or the whole `CreateOrUpdateFileArgs`)"
+    )]
+    pub trait CreateOrUpdateFile__f2 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateOrUpdateFile__f2 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `content` of tool `create_or_update_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `content` as a required argument: take `content: String` (or the whole `CreateOrUpdateFileArgs`)"
+    )]
+    pub trait CreateOrUpdateFile__f3 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateOrUpdateFile__f3 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `message` of tool `create_or_update_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `message` as a required argument: take `message: String` (or the whole `CreateOrUpdateFileArgs`)"
+    )]
+    pub trait CreateOrUpdateFile__f4 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateOrUpdateFile__f4 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branch` of tool `create_or_update_file`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `branch` as a required argument: take `branch: String` (or the whole `CreateOrUpdateFileArgs`)"
+    )]
+    pub trait CreateOrUpdateFile__f5 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateOrUpdateFile__f5 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `sha` of tool `create_or_update_file`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `sha` as an optional argument, so the field is an `Option`: take `sha: Option<String>` (or the whole `CreateOrUpdateFileArgs`)"
+    )]
+    pub trait CreateOrUpdateFile__f6 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl CreateOrUpdateFile__f6 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_pull_request`",
+        label = "expected `CreatePullRequestArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `CreatePullRequestArgs` for the arguments of `create_pull_request`"
+    )]
+    pub trait CreatePullRequest__args {
+        fn __value(value: CreatePullRequestArgs) -> Self;
+    }
+    impl CreatePullRequest__args for CreatePullRequestArgs {
+        fn __value(value: CreatePullRequestArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `create_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `CreatePullRequestArgs`)"
+    )]
+    pub trait CreatePullRequest__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreatePullRequest__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `create_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `CreatePullRequestArgs`)"
+    )]
+    pub trait CreatePullRequest__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreatePullRequest__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `title` of tool `create_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `title` as a required argument: take `title: String` (or the whole `CreatePullRequestArgs`)"
+    )]
+    pub trait CreatePullRequest__f2 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreatePullRequest__f2 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `body` of tool `create_pull_request`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `body` as an optional argument, so the field is an `Option`: take `body: Option<String>` (or the whole `CreatePullRequestArgs`)"
+    )]
+    pub trait CreatePullRequest__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl CreatePullRequest__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `head` of tool `create_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `head` as a required argument: take `head: String` (or the whole `CreatePullRequestArgs`)"
+    )]
+    pub trait CreatePullRequest__f4 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreatePullRequest__f4 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `base` of tool `create_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `base` as a required argument: take `base: String` (or the whole `CreatePullRequestArgs`)"
+    )]
+    pub trait CreatePullRequest__f5 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreatePullRequest__f5 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `draft` of tool `create_pull_request`",
+        label = "expected `Option<bool>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `draft` as an optional argument, so the field is an `Option`: take `draft: Option<bool>` (or the whole `CreatePullRequestArgs`)"
+    )]
+    pub trait CreatePullRequest__f6 {
+        fn __value(value: ::core::option::Option<bool>) -> Self;
+    }
+    impl CreatePullRequest__f6 for ::core::option::Option<bool> {
+        fn __value(value: ::core::option::Option<bool>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `maintainer_can_modify` of tool `create_pull_request`",
+        label = "expected `Option<bool>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `maintainer_can_modify` as an optional argument, so the field is an `Option`: take `maintainer_can_modify: Option<bool>` (or the whole `CreatePullRequestArgs`)"
+    )]
+    pub trait CreatePullRequest__f7 {
+        fn __value(value: ::core::option::Option<bool>) -> Self;
+    }
+    impl CreatePullRequest__f7 for ::core::option::Option<bool> {
+        fn __value(value: ::core::option::Option<bool>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_pull_request_review`",
+        label = "expected `CreatePullRequestReviewArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `CreatePullRequestReviewArgs` for the arguments of `create_pull_request_review`"
+    )]
+    pub trait CreatePullRequestReview__args {
+        fn __value(value: CreatePullRequestReviewArgs) -> Self;
+    }
+    impl CreatePullRequestReview__args for CreatePullRequestReviewArgs {
+        fn __value(value: CreatePullRequestReviewArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `create_pull_request_review`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `CreatePullRequestReviewArgs`)"
+    )]
+    pub trait CreatePullRequestReview__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreatePullRequestReview__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `create_pull_request_review`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `CreatePullRequestReviewArgs`)"
+    )]
+    pub trait CreatePullRequestReview__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreatePullRequestReview__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pull_number` of tool `create_pull_request_review`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `pull_number` as a required argument: take `pull_number: f64` (or the whole `CreatePullRequestReviewArgs`)"
+    )]
+    pub trait CreatePullRequestReview__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl CreatePullRequestReview__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `commit_id` of tool `create_pull_request_review`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `commit_id` as an optional argument, so the field is an `Option`: take `commit_id: Option<String>` (or the whole `CreatePullRequestReviewArgs`)"
+    )]
+    pub trait CreatePullRequestReview__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl CreatePullRequestReview__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `body` of tool `create_pull_request_review`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `body` as a required argument: take `body: String` (or the whole `CreatePullRequestReviewArgs`)"
+    )]
+    pub trait CreatePullRequestReview__f4 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreatePullRequestReview__f4 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `event` of tool `create_pull_request_review`",
+        label = "expected `CreatePullRequestReviewEvent`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `event` as a required argument: take `event: CreatePullRequestReviewEvent` (or the whole `CreatePullRequestReviewArgs`)"
+    )]
+    pub trait CreatePullRequestReview__f5 {
+        fn __value(value: CreatePullRequestReviewEvent) -> Self;
+    }
+    impl CreatePullRequestReview__f5 for CreatePullRequestReviewEvent {
+        fn __value(value: CreatePullRequestReviewEvent) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `comments` of tool `create_pull_request_review`",
+        label = "expected `Option<Vec<CreatePullRequestReviewCommentsItem>>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `comments` as an optional argument, so the field is an `Option`: take `comments: Option<Vec<CreatePullRequestReviewCommentsItem>>` (or the whole `CreatePullRequestReviewArgs`)"
+    )]
+    pub trait CreatePullRequestReview__f6 {
+        fn __value(
+            value: ::core::option::Option<
+                ::std::vec::Vec<CreatePullRequestReviewCommentsItem>,
+            >,
+        ) -> Self;
+    }
+    impl CreatePullRequestReview__f6
+    for ::core::option::Option<::std::vec::Vec<CreatePullRequestReviewCommentsItem>> {
+        fn __value(
+            value: ::core::option::Option<
+                ::std::vec::Vec<CreatePullRequestReviewCommentsItem>,
+            >,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_repository`",
+        label = "expected `CreateRepositoryArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `CreateRepositoryArgs` for the arguments of `create_repository`"
+    )]
+    pub trait CreateRepository__args {
+        fn __value(value: CreateRepositoryArgs) -> Self;
+    }
+    impl CreateRepository__args for CreateRepositoryArgs {
+        fn __value(value: CreateRepositoryArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `name` of tool `create_repository`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `name` as a required argument: take `name: String` (or the whole `CreateRepositoryArgs`)"
+    )]
+    pub trait CreateRepository__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl CreateRepository__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `description` of tool `create_repository`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `description` as an optional argument, so the field is an `Option`: take `description: Option<String>` (or the whole `CreateRepositoryArgs`)"
+    )]
+    pub trait CreateRepository__f1 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl CreateRepository__f1 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `private` of tool `create_repository`",
+        label = "expected `Option<bool>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `private` as an optional argument, so the field is an `Option`: take `private: Option<bool>` (or the whole `CreateRepositoryArgs`)"
+    )]
+    pub trait CreateRepository__f2 {
+        fn __value(value: ::core::option::Option<bool>) -> Self;
+    }
+    impl CreateRepository__f2 for ::core::option::Option<bool> {
+        fn __value(value: ::core::option::Option<bool>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `autoInit` of tool `create_repository`",
+        label = "expected `Option<bool>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `autoInit` as an optional argument, so the field is an `Option`: take `auto_init: Option<bool>` (or the whole `CreateRepositoryArgs`)"
+    )]
+    pub trait CreateRepository__f3 {
+        fn __value(value: ::core::option::Option<bool>) -> Self;
+    }
+    impl CreateRepository__f3 for ::core::option::Option<bool> {
+        fn __value(value: ::core::option::Option<bool>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `fork_repository`",
+        label = "expected `ForkRepositoryArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `ForkRepositoryArgs` for the arguments of `fork_repository`"
+    )]
+    pub trait ForkRepository__args {
+        fn __value(value: ForkRepositoryArgs) -> Self;
+    }
+    impl ForkRepository__args for ForkRepositoryArgs {
+        fn __value(value: ForkRepositoryArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `fork_repository`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `ForkRepositoryArgs`)"
+    )]
+    pub trait ForkRepository__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ForkRepository__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `fork_repository`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `ForkRepositoryArgs`)"
+    )]
+    pub trait ForkRepository__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl ForkRepository__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `organization` of tool `fork_repository`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `organization` as an optional argument, so the field is an `Option`: take `organization: Option<String>` (or the whole `ForkRepositoryArgs`)"
+    )]
+    pub trait ForkRepository__f2 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl ForkRepository__f2 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_file_contents`",
+        label = "expected `GetFileContentsArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `GetFileContentsArgs` for the arguments of `get_file_contents`"
+    )]
+    pub trait GetFileContents__args {
+        fn __value(value: GetFileContentsArgs) -> Self;
+    }
+    impl GetFileContents__args for GetFileContentsArgs {
+        fn __value(value: GetFileContentsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `get_file_contents`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `GetFileContentsArgs`)"
+    )]
+    pub trait GetFileContents__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetFileContents__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `get_file_contents`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `GetFileContentsArgs`)"
+    )]
+    pub trait GetFileContents__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetFileContents__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `path` of tool `get_file_contents`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `path` as a required argument: take `path: String` (or the whole `GetFileContentsArgs`)"
+    )]
+    pub trait GetFileContents__f2 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetFileContents__f2 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branch` of tool `get_file_contents`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `branch` as an optional argument, so the field is an `Option`: take `branch: Option<String>` (or the whole `GetFileContentsArgs`)"
+    )]
+    pub trait GetFileContents__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl GetFileContents__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_issue`",
+        label = "expected `GetIssueArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `GetIssueArgs` for the arguments of `get_issue`"
+    )]
+    pub trait GetIssue__args {
+        fn __value(value: GetIssueArgs) -> Self;
+    }
+    impl GetIssue__args for GetIssueArgs {
+        fn __value(value: GetIssueArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `get_issue`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `GetIssueArgs`)"
+    )]
+    pub trait GetIssue__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetIssue__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `get_issue`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `GetIssueArgs`)"
+    )]
+    pub trait GetIssue__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetIssue__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `issue_number` of tool `get_issue`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `issue_number` as a required argument: take `issue_number: f64` (or the whole `GetIssueArgs`)"
+    )]
+    pub trait GetIssue__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetIssue__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_pull_request`",
+        label = "expected `GetPullRequestArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `GetPullRequestArgs` for the arguments of `get_pull_request`"
+    )]
+    pub trait GetPullRequest__args {
+        fn __value(value: GetPullRequestArgs) -> Self;
+    }
+    impl GetPullRequest__args for GetPullRequestArgs {
+        fn __value(value: GetPullRequestArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `get_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `GetPullRequestArgs`)"
+    )]
+    pub trait GetPullRequest__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequest__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `get_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `GetPullRequestArgs`)"
+    )]
+    pub trait GetPullRequest__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequest__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pull_number` of tool `get_pull_request`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `pull_number` as a required argument: take `pull_number: f64` (or the whole `GetPullRequestArgs`)"
+    )]
+    pub trait GetPullRequest__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetPullRequest__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_pull_request_comments`",
+        label = "expected `GetPullRequestCommentsArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `GetPullRequestCommentsArgs` for the arguments of `get_pull_request_comments`"
+    )]
+    pub trait GetPullRequestComments__args {
+        fn __value(value: GetPullRequestCommentsArgs) -> Self;
+    }
+    impl GetPullRequestComments__args for GetPullRequestCommentsArgs {
+        fn __value(value: GetPullRequestCommentsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `get_pull_request_comments`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `GetPullRequestCommentsArgs`)"
+    )]
+    pub trait GetPullRequestComments__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequestComments__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `get_pull_request_comments`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `GetPullRequestCommentsArgs`)"
+    )]
+    pub trait GetPullRequestComments__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequestComments__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pull_number` of tool `get_pull_request_comments`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `pull_number` as a required argument: take `pull_number: f64` (or the whole `GetPullRequestCommentsArgs`)"
+    )]
+    pub trait GetPullRequestComments__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetPullRequestComments__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_pull_request_files`",
+        label = "expected `GetPullRequestFilesArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `GetPullRequestFilesArgs` for the arguments of `get_pull_request_files`"
+    )]
+    pub trait GetPullRequestFiles__args {
+        fn __value(value: GetPullRequestFilesArgs) -> Self;
+    }
+    impl GetPullRequestFiles__args for GetPullRequestFilesArgs {
+        fn __value(value: GetPullRequestFilesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `get_pull_request_files`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `GetPullRequestFilesArgs`)"
+    )]
+    pub trait GetPullRequestFiles__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequestFiles__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `get_pull_request_files`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `GetPullRequestFilesArgs`)"
+    )]
+    pub trait GetPullRequestFiles__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequestFiles__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pull_number` of tool `get_pull_request_files`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `pull_number` as a required argument: take `pull_number: f64` (or the whole `GetPullRequestFilesArgs`)"
+    )]
+    pub trait GetPullRequestFiles__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetPullRequestFiles__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_pull_request_reviews`",
+        label = "expected `GetPullRequestReviewsArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `GetPullRequestReviewsArgs` for the arguments of `get_pull_request_reviews`"
+    )]
+    pub trait GetPullRequestReviews__args {
+        fn __value(value: GetPullRequestReviewsArgs) -> Self;
+    }
+    impl GetPullRequestReviews__args for GetPullRequestReviewsArgs {
+        fn __value(value: GetPullRequestReviewsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `get_pull_request_reviews`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `GetPullRequestReviewsArgs`)"
+    )]
+    pub trait GetPullRequestReviews__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequestReviews__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `get_pull_request_reviews`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `GetPullRequestReviewsArgs`)"
+    )]
+    pub trait GetPullRequestReviews__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequestReviews__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pull_number` of tool `get_pull_request_reviews`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `pull_number` as a required argument: take `pull_number: f64` (or the whole `GetPullRequestReviewsArgs`)"
+    )]
+    pub trait GetPullRequestReviews__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetPullRequestReviews__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `get_pull_request_status`",
+        label = "expected `GetPullRequestStatusArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `GetPullRequestStatusArgs` for the arguments of `get_pull_request_status`"
+    )]
+    pub trait GetPullRequestStatus__args {
+        fn __value(value: GetPullRequestStatusArgs) -> Self;
+    }
+    impl GetPullRequestStatus__args for GetPullRequestStatusArgs {
+        fn __value(value: GetPullRequestStatusArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `get_pull_request_status`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `GetPullRequestStatusArgs`)"
+    )]
+    pub trait GetPullRequestStatus__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequestStatus__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `get_pull_request_status`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `GetPullRequestStatusArgs`)"
+    )]
+    pub trait GetPullRequestStatus__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl GetPullRequestStatus__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pull_number` of tool `get_pull_request_status`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `pull_number` as a required argument: take `pull_number: f64` (or the whole `GetPullRequestStatusArgs`)"
+    )]
+    pub trait GetPullRequestStatus__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl GetPullRequestStatus__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_commits`",
+        label = "expected `ListCommitsArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `ListCommitsArgs` for the arguments of `list_commits`"
+    )]
+    pub trait ListCommits__args {
+        fn __value(value: ListCommitsArgs) -> Self;
+    }
+    impl ListCommits__args for ListCommitsArgs {
+        fn __value(value: ListCommitsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `list_commits`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `ListCommitsArgs`)"
+    )]
+    pub trait ListCommits__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ListCommits__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `list_commits`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `ListCommitsArgs`)"
+    )]
+    pub trait ListCommits__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl ListCommits__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `sha` of tool `list_commits`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `sha` as an optional argument, so the field is an `Option`: take `sha: Option<String>` (or the whole `ListCommitsArgs`)"
+    )]
+    pub trait ListCommits__f2 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl ListCommits__f2 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `page` of tool `list_commits`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `page` as an optional argument, so the field is an `Option`: take `page: Option<f64>` (or the whole `ListCommitsArgs`)"
+    )]
+    pub trait ListCommits__f3 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ListCommits__f3 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `perPage` of tool `list_commits`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `perPage` as an optional argument, so the field is an `Option`: take `per_page: Option<f64>` (or the whole `ListCommitsArgs`)"
+    )]
+    pub trait ListCommits__f4 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ListCommits__f4 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_issues`",
+        label = "expected `ListIssuesArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `ListIssuesArgs` for the arguments of `list_issues`"
+    )]
+    pub trait ListIssues__args {
+        fn __value(value: ListIssuesArgs) -> Self;
+    }
+    impl ListIssues__args for ListIssuesArgs {
+        fn __value(value: ListIssuesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `list_issues`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ListIssues__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `list_issues`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl ListIssues__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `direction` of tool `list_issues`",
+        label = "expected `Option<ListIssuesDirection>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `direction` as an optional argument, so the field is an `Option`: take `direction: Option<ListIssuesDirection>` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f2 {
+        fn __value(value: ::core::option::Option<ListIssuesDirection>) -> Self;
+    }
+    impl ListIssues__f2 for ::core::option::Option<ListIssuesDirection> {
+        fn __value(value: ::core::option::Option<ListIssuesDirection>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `labels` of tool `list_issues`",
+        label = "expected `Option<Vec<String>>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `labels` as an optional argument, so the field is an `Option`: take `labels: Option<Vec<String>>` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f3 {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self;
+    }
+    impl ListIssues__f3 for ::core::option::Option<::std::vec::Vec<String>> {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `page` of tool `list_issues`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `page` as an optional argument, so the field is an `Option`: take `page: Option<f64>` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f4 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ListIssues__f4 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `per_page` of tool `list_issues`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `per_page` as an optional argument, so the field is an `Option`: take `per_page: Option<f64>` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f5 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ListIssues__f5 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `since` of tool `list_issues`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `since` as an optional argument, so the field is an `Option`: take `since: Option<String>` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f6 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl ListIssues__f6 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `sort` of tool `list_issues`",
+        label = "expected `Option<ListIssuesSort>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `sort` as an optional argument, so the field is an `Option`: take `sort: Option<ListIssuesSort>` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f7 {
+        fn __value(value: ::core::option::Option<ListIssuesSort>) -> Self;
+    }
+    impl ListIssues__f7 for ::core::option::Option<ListIssuesSort> {
+        fn __value(value: ::core::option::Option<ListIssuesSort>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `state` of tool `list_issues`",
+        label = "expected `Option<ListIssuesState>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `state` as an optional argument, so the field is an `Option`: take `state: Option<ListIssuesState>` (or the whole `ListIssuesArgs`)"
+    )]
+    pub trait ListIssues__f8 {
+        fn __value(value: ::core::option::Option<ListIssuesState>) -> Self;
+    }
+    impl ListIssues__f8 for ::core::option::Option<ListIssuesState> {
+        fn __value(value: ::core::option::Option<ListIssuesState>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `list_pull_requests`",
+        label = "expected `ListPullRequestsArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `ListPullRequestsArgs` for the arguments of `list_pull_requests`"
+    )]
+    pub trait ListPullRequests__args {
+        fn __value(value: ListPullRequestsArgs) -> Self;
+    }
+    impl ListPullRequests__args for ListPullRequestsArgs {
+        fn __value(value: ListPullRequestsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `list_pull_requests`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl ListPullRequests__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `list_pull_requests`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl ListPullRequests__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `state` of tool `list_pull_requests`",
+        label = "expected `Option<ListPullRequestsState>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `state` as an optional argument, so the field is an `Option`: take `state: Option<ListPullRequestsState>` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f2 {
+        fn __value(value: ::core::option::Option<ListPullRequestsState>) -> Self;
+    }
+    impl ListPullRequests__f2 for ::core::option::Option<ListPullRequestsState> {
+        fn __value(value: ::core::option::Option<ListPullRequestsState>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `head` of tool `list_pull_requests`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `head` as an optional argument, so the field is an `Option`: take `head: Option<String>` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl ListPullRequests__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `base` of tool `list_pull_requests`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `base` as an optional argument, so the field is an `Option`: take `base: Option<String>` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f4 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl ListPullRequests__f4 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `sort` of tool `list_pull_requests`",
+        label = "expected `Option<ListPullRequestsSort>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `sort` as an optional argument, so the field is an `Option`: take `sort: Option<ListPullRequestsSort>` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f5 {
+        fn __value(value: ::core::option::Option<ListPullRequestsSort>) -> Self;
+    }
+    impl ListPullRequests__f5 for ::core::option::Option<ListPullRequestsSort> {
+        fn __value(value: ::core::option::Option<ListPullRequestsSort>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `direction` of tool `list_pull_requests`",
+        label = "expected `Option<ListPullRequestsDirection>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `direction` as an optional argument, so the field is an `Option`: take `direction: Option<ListPullRequestsDirection>` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f6 {
+        fn __value(value: ::core::option::Option<ListPullRequestsDirection>) -> Self;
+    }
+    impl ListPullRequests__f6 for ::core::option::Option<ListPullRequestsDirection> {
+        fn __value(value: ::core::option::Option<ListPullRequestsDirection>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `per_page` of tool `list_pull_requests`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `per_page` as an optional argument, so the field is an `Option`: take `per_page: Option<f64>` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f7 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ListPullRequests__f7 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `page` of tool `list_pull_requests`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `page` as an optional argument, so the field is an `Option`: take `page: Option<f64>` (or the whole `ListPullRequestsArgs`)"
+    )]
+    pub trait ListPullRequests__f8 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl ListPullRequests__f8 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `merge_pull_request`",
+        label = "expected `MergePullRequestArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `MergePullRequestArgs` for the arguments of `merge_pull_request`"
+    )]
+    pub trait MergePullRequest__args {
+        fn __value(value: MergePullRequestArgs) -> Self;
+    }
+    impl MergePullRequest__args for MergePullRequestArgs {
+        fn __value(value: MergePullRequestArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `merge_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `MergePullRequestArgs`)"
+    )]
+    pub trait MergePullRequest__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl MergePullRequest__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `merge_pull_request`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `MergePullRequestArgs`)"
+    )]
+    pub trait MergePullRequest__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl MergePullRequest__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pull_number` of tool `merge_pull_request`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `pull_number` as a required argument: take `pull_number: f64` (or the whole `MergePullRequestArgs`)"
+    )]
+    pub trait MergePullRequest__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl MergePullRequest__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `commit_title` of tool `merge_pull_request`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `commit_title` as an optional argument, so the field is an `Option`: take `commit_title: Option<String>` (or the whole `MergePullRequestArgs`)"
+    )]
+    pub trait MergePullRequest__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl MergePullRequest__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `commit_message` of tool `merge_pull_request`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `commit_message` as an optional argument, so the field is an `Option`: take `commit_message: Option<String>` (or the whole `MergePullRequestArgs`)"
+    )]
+    pub trait MergePullRequest__f4 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl MergePullRequest__f4 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `merge_method` of tool `merge_pull_request`",
+        label = "expected `Option<MergePullRequestMergeMethod>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `merge_method` as an optional argument, so the field is an `Option`: take `merge_method: Option<MergePullRequestMergeMethod>` (or the whole `MergePullRequestArgs`)"
+    )]
+    pub trait MergePullRequest__f5 {
+        fn __value(value: ::core::option::Option<MergePullRequestMergeMethod>) -> Self;
+    }
+    impl MergePullRequest__f5 for ::core::option::Option<MergePullRequestMergeMethod> {
+        fn __value(value: ::core::option::Option<MergePullRequestMergeMethod>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `push_files`",
+        label = "expected `PushFilesArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `PushFilesArgs` for the arguments of `push_files`"
+    )]
+    pub trait PushFiles__args {
+        fn __value(value: PushFilesArgs) -> Self;
+    }
+    impl PushFiles__args for PushFilesArgs {
+        fn __value(value: PushFilesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `push_files`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `PushFilesArgs`)"
+    )]
+    pub trait PushFiles__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl PushFiles__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `push_files`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `PushFilesArgs`)"
+    )]
+    pub trait PushFiles__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl PushFiles__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branch` of tool `push_files`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `branch` as a required argument: take `branch: String` (or the whole `PushFilesArgs`)"
+    )]
+    pub trait PushFiles__f2 {
+        fn __value(value: String) -> Self;
+    }
+    impl PushFiles__f2 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `files` of tool `push_files`",
+        label = "expected `Vec<PushFilesFilesItem>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `files` as a required argument: take `files: Vec<PushFilesFilesItem>` (or the whole `PushFilesArgs`)"
+    )]
+    pub trait PushFiles__f3 {
+        fn __value(value: ::std::vec::Vec<PushFilesFilesItem>) -> Self;
+    }
+    impl PushFiles__f3 for ::std::vec::Vec<PushFilesFilesItem> {
+        fn __value(value: ::std::vec::Vec<PushFilesFilesItem>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `message` of tool `push_files`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `message` as a required argument: take `message: String` (or the whole `PushFilesArgs`)"
+    )]
+    pub trait PushFiles__f4 {
+        fn __value(value: String) -> Self;
+    }
+    impl PushFiles__f4 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `search_code`",
+        label = "expected `SearchCodeArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `SearchCodeArgs` for the arguments of `search_code`"
+    )]
+    pub trait SearchCode__args {
+        fn __value(value: SearchCodeArgs) -> Self;
+    }
+    impl SearchCode__args for SearchCodeArgs {
+        fn __value(value: SearchCodeArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `q` of tool `search_code`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `q` as a required argument: take `q: String` (or the whole `SearchCodeArgs`)"
+    )]
+    pub trait SearchCode__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl SearchCode__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `order` of tool `search_code`",
+        label = "expected `Option<SearchCodeOrder>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `order` as an optional argument, so the field is an `Option`: take `order: Option<SearchCodeOrder>` (or the whole `SearchCodeArgs`)"
+    )]
+    pub trait SearchCode__f1 {
+        fn __value(value: ::core::option::Option<SearchCodeOrder>) -> Self;
+    }
+    impl SearchCode__f1 for ::core::option::Option<SearchCodeOrder> {
+        fn __value(value: ::core::option::Option<SearchCodeOrder>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `page` of tool `search_code`",
+        label = "expected `Option<SearchCodePage>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `page` as an optional argument, so the field is an `Option`: take `page: Option<SearchCodePage>` (or the whole `SearchCodeArgs`)"
+    )]
+    pub trait SearchCode__f2 {
+        fn __value(value: ::core::option::Option<SearchCodePage>) -> Self;
+    }
+    impl SearchCode__f2 for ::core::option::Option<SearchCodePage> {
+        fn __value(value: ::core::option::Option<SearchCodePage>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `per_page` of tool `search_code`",
+        label = "expected `Option<SearchCodePerPage>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `per_page` as an optional argument, so the field is an `Option`: take `per_page: Option<SearchCodePerPage>` (or the whole `SearchCodeArgs`)"
+    )]
+    pub trait SearchCode__f3 {
+        fn __value(value: ::core::option::Option<SearchCodePerPage>) -> Self;
+    }
+    impl SearchCode__f3 for ::core::option::Option<SearchCodePerPage> {
+        fn __value(value: ::core::option::Option<SearchCodePerPage>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `search_issues`",
+        label = "expected `SearchIssuesArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `SearchIssuesArgs` for the arguments of `search_issues`"
+    )]
+    pub trait SearchIssues__args {
+        fn __value(value: SearchIssuesArgs) -> Self;
+    }
+    impl SearchIssues__args for SearchIssuesArgs {
+        fn __value(value: SearchIssuesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `q` of tool `search_issues`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `q` as a required argument: take `q: String` (or the whole `SearchIssuesArgs`)"
+    )]
+    pub trait SearchIssues__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl SearchIssues__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `order` of tool `search_issues`",
+        label = "expected `Option<SearchIssuesOrder>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `order` as an optional argument, so the field is an `Option`: take `order: Option<SearchIssuesOrder>` (or the whole `SearchIssuesArgs`)"
+    )]
+    pub trait SearchIssues__f1 {
+        fn __value(value: ::core::option::Option<SearchIssuesOrder>) -> Self;
+    }
+    impl SearchIssues__f1 for ::core::option::Option<SearchIssuesOrder> {
+        fn __value(value: ::core::option::Option<SearchIssuesOrder>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `page` of tool `search_issues`",
+        label = "expected `Option<SearchIssuesPage>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `page` as an optional argument, so the field is an `Option`: take `page: Option<SearchIssuesPage>` (or the whole `SearchIssuesArgs`)"
+    )]
+    pub trait SearchIssues__f2 {
+        fn __value(value: ::core::option::Option<SearchIssuesPage>) -> Self;
+    }
+    impl SearchIssues__f2 for ::core::option::Option<SearchIssuesPage> {
+        fn __value(value: ::core::option::Option<SearchIssuesPage>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `per_page` of tool `search_issues`",
+        label = "expected `Option<SearchIssuesPerPage>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `per_page` as an optional argument, so the field is an `Option`: take `per_page: Option<SearchIssuesPerPage>` (or the whole `SearchIssuesArgs`)"
+    )]
+    pub trait SearchIssues__f3 {
+        fn __value(value: ::core::option::Option<SearchIssuesPerPage>) -> Self;
+    }
+    impl SearchIssues__f3 for ::core::option::Option<SearchIssuesPerPage> {
+        fn __value(value: ::core::option::Option<SearchIssuesPerPage>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `sort` of tool `search_issues`",
+        label = "expected `Option<SearchIssuesSort>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `sort` as an optional argument, so the field is an `Option`: take `sort: Option<SearchIssuesSort>` (or the whole `SearchIssuesArgs`)"
+    )]
+    pub trait SearchIssues__f4 {
+        fn __value(value: ::core::option::Option<SearchIssuesSort>) -> Self;
+    }
+    impl SearchIssues__f4 for ::core::option::Option<SearchIssuesSort> {
+        fn __value(value: ::core::option::Option<SearchIssuesSort>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `search_repositories`",
+        label = "expected `SearchRepositoriesArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `SearchRepositoriesArgs` for the arguments of `search_repositories`"
+    )]
+    pub trait SearchRepositories__args {
+        fn __value(value: SearchRepositoriesArgs) -> Self;
+    }
+    impl SearchRepositories__args for SearchRepositoriesArgs {
+        fn __value(value: SearchRepositoriesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `query` of tool `search_repositories`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `query` as a required argument: take `query: String` (or the whole `SearchRepositoriesArgs`)"
+    )]
+    pub trait SearchRepositories__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl SearchRepositories__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `page` of tool `search_repositories`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `page` as an optional argument, so the field is an `Option`: take `page: Option<f64>` (or the whole `SearchRepositoriesArgs`)"
+    )]
+    pub trait SearchRepositories__f1 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl SearchRepositories__f1 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `perPage` of tool `search_repositories`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `perPage` as an optional argument, so the field is an `Option`: take `per_page: Option<f64>` (or the whole `SearchRepositoriesArgs`)"
+    )]
+    pub trait SearchRepositories__f2 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl SearchRepositories__f2 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `search_users`",
+        label = "expected `SearchUsersArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `SearchUsersArgs` for the arguments of `search_users`"
+    )]
+    pub trait SearchUsers__args {
+        fn __value(value: SearchUsersArgs) -> Self;
+    }
+    impl SearchUsers__args for SearchUsersArgs {
+        fn __value(value: SearchUsersArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `q` of tool `search_users`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `q` as a required argument: take `q: String` (or the whole `SearchUsersArgs`)"
+    )]
+    pub trait SearchUsers__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl SearchUsers__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `order` of tool `search_users`",
+        label = "expected `Option<SearchUsersOrder>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `order` as an optional argument, so the field is an `Option`: take `order: Option<SearchUsersOrder>` (or the whole `SearchUsersArgs`)"
+    )]
+    pub trait SearchUsers__f1 {
+        fn __value(value: ::core::option::Option<SearchUsersOrder>) -> Self;
+    }
+    impl SearchUsers__f1 for ::core::option::Option<SearchUsersOrder> {
+        fn __value(value: ::core::option::Option<SearchUsersOrder>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `page` of tool `search_users`",
+        label = "expected `Option<SearchUsersPage>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `page` as an optional argument, so the field is an `Option`: take `page: Option<SearchUsersPage>` (or the whole `SearchUsersArgs`)"
+    )]
+    pub trait SearchUsers__f2 {
+        fn __value(value: ::core::option::Option<SearchUsersPage>) -> Self;
+    }
+    impl SearchUsers__f2 for ::core::option::Option<SearchUsersPage> {
+        fn __value(value: ::core::option::Option<SearchUsersPage>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `per_page` of tool `search_users`",
+        label = "expected `Option<SearchUsersPerPage>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `per_page` as an optional argument, so the field is an `Option`: take `per_page: Option<SearchUsersPerPage>` (or the whole `SearchUsersArgs`)"
+    )]
+    pub trait SearchUsers__f3 {
+        fn __value(value: ::core::option::Option<SearchUsersPerPage>) -> Self;
+    }
+    impl SearchUsers__f3 for ::core::option::Option<SearchUsersPerPage> {
+        fn __value(value: ::core::option::Option<SearchUsersPerPage>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `sort` of tool `search_users`",
+        label = "expected `Option<SearchUsersSort>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `sort` as an optional argument, so the field is an `Option`: take `sort: Option<SearchUsersSort>` (or the whole `SearchUsersArgs`)"
+    )]
+    pub trait SearchUsers__f4 {
+        fn __value(value: ::core::option::Option<SearchUsersSort>) -> Self;
+    }
+    impl SearchUsers__f4 for ::core::option::Option<SearchUsersSort> {
+        fn __value(value: ::core::option::Option<SearchUsersSort>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `update_issue`",
+        label = "expected `UpdateIssueArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `UpdateIssueArgs` for the arguments of `update_issue`"
+    )]
+    pub trait UpdateIssue__args {
+        fn __value(value: UpdateIssueArgs) -> Self;
+    }
+    impl UpdateIssue__args for UpdateIssueArgs {
+        fn __value(value: UpdateIssueArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `update_issue`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl UpdateIssue__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `update_issue`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl UpdateIssue__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `issue_number` of tool `update_issue`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `issue_number` as a required argument: take `issue_number: f64` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl UpdateIssue__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `title` of tool `update_issue`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `title` as an optional argument, so the field is an `Option`: take `title: Option<String>` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl UpdateIssue__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `body` of tool `update_issue`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `body` as an optional argument, so the field is an `Option`: take `body: Option<String>` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f4 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl UpdateIssue__f4 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `assignees` of tool `update_issue`",
+        label = "expected `Option<Vec<String>>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `assignees` as an optional argument, so the field is an `Option`: take `assignees: Option<Vec<String>>` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f5 {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self;
+    }
+    impl UpdateIssue__f5 for ::core::option::Option<::std::vec::Vec<String>> {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `milestone` of tool `update_issue`",
+        label = "expected `Option<f64>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `milestone` as an optional argument, so the field is an `Option`: take `milestone: Option<f64>` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f6 {
+        fn __value(value: ::core::option::Option<f64>) -> Self;
+    }
+    impl UpdateIssue__f6 for ::core::option::Option<f64> {
+        fn __value(value: ::core::option::Option<f64>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `labels` of tool `update_issue`",
+        label = "expected `Option<Vec<String>>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `labels` as an optional argument, so the field is an `Option`: take `labels: Option<Vec<String>>` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f7 {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self;
+    }
+    impl UpdateIssue__f7 for ::core::option::Option<::std::vec::Vec<String>> {
+        fn __value(value: ::core::option::Option<::std::vec::Vec<String>>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `state` of tool `update_issue`",
+        label = "expected `Option<UpdateIssueState>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `state` as an optional argument, so the field is an `Option`: take `state: Option<UpdateIssueState>` (or the whole `UpdateIssueArgs`)"
+    )]
+    pub trait UpdateIssue__f8 {
+        fn __value(value: ::core::option::Option<UpdateIssueState>) -> Self;
+    }
+    impl UpdateIssue__f8 for ::core::option::Option<UpdateIssueState> {
+        fn __value(value: ::core::option::Option<UpdateIssueState>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `update_pull_request_branch`",
+        label = "expected `UpdatePullRequestBranchArgs`",
+        note = "`../../tests/registries/mcp/server-github.json` generates `UpdatePullRequestBranchArgs` for the arguments of `update_pull_request_branch`"
+    )]
+    pub trait UpdatePullRequestBranch__args {
+        fn __value(value: UpdatePullRequestBranchArgs) -> Self;
+    }
+    impl UpdatePullRequestBranch__args for UpdatePullRequestBranchArgs {
+        fn __value(value: UpdatePullRequestBranchArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `owner` of tool `update_pull_request_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `owner` as a required argument: take `owner: String` (or the whole `UpdatePullRequestBranchArgs`)"
+    )]
+    pub trait UpdatePullRequestBranch__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl UpdatePullRequestBranch__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `repo` of tool `update_pull_request_branch`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `repo` as a required argument: take `repo: String` (or the whole `UpdatePullRequestBranchArgs`)"
+    )]
+    pub trait UpdatePullRequestBranch__f1 {
+        fn __value(value: String) -> Self;
+    }
+    impl UpdatePullRequestBranch__f1 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `pull_number` of tool `update_pull_request_branch`",
+        label = "expected `f64`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `pull_number` as a required argument: take `pull_number: f64` (or the whole `UpdatePullRequestBranchArgs`)"
+    )]
+    pub trait UpdatePullRequestBranch__f2 {
+        fn __value(value: f64) -> Self;
+    }
+    impl UpdatePullRequestBranch__f2 for f64 {
+        fn __value(value: f64) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `expected_head_sha` of tool `update_pull_request_branch`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-github.json` declares `expected_head_sha` as an optional argument, so the field is an `Option`: take `expected_head_sha: Option<String>` (or the whole `UpdatePullRequestBranchArgs`)"
+    )]
+    pub trait UpdatePullRequestBranch__f3 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl UpdatePullRequestBranch__f3 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+}

@@ -21,6 +21,22 @@ pub struct AddObservationsArgs {
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
+pub struct AddObservationsOutputResultsItem {
+    #[serde(rename = "entityName")]
+    pub entity_name: String,
+    #[serde(rename = "addedObservations")]
+    pub added_observations: ::std::vec::Vec<String>,
+}
+#[allow(dead_code)]
+/// Structured output of the `add_observations` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct AddObservationsOutput {
+    pub results: ::std::vec::Vec<AddObservationsOutputResultsItem>,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateEntitiesEntitiesItem {
     /// The name of the entity
     pub name: String,
@@ -36,6 +52,25 @@ pub struct CreateEntitiesEntitiesItem {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateEntitiesArgs {
     pub entities: ::std::vec::Vec<CreateEntitiesEntitiesItem>,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct CreateEntitiesOutputEntitiesItem {
+    /// The name of the entity
+    pub name: String,
+    /// The type of the entity
+    #[serde(rename = "entityType")]
+    pub entity_type: String,
+    /// An array of observation contents associated with the entity
+    pub observations: ::std::vec::Vec<String>,
+}
+#[allow(dead_code)]
+/// Structured output of the `create_entities` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct CreateEntitiesOutput {
+    pub entities: ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
 }
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -57,6 +92,25 @@ pub struct CreateRelationsArgs {
     pub relations: ::std::vec::Vec<CreateRelationsRelationsItem>,
 }
 #[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct CreateRelationsOutputRelationsItem {
+    /// The name of the entity where the relation starts
+    pub from: String,
+    /// The name of the entity where the relation ends
+    pub to: String,
+    /// The type of the relation
+    #[serde(rename = "relationType")]
+    pub relation_type: String,
+}
+#[allow(dead_code)]
+/// Structured output of the `create_relations` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct CreateRelationsOutput {
+    pub relations: ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
+}
+#[allow(dead_code)]
 /// Arguments of the `delete_entities` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -64,6 +118,14 @@ pub struct DeleteEntitiesArgs {
     /// An array of entity names to delete
     #[serde(rename = "entityNames")]
     pub entity_names: ::std::vec::Vec<String>,
+}
+#[allow(dead_code)]
+/// Structured output of the `delete_entities` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct DeleteEntitiesOutput {
+    pub success: bool,
+    pub message: String,
 }
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -81,6 +143,14 @@ pub struct DeleteObservationsDeletionsItem {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DeleteObservationsArgs {
     pub deletions: ::std::vec::Vec<DeleteObservationsDeletionsItem>,
+}
+#[allow(dead_code)]
+/// Structured output of the `delete_observations` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct DeleteObservationsOutput {
+    pub success: bool,
+    pub message: String,
 }
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -103,6 +173,14 @@ pub struct DeleteRelationsArgs {
     pub relations: ::std::vec::Vec<DeleteRelationsRelationsItem>,
 }
 #[allow(dead_code)]
+/// Structured output of the `delete_relations` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct DeleteRelationsOutput {
+    pub success: bool,
+    pub message: String,
+}
+#[allow(dead_code)]
 /// Arguments of the `open_nodes` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -111,10 +189,74 @@ pub struct OpenNodesArgs {
     pub names: ::std::vec::Vec<String>,
 }
 #[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct OpenNodesOutputEntitiesItem {
+    /// The name of the entity
+    pub name: String,
+    /// The type of the entity
+    #[serde(rename = "entityType")]
+    pub entity_type: String,
+    /// An array of observation contents associated with the entity
+    pub observations: ::std::vec::Vec<String>,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct OpenNodesOutputRelationsItem {
+    /// The name of the entity where the relation starts
+    pub from: String,
+    /// The name of the entity where the relation ends
+    pub to: String,
+    /// The type of the relation
+    #[serde(rename = "relationType")]
+    pub relation_type: String,
+}
+#[allow(dead_code)]
+/// Structured output of the `open_nodes` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct OpenNodesOutput {
+    pub entities: ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
+    pub relations: ::std::vec::Vec<OpenNodesOutputRelationsItem>,
+}
+#[allow(dead_code)]
 /// Arguments of the `read_graph` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadGraphArgs {}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadGraphOutputEntitiesItem {
+    /// The name of the entity
+    pub name: String,
+    /// The type of the entity
+    #[serde(rename = "entityType")]
+    pub entity_type: String,
+    /// An array of observation contents associated with the entity
+    pub observations: ::std::vec::Vec<String>,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadGraphOutputRelationsItem {
+    /// The name of the entity where the relation starts
+    pub from: String,
+    /// The name of the entity where the relation ends
+    pub to: String,
+    /// The type of the relation
+    #[serde(rename = "relationType")]
+    pub relation_type: String,
+}
+#[allow(dead_code)]
+/// Structured output of the `read_graph` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct ReadGraphOutput {
+    pub entities: ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
+    pub relations: ::std::vec::Vec<ReadGraphOutputRelationsItem>,
+}
 #[allow(dead_code)]
 /// Arguments of the `search_nodes` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -122,6 +264,38 @@ pub struct ReadGraphArgs {}
 pub struct SearchNodesArgs {
     /// The search query to match against entity names, types, and observation content
     pub query: String,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct SearchNodesOutputEntitiesItem {
+    /// The name of the entity
+    pub name: String,
+    /// The type of the entity
+    #[serde(rename = "entityType")]
+    pub entity_type: String,
+    /// An array of observation contents associated with the entity
+    pub observations: ::std::vec::Vec<String>,
+}
+#[allow(dead_code)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct SearchNodesOutputRelationsItem {
+    /// The name of the entity where the relation starts
+    pub from: String,
+    /// The name of the entity where the relation ends
+    pub to: String,
+    /// The type of the relation
+    #[serde(rename = "relationType")]
+    pub relation_type: String,
+}
+#[allow(dead_code)]
+/// Structured output of the `search_nodes` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct SearchNodesOutput {
+    pub entities: ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
+    pub relations: ::std::vec::Vec<SearchNodesOutputRelationsItem>,
 }
 #[allow(dead_code)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
@@ -366,6 +540,223 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for AddObservationsOutputResultsItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["entityName", "addedObservations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 2usize] = [::core::option::Option::None; 2usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "entityName" => 0,
+                    "addedObservations" => 1,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entityName",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "addedObservations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                entity_name: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entityName"),
+                    cx,
+                )?,
+                added_observations: <::std::vec::Vec<
+                    String,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("addedObservations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(AddObservationsOutputResultsItem);
+    impl ::toolseal::__private::schemars::JsonSchema
+    for AddObservationsOutputResultsItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("AddObservationsOutputResultsItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "AddObservationsOutputResultsItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "entityName".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "addedObservations".into(),
+                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["entityName".into(), "addedObservations".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for AddObservationsOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["results"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "results" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "results",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                results: <::std::vec::Vec<
+                    AddObservationsOutputResultsItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("results"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(AddObservationsOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for AddObservationsOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("AddObservationsOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "AddObservationsOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "results".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<AddObservationsOutputResultsItem>,
+                    >(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["results".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `add_observations` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for CreateEntitiesEntitiesItem {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -600,6 +991,241 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for CreateEntitiesOutputEntitiesItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["name", "entityType", "observations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "name" => 0,
+                    "entityType" => 1,
+                    "observations" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "name",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entityType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "observations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                name: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("name"),
+                    cx,
+                )?,
+                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entityType"),
+                    cx,
+                )?,
+                observations: <::std::vec::Vec<
+                    String,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("observations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(CreateEntitiesOutputEntitiesItem);
+    impl ::toolseal::__private::schemars::JsonSchema
+    for CreateEntitiesOutputEntitiesItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("CreateEntitiesOutputEntitiesItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "CreateEntitiesOutputEntitiesItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "entityType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "observations".into(),
+                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "name".into(), "entityType".into(), "observations".into(),
+                    ],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for CreateEntitiesOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["entities"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "entities" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entities",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                entities: <::std::vec::Vec<
+                    CreateEntitiesOutputEntitiesItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entities"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(CreateEntitiesOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for CreateEntitiesOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("CreateEntitiesOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "CreateEntitiesOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "entities".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
+                    >(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["entities".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `create_entities` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for CreateRelationsRelationsItem {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -826,6 +1452,233 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for CreateRelationsOutputRelationsItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["from", "to", "relationType"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "from" => 0,
+                    "to" => 1,
+                    "relationType" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "from",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "to",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "relationType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                from: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("from"),
+                    cx,
+                )?,
+                to: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("to"),
+                    cx,
+                )?,
+                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("relationType"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(CreateRelationsOutputRelationsItem);
+    impl ::toolseal::__private::schemars::JsonSchema
+    for CreateRelationsOutputRelationsItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("CreateRelationsOutputRelationsItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "CreateRelationsOutputRelationsItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
+            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "relationType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for CreateRelationsOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["relations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 1usize] = [::core::option::Option::None; 1usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "relations" => 0,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "relations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                relations: <::std::vec::Vec<
+                    CreateRelationsOutputRelationsItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("relations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(CreateRelationsOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for CreateRelationsOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("CreateRelationsOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "CreateRelationsOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "relations".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
+                    >(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["relations".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `create_relations` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for DeleteEntitiesArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -920,6 +1773,115 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `delete_entities` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for DeleteEntitiesOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["success", "message"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 2usize] = [::core::option::Option::None; 2usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "success" => 0,
+                    "message" => 1,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "success",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "message",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                success: <bool as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("success"),
+                    cx,
+                )?,
+                message: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("message"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(DeleteEntitiesOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for DeleteEntitiesOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("DeleteEntitiesOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "DeleteEntitiesOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("success".into(), ::toolseal::__private::subschema::<bool>(g));
+            props
+                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["success".into(), "message".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `delete_entities` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -1137,6 +2099,115 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `delete_observations` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for DeleteObservationsOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["success", "message"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 2usize] = [::core::option::Option::None; 2usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "success" => 0,
+                    "message" => 1,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "success",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "message",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                success: <bool as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("success"),
+                    cx,
+                )?,
+                message: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("message"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(DeleteObservationsOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for DeleteObservationsOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("DeleteObservationsOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "DeleteObservationsOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("success".into(), ::toolseal::__private::subschema::<bool>(g));
+            props
+                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["success".into(), "message".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `delete_observations` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -1367,6 +2438,115 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for DeleteRelationsOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["success", "message"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 2usize] = [::core::option::Option::None; 2usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "success" => 0,
+                    "message" => 1,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "success",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "message",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                success: <bool as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("success"),
+                    cx,
+                )?,
+                message: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("message"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(DeleteRelationsOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for DeleteRelationsOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("DeleteRelationsOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "DeleteRelationsOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("success".into(), ::toolseal::__private::subschema::<bool>(g));
+            props
+                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["success".into(), "message".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `delete_relations` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for OpenNodesArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1462,6 +2642,390 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for OpenNodesOutputEntitiesItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["name", "entityType", "observations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "name" => 0,
+                    "entityType" => 1,
+                    "observations" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "name",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entityType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "observations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                name: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("name"),
+                    cx,
+                )?,
+                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entityType"),
+                    cx,
+                )?,
+                observations: <::std::vec::Vec<
+                    String,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("observations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(OpenNodesOutputEntitiesItem);
+    impl ::toolseal::__private::schemars::JsonSchema for OpenNodesOutputEntitiesItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("OpenNodesOutputEntitiesItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "OpenNodesOutputEntitiesItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "entityType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "observations".into(),
+                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "name".into(), "entityType".into(), "observations".into(),
+                    ],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for OpenNodesOutputRelationsItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["from", "to", "relationType"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "from" => 0,
+                    "to" => 1,
+                    "relationType" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "from",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "to",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "relationType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                from: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("from"),
+                    cx,
+                )?,
+                to: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("to"),
+                    cx,
+                )?,
+                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("relationType"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(OpenNodesOutputRelationsItem);
+    impl ::toolseal::__private::schemars::JsonSchema for OpenNodesOutputRelationsItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("OpenNodesOutputRelationsItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "OpenNodesOutputRelationsItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
+            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "relationType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for OpenNodesOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["entities", "relations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 2usize] = [::core::option::Option::None; 2usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "entities" => 0,
+                    "relations" => 1,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entities",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "relations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                entities: <::std::vec::Vec<
+                    OpenNodesOutputEntitiesItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entities"),
+                    cx,
+                )?,
+                relations: <::std::vec::Vec<
+                    OpenNodesOutputRelationsItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("relations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(OpenNodesOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for OpenNodesOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("OpenNodesOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "OpenNodesOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "entities".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
+                    >(g),
+                );
+            props
+                .insert(
+                    "relations".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<OpenNodesOutputRelationsItem>,
+                    >(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["entities".into(), "relations".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `open_nodes` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::FromJson for ReadGraphArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -1517,6 +3081,390 @@ const _: () = {
                 ::toolseal::__private::serde_json::Value::Bool(false),
             );
             s.insert("description".into(), "Arguments of the `read_graph` tool.".into());
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadGraphOutputEntitiesItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["name", "entityType", "observations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "name" => 0,
+                    "entityType" => 1,
+                    "observations" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "name",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entityType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "observations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                name: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("name"),
+                    cx,
+                )?,
+                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entityType"),
+                    cx,
+                )?,
+                observations: <::std::vec::Vec<
+                    String,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("observations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadGraphOutputEntitiesItem);
+    impl ::toolseal::__private::schemars::JsonSchema for ReadGraphOutputEntitiesItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadGraphOutputEntitiesItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "ReadGraphOutputEntitiesItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "entityType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "observations".into(),
+                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "name".into(), "entityType".into(), "observations".into(),
+                    ],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadGraphOutputRelationsItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["from", "to", "relationType"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "from" => 0,
+                    "to" => 1,
+                    "relationType" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "from",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "to",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "relationType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                from: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("from"),
+                    cx,
+                )?,
+                to: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("to"),
+                    cx,
+                )?,
+                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("relationType"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadGraphOutputRelationsItem);
+    impl ::toolseal::__private::schemars::JsonSchema for ReadGraphOutputRelationsItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadGraphOutputRelationsItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "ReadGraphOutputRelationsItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
+            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "relationType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for ReadGraphOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["entities", "relations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 2usize] = [::core::option::Option::None; 2usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "entities" => 0,
+                    "relations" => 1,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entities",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "relations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                entities: <::std::vec::Vec<
+                    ReadGraphOutputEntitiesItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entities"),
+                    cx,
+                )?,
+                relations: <::std::vec::Vec<
+                    ReadGraphOutputRelationsItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("relations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(ReadGraphOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for ReadGraphOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("ReadGraphOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "ReadGraphOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "entities".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
+                    >(g),
+                );
+            props
+                .insert(
+                    "relations".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<ReadGraphOutputRelationsItem>,
+                    >(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["entities".into(), "relations".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `read_graph` tool.".into(),
+            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -1608,6 +3556,390 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `search_nodes` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for SearchNodesOutputEntitiesItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["name", "entityType", "observations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "name" => 0,
+                    "entityType" => 1,
+                    "observations" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "name",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entityType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "observations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                name: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("name"),
+                    cx,
+                )?,
+                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entityType"),
+                    cx,
+                )?,
+                observations: <::std::vec::Vec<
+                    String,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("observations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(SearchNodesOutputEntitiesItem);
+    impl ::toolseal::__private::schemars::JsonSchema for SearchNodesOutputEntitiesItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("SearchNodesOutputEntitiesItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "SearchNodesOutputEntitiesItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "entityType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            props
+                .insert(
+                    "observations".into(),
+                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "name".into(), "entityType".into(), "observations".into(),
+                    ],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for SearchNodesOutputRelationsItem {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["from", "to", "relationType"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 3usize] = [::core::option::Option::None; 3usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "from" => 0,
+                    "to" => 1,
+                    "relationType" => 2,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "from",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "to",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "relationType",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                from: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("from"),
+                    cx,
+                )?,
+                to: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("to"),
+                    cx,
+                )?,
+                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("relationType"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(SearchNodesOutputRelationsItem);
+    impl ::toolseal::__private::schemars::JsonSchema for SearchNodesOutputRelationsItem {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("SearchNodesOutputRelationsItem")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", "SearchNodesOutputRelationsItem"
+                ),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
+            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
+            props
+                .insert(
+                    "relationType".into(),
+                    ::toolseal::__private::subschema::<String>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
+    impl ::toolseal::__private::FromJson for SearchNodesOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &["entities", "relations"];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 2usize] = [::core::option::Option::None; 2usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "entities" => 0,
+                    "relations" => 1,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "entities",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "relations",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                entities: <::std::vec::Vec<
+                    SearchNodesOutputEntitiesItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("entities"),
+                    cx,
+                )?,
+                relations: <::std::vec::Vec<
+                    SearchNodesOutputRelationsItem,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("relations"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(SearchNodesOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for SearchNodesOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("SearchNodesOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "SearchNodesOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "entities".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
+                    >(g),
+                );
+            props
+                .insert(
+                    "relations".into(),
+                    ::toolseal::__private::subschema::<
+                        ::std::vec::Vec<SearchNodesOutputRelationsItem>,
+                    >(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec!["entities".into(), "relations".into(),],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `search_nodes` tool.".into(),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -2004,3 +4336,348 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `add_observations`",
+        label = "expected `AddObservationsArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `AddObservationsArgs` for the arguments of `add_observations`"
+    )]
+    pub trait AddObservations__args {
+        fn __value(value: AddObservationsArgs) -> Self;
+    }
+    impl AddObservations__args for AddObservationsArgs {
+        fn __value(value: AddObservationsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `observations` of tool `add_observations`",
+        label = "expected `Vec<AddObservationsObservationsItem>`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares `observations` as a required argument: take `observations: Vec<AddObservationsObservationsItem>` (or the whole `AddObservationsArgs`)"
+    )]
+    pub trait AddObservations__f0 {
+        fn __value(value: ::std::vec::Vec<AddObservationsObservationsItem>) -> Self;
+    }
+    impl AddObservations__f0 for ::std::vec::Vec<AddObservationsObservationsItem> {
+        fn __value(value: ::std::vec::Vec<AddObservationsObservationsItem>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `add_observations`",
+        label = "expected `AddObservationsOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `add_observations`: return `AddObservationsOutput` or `Result<AddObservationsOutput, E>`"
+    )]
+    pub trait AddObservations__output {
+        fn __value(value: AddObservationsOutput) -> Self;
+    }
+    impl AddObservations__output for AddObservationsOutput {
+        fn __value(value: AddObservationsOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_entities`",
+        label = "expected `CreateEntitiesArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `CreateEntitiesArgs` for the arguments of `create_entities`"
+    )]
+    pub trait CreateEntities__args {
+        fn __value(value: CreateEntitiesArgs) -> Self;
+    }
+    impl CreateEntities__args for CreateEntitiesArgs {
+        fn __value(value: CreateEntitiesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `entities` of tool `create_entities`",
+        label = "expected `Vec<CreateEntitiesEntitiesItem>`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares `entities` as a required argument: take `entities: Vec<CreateEntitiesEntitiesItem>` (or the whole `CreateEntitiesArgs`)"
+    )]
+    pub trait CreateEntities__f0 {
+        fn __value(value: ::std::vec::Vec<CreateEntitiesEntitiesItem>) -> Self;
+    }
+    impl CreateEntities__f0 for ::std::vec::Vec<CreateEntitiesEntitiesItem> {
+        fn __value(value: ::std::vec::Vec<CreateEntitiesEntitiesItem>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `create_entities`",
+        label = "expected `CreateEntitiesOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `create_entities`: return `CreateEntitiesOutput` or `Result<CreateEntitiesOutput, E>`"
+    )]
+    pub trait CreateEntities__output {
+        fn __value(value: CreateEntitiesOutput) -> Self;
+    }
+    impl CreateEntities__output for CreateEntitiesOutput {
+        fn __value(value: CreateEntitiesOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `create_relations`",
+        label = "expected `CreateRelationsArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `CreateRelationsArgs` for the arguments of `create_relations`"
+    )]
+    pub trait CreateRelations__args {
+        fn __value(value: CreateRelationsArgs) -> Self;
+    }
+    impl CreateRelations__args for CreateRelationsArgs {
+        fn __value(value: CreateRelationsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `relations` of tool `create_relations`",
+        label = "expected `Vec<CreateRelationsRelationsItem>`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares `relations` as a required argument: take `relations: Vec<CreateRelationsRelationsItem>` (or the whole `CreateRelationsArgs`)"
+    )]
+    pub trait CreateRelations__f0 {
+        fn __value(value: ::std::vec::Vec<CreateRelationsRelationsItem>) -> Self;
+    }
+    impl CreateRelations__f0 for ::std::vec::Vec<CreateRelationsRelationsItem> {
+        fn __value(value: ::std::vec::Vec<CreateRelationsRelationsItem>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `create_relations`",
+        label = "expected `CreateRelationsOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `create_relations`: return `CreateRelationsOutput` or `Result<CreateRelationsOutput, E>`"
+    )]
+    pub trait CreateRelations__output {
+        fn __value(value: CreateRelationsOutput) -> Self;
+    }
+    impl CreateRelations__output for CreateRelationsOutput {
+        fn __value(value: CreateRelationsOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `delete_entities`",
+        label = "expected `DeleteEntitiesArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `DeleteEntitiesArgs` for the arguments of `delete_entities`"
+    )]
+    pub trait DeleteEntities__args {
+        fn __value(value: DeleteEntitiesArgs) -> Self;
+    }
+    impl DeleteEntities__args for DeleteEntitiesArgs {
+        fn __value(value: DeleteEntitiesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `entityNames` of tool `delete_entities`",
+        label = "expected `Vec<String>`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares `entityNames` as a required argument: take `entity_names: Vec<String>` (or the whole `DeleteEntitiesArgs`)"
+    )]
+    pub trait DeleteEntities__f0 {
+        fn __value(value: ::std::vec::Vec<String>) -> Self;
+    }
+    impl DeleteEntities__f0 for ::std::vec::Vec<String> {
+        fn __value(value: ::std::vec::Vec<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `delete_entities`",
+        label = "expected `DeleteEntitiesOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `delete_entities`: return `DeleteEntitiesOutput` or `Result<DeleteEntitiesOutput, E>`"
+    )]
+    pub trait DeleteEntities__output {
+        fn __value(value: DeleteEntitiesOutput) -> Self;
+    }
+    impl DeleteEntities__output for DeleteEntitiesOutput {
+        fn __value(value: DeleteEntitiesOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `delete_observations`",
+        label = "expected `DeleteObservationsArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `DeleteObservationsArgs` for the arguments of `delete_observations`"
+    )]
+    pub trait DeleteObservations__args {
+        fn __value(value: DeleteObservationsArgs) -> Self;
+    }
+    impl DeleteObservations__args for DeleteObservationsArgs {
+        fn __value(value: DeleteObservationsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `deletions` of tool `delete_observations`",
+        label = "expected `Vec<DeleteObservationsDeletionsItem>`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares `deletions` as a required argument: take `deletions: Vec<DeleteObservationsDeletionsItem>` (or the whole `DeleteObservationsArgs`)"
+    )]
+    pub trait DeleteObservations__f0 {
+        fn __value(value: ::std::vec::Vec<DeleteObservationsDeletionsItem>) -> Self;
+    }
+    impl DeleteObservations__f0 for ::std::vec::Vec<DeleteObservationsDeletionsItem> {
+        fn __value(value: ::std::vec::Vec<DeleteObservationsDeletionsItem>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `delete_observations`",
+        label = "expected `DeleteObservationsOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `delete_observations`: return `DeleteObservationsOutput` or `Result<DeleteObservationsOutput, E>`"
+    )]
+    pub trait DeleteObservations__output {
+        fn __value(value: DeleteObservationsOutput) -> Self;
+    }
+    impl DeleteObservations__output for DeleteObservationsOutput {
+        fn __value(value: DeleteObservationsOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `delete_relations`",
+        label = "expected `DeleteRelationsArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `DeleteRelationsArgs` for the arguments of `delete_relations`"
+    )]
+    pub trait DeleteRelations__args {
+        fn __value(value: DeleteRelationsArgs) -> Self;
+    }
+    impl DeleteRelations__args for DeleteRelationsArgs {
+        fn __value(value: DeleteRelationsArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `relations` of tool `delete_relations`",
+        label = "expected `Vec<DeleteRelationsRelationsItem>`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares `relations` as a required argument: take `relations: Vec<DeleteRelationsRelationsItem>` (or the whole `DeleteRelationsArgs`)"
+    )]
+    pub trait DeleteRelations__f0 {
+        fn __value(value: ::std::vec::Vec<DeleteRelationsRelationsItem>) -> Self;
+    }
+    impl DeleteRelations__f0 for ::std::vec::Vec<DeleteRelationsRelationsItem> {
+        fn __value(value: ::std::vec::Vec<DeleteRelationsRelationsItem>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `delete_relations`",
+        label = "expected `DeleteRelationsOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `delete_relations`: return `DeleteRelationsOutput` or `Result<DeleteRelationsOutput, E>`"
+    )]
+    pub trait DeleteRelations__output {
+        fn __value(value: DeleteRelationsOutput) -> Self;
+    }
+    impl DeleteRelations__output for DeleteRelationsOutput {
+        fn __value(value: DeleteRelationsOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `open_nodes`",
+        label = "expected `OpenNodesArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `OpenNodesArgs` for the arguments of `open_nodes`"
+    )]
+    pub trait OpenNodes__args {
+        fn __value(value: OpenNodesArgs) -> Self;
+    }
+    impl OpenNodes__args for OpenNodesArgs {
+        fn __value(value: OpenNodesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `names` of tool `open_nodes`",
+        label = "expected `Vec<String>`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares `names` as a required argument: take `names: Vec<String>` (or the whole `OpenNodesArgs`)"
+    )]
+    pub trait OpenNodes__f0 {
+        fn __value(value: ::std::vec::Vec<String>) -> Self;
+    }
+    impl OpenNodes__f0 for ::std::vec::Vec<String> {
+        fn __value(value: ::std::vec::Vec<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `open_nodes`",
+        label = "expected `OpenNodesOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `open_nodes`: return `OpenNodesOutput` or `Result<OpenNodesOutput, E>`"
+    )]
+    pub trait OpenNodes__output {
+        fn __value(value: OpenNodesOutput) -> Self;
+    }
+    impl OpenNodes__output for OpenNodesOutput {
+        fn __value(value: OpenNodesOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `read_graph`",
+        label = "expected `ReadGraphArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `ReadGraphArgs` for the arguments of `read_graph`"
+    )]
+    pub trait ReadGraph__args {
+        fn __value(value: ReadGraphArgs) -> Self;
+    }
+    impl ReadGraph__args for ReadGraphArgs {
+        fn __value(value: ReadGraphArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `read_graph`",
+        label = "expected `ReadGraphOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `read_graph`: return `ReadGraphOutput` or `Result<ReadGraphOutput, E>`"
+    )]
+    pub trait ReadGraph__output {
+        fn __value(value: ReadGraphOutput) -> Self;
+    }
+    impl ReadGraph__output for ReadGraphOutput {
+        fn __value(value: ReadGraphOutput) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `search_nodes`",
+        label = "expected `SearchNodesArgs`",
+        note = "`../../tests/registries/mcp/server-memory.json` generates `SearchNodesArgs` for the arguments of `search_nodes`"
+    )]
+    pub trait SearchNodes__args {
+        fn __value(value: SearchNodesArgs) -> Self;
+    }
+    impl SearchNodes__args for SearchNodesArgs {
+        fn __value(value: SearchNodesArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `query` of tool `search_nodes`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares `query` as a required argument: take `query: String` (or the whole `SearchNodesArgs`)"
+    )]
+    pub trait SearchNodes__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl SearchNodes__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `search_nodes`",
+        label = "expected `SearchNodesOutput`",
+        note = "`../../tests/registries/mcp/server-memory.json` declares an `outputSchema` for `search_nodes`: return `SearchNodesOutput` or `Result<SearchNodesOutput, E>`"
+    )]
+    pub trait SearchNodes__output {
+        fn __value(value: SearchNodesOutput) -> Self;
+    }
+    impl SearchNodes__output for SearchNodesOutput {
+        fn __value(value: SearchNodesOutput) -> Self {
+            value
+        }
+    }
+}

@@ -83,6 +83,21 @@ pub struct SequentialthinkingArgs {
     pub needs_more_thoughts: ::core::option::Option<SequentialthinkingNeedsMoreThoughts>,
 }
 #[allow(dead_code)]
+/// Structured output of the `sequentialthinking` tool.
+#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
+#[serde(crate = "::toolseal::__private::serde")]
+pub struct SequentialthinkingOutput {
+    #[serde(rename = "thoughtNumber")]
+    pub thought_number: f64,
+    #[serde(rename = "totalThoughts")]
+    pub total_thoughts: f64,
+    #[serde(rename = "nextThoughtNeeded")]
+    pub next_thought_needed: bool,
+    pub branches: ::std::vec::Vec<String>,
+    #[serde(rename = "thoughtHistoryLength")]
+    pub thought_history_length: f64,
+}
+#[allow(dead_code)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
 /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
 #[derive(Debug, Clone, PartialEq)]
@@ -847,6 +862,194 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
+    impl ::toolseal::__private::FromJson for SequentialthinkingOutput {
+        fn from_json(
+            v: &::toolseal::__private::Json<'_>,
+            at: &::toolseal::__private::Path<'_>,
+            cx: &mut ::toolseal::__private::Cx,
+        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            #[allow(dead_code)]
+            const DECLARED: &[&str] = &[
+                "thoughtNumber",
+                "totalThoughts",
+                "nextThoughtNeeded",
+                "branches",
+                "thoughtHistoryLength",
+            ];
+            let _ = &cx;
+            let members = ::toolseal::__private::check::object(v, at)?;
+            let mut slots: [::core::option::Option<
+                &::toolseal::__private::Json<'_>,
+            >; 5usize] = [::core::option::Option::None; 5usize];
+            for (k, x) in members {
+                let i = match k.as_ref() {
+                    "thoughtNumber" => 0,
+                    "totalThoughts" => 1,
+                    "nextThoughtNeeded" => 2,
+                    "branches" => 3,
+                    "thoughtHistoryLength" => 4,
+                    _ => {
+                        return ::core::result::Result::Err(
+                            ::toolseal::__private::Rejection::undeclared_key(
+                                at,
+                                k,
+                                ::toolseal::__private::Names::Static(DECLARED),
+                            ),
+                        );
+                    }
+                };
+                if slots[i].replace(x).is_some() {
+                    return ::core::result::Result::Err(
+                        ::toolseal::__private::Rejection::duplicate_key(at, k),
+                    );
+                }
+            }
+            if slots[0].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "thoughtNumber",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[1].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "totalThoughts",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[2].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "nextThoughtNeeded",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[3].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "branches",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            if slots[4].is_none() {
+                return ::core::result::Result::Err(
+                    ::toolseal::__private::Rejection::missing_key(
+                        at,
+                        "thoughtHistoryLength",
+                        ::toolseal::__private::Names::Static(DECLARED),
+                    ),
+                );
+            }
+            ::toolseal::__private::check::property_count(
+                members.len(),
+                at,
+                ::core::option::Option::None,
+                ::core::option::Option::None,
+            )?;
+            ::core::result::Result::Ok(Self {
+                thought_number: <f64 as ::toolseal::__private::FromJson>::from_json(
+                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("thoughtNumber"),
+                    cx,
+                )?,
+                total_thoughts: <f64 as ::toolseal::__private::FromJson>::from_json(
+                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("totalThoughts"),
+                    cx,
+                )?,
+                next_thought_needed: <bool as ::toolseal::__private::FromJson>::from_json(
+                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("nextThoughtNeeded"),
+                    cx,
+                )?,
+                branches: <::std::vec::Vec<
+                    String,
+                > as ::toolseal::__private::FromJson>::from_json(
+                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("branches"),
+                    cx,
+                )?,
+                thought_history_length: <f64 as ::toolseal::__private::FromJson>::from_json(
+                    slots[4].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
+                    &at.key("thoughtHistoryLength"),
+                    cx,
+                )?,
+            })
+        }
+    }
+    ::toolseal::__deserialize_via_from_json!(SequentialthinkingOutput);
+    impl ::toolseal::__private::schemars::JsonSchema for SequentialthinkingOutput {
+        fn schema_name() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed("SequentialthinkingOutput")
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(::core::module_path!(), "::", "SequentialthinkingOutput"),
+            )
+        }
+        fn json_schema(
+            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
+        ) -> ::toolseal::__private::schemars::Schema {
+            let _ = &g;
+            let mut s = ::toolseal::__private::serde_json::Map::new();
+            let mut props = ::toolseal::__private::serde_json::Map::new();
+            props
+                .insert(
+                    "thoughtNumber".into(),
+                    ::toolseal::__private::subschema::<f64>(g),
+                );
+            props
+                .insert(
+                    "totalThoughts".into(),
+                    ::toolseal::__private::subschema::<f64>(g),
+                );
+            props
+                .insert(
+                    "nextThoughtNeeded".into(),
+                    ::toolseal::__private::subschema::<bool>(g),
+                );
+            props
+                .insert(
+                    "branches".into(),
+                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
+                );
+            props
+                .insert(
+                    "thoughtHistoryLength".into(),
+                    ::toolseal::__private::subschema::<f64>(g),
+                );
+            s.insert("type".into(), "object".into());
+            s.insert("properties".into(), props.into());
+            s.insert(
+                "required".into(),
+                ::toolseal::__private::serde_json::Value::Array(
+                    ::std::vec![
+                        "thoughtNumber".into(), "totalThoughts".into(),
+                        "nextThoughtNeeded".into(), "branches".into(),
+                        "thoughtHistoryLength".into(),
+                    ],
+                ),
+            );
+            s.insert(
+                "additionalProperties".into(),
+                ::toolseal::__private::serde_json::Value::Bool(false),
+            );
+            s.insert(
+                "description".into(),
+                "Structured output of the `sequentialthinking` tool.".into(),
+            );
+            ::toolseal::__private::schemars::Schema::from(s)
+        }
+    }
     impl ::toolseal::__private::ToolSet for ToolCall {
         const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
             ::toolseal::__private::ToolInfo {
@@ -979,3 +1182,169 @@ const _: () = {
         }
     }
 };
+/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+/// type and output type, implemented by exactly the generated type.
+#[doc(hidden)]
+#[allow(non_camel_case_types, dead_code, unused_imports)]
+pub mod __contract {
+    use super::*;
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the argument type of tool `sequentialthinking`",
+        label = "expected `SequentialthinkingArgs`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` generates `SequentialthinkingArgs` for the arguments of `sequentialthinking`"
+    )]
+    pub trait Sequentialthinking__args {
+        fn __value(value: SequentialthinkingArgs) -> Self;
+    }
+    impl Sequentialthinking__args for SequentialthinkingArgs {
+        fn __value(value: SequentialthinkingArgs) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `thought` of tool `sequentialthinking`",
+        label = "expected `String`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `thought` as a required argument: take `thought: String` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f0 {
+        fn __value(value: String) -> Self;
+    }
+    impl Sequentialthinking__f0 for String {
+        fn __value(value: String) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `nextThoughtNeeded` of tool `sequentialthinking`",
+        label = "expected `SequentialthinkingNextThoughtNeeded`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `nextThoughtNeeded` as a required argument: take `next_thought_needed: SequentialthinkingNextThoughtNeeded` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f1 {
+        fn __value(value: SequentialthinkingNextThoughtNeeded) -> Self;
+    }
+    impl Sequentialthinking__f1 for SequentialthinkingNextThoughtNeeded {
+        fn __value(value: SequentialthinkingNextThoughtNeeded) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `thoughtNumber` of tool `sequentialthinking`",
+        label = "expected `SequentialthinkingThoughtNumber`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `thoughtNumber` as a required argument: take `thought_number: SequentialthinkingThoughtNumber` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f2 {
+        fn __value(value: SequentialthinkingThoughtNumber) -> Self;
+    }
+    impl Sequentialthinking__f2 for SequentialthinkingThoughtNumber {
+        fn __value(value: SequentialthinkingThoughtNumber) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `totalThoughts` of tool `sequentialthinking`",
+        label = "expected `SequentialthinkingTotalThoughts`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `totalThoughts` as a required argument: take `total_thoughts: SequentialthinkingTotalThoughts` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f3 {
+        fn __value(value: SequentialthinkingTotalThoughts) -> Self;
+    }
+    impl Sequentialthinking__f3 for SequentialthinkingTotalThoughts {
+        fn __value(value: SequentialthinkingTotalThoughts) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `isRevision` of tool `sequentialthinking`",
+        label = "expected `Option<SequentialthinkingIsRevision>`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `isRevision` as an optional argument, so the field is an `Option`: take `is_revision: Option<SequentialthinkingIsRevision>` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f4 {
+        fn __value(value: ::core::option::Option<SequentialthinkingIsRevision>) -> Self;
+    }
+    impl Sequentialthinking__f4
+    for ::core::option::Option<SequentialthinkingIsRevision> {
+        fn __value(value: ::core::option::Option<SequentialthinkingIsRevision>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `revisesThought` of tool `sequentialthinking`",
+        label = "expected `Option<SequentialthinkingRevisesThought>`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `revisesThought` as an optional argument, so the field is an `Option`: take `revises_thought: Option<SequentialthinkingRevisesThought>` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f5 {
+        fn __value(
+            value: ::core::option::Option<SequentialthinkingRevisesThought>,
+        ) -> Self;
+    }
+    impl Sequentialthinking__f5
+    for ::core::option::Option<SequentialthinkingRevisesThought> {
+        fn __value(
+            value: ::core::option::Option<SequentialthinkingRevisesThought>,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branchFromThought` of tool `sequentialthinking`",
+        label = "expected `Option<SequentialthinkingBranchFromThought>`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `branchFromThought` as an optional argument, so the field is an `Option`: take `branch_from_thought: Option<SequentialthinkingBranchFromThought>` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f6 {
+        fn __value(
+            value: ::core::option::Option<SequentialthinkingBranchFromThought>,
+        ) -> Self;
+    }
+    impl Sequentialthinking__f6
+    for ::core::option::Option<SequentialthinkingBranchFromThought> {
+        fn __value(
+            value: ::core::option::Option<SequentialthinkingBranchFromThought>,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `branchId` of tool `sequentialthinking`",
+        label = "expected `Option<String>`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `branchId` as an optional argument, so the field is an `Option`: take `branch_id: Option<String>` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f7 {
+        fn __value(value: ::core::option::Option<String>) -> Self;
+    }
+    impl Sequentialthinking__f7 for ::core::option::Option<String> {
+        fn __value(value: ::core::option::Option<String>) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the type of argument `needsMoreThoughts` of tool `sequentialthinking`",
+        label = "expected `Option<SequentialthinkingNeedsMoreThoughts>`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares `needsMoreThoughts` as an optional argument, so the field is an `Option`: take `needs_more_thoughts: Option<SequentialthinkingNeedsMoreThoughts>` (or the whole `SequentialthinkingArgs`)"
+    )]
+    pub trait Sequentialthinking__f8 {
+        fn __value(
+            value: ::core::option::Option<SequentialthinkingNeedsMoreThoughts>,
+        ) -> Self;
+    }
+    impl Sequentialthinking__f8
+    for ::core::option::Option<SequentialthinkingNeedsMoreThoughts> {
+        fn __value(
+            value: ::core::option::Option<SequentialthinkingNeedsMoreThoughts>,
+        ) -> Self {
+            value
+        }
+    }
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` is not the output type of tool `sequentialthinking`",
+        label = "expected `SequentialthinkingOutput`",
+        note = "`../../tests/registries/mcp/server-sequential-thinking.json` declares an `outputSchema` for `sequentialthinking`: return `SequentialthinkingOutput` or `Result<SequentialthinkingOutput, E>`"
+    )]
+    pub trait Sequentialthinking__output {
+        fn __value(value: SequentialthinkingOutput) -> Self;
+    }
+    impl Sequentialthinking__output for SequentialthinkingOutput {
+        fn __value(value: SequentialthinkingOutput) -> Self {
+            value
+        }
+    }
+}

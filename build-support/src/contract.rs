@@ -1,0 +1,111 @@
+//! The contract file: what `#[toolseal::tool]` checks implementations against.
+//!
+//! `Config::compile` writes `<module>.contract.json` beside `<module>.rs`. It
+//! names every tool, its generated types and each argument's Rust field, and
+//! the hidden `__contract` trait whose `#[diagnostic::on_unimplemented]`
+//! message reports a type that differs from the registry.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The file name of a module's contract, beside its generated source.
+pub fn file_name(module: &str) -> String {
+    format!("{module}.contract.json")
+}
+
+/// Where the contract of `module` lives: `$TOOLSEAL_CONTRACTS/<module>.contract.json`
+/// when that variable is set (crates without a build script, trybuild tests),
+/// else `$OUT_DIR/toolseal/<module>.contract.json`.
+pub fn locate(module: &str) -> Result<PathBuf, String> {
+    let dir = match (std::env::var_os("TOOLSEAL_CONTRACTS"), std::env::var_os("OUT_DIR")) {
+        (Some(dir), _) => PathBuf::from(dir),
+        (None, Some(out)) => Path::new(&out).join("toolseal"),
+        (None, None) => {
+            return Err(format!(
+                "no registry contract for `{module}`: this crate has no build script (OUT_DIR is not set); \
+                 add one calling `toolseal_build::Config::new().registry(\"<file>\").module(\"{module}\").compile()`, \
+                 or set TOOLSEAL_CONTRACTS to the directory holding `{}`",
+                file_name(module)
+            ));
+        }
+    };
+    Ok(dir.join(file_name(module)))
+}
+
+/// Reads the contract of `module` (see [`locate`]).
+pub fn load(module: &str) -> Result<Contract, String> {
+    let path = locate(module)?;
+    let place = if std::env::var_os("TOOLSEAL_CONTRACTS").is_some() { "$TOOLSEAL_CONTRACTS" } else { "$OUT_DIR/toolseal" };
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "no registry contract for `{module}`: {place}/{} cannot be read ({}); the build script must compile a registry \
+             with `.module(\"{module}\")` (the default module is `registry`)",
+            file_name(module),
+            e.kind()
+        )
+    })?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not a toolseal contract ({e}); rebuild to regenerate it", path.display()))
+}
+
+/// Everything the `#[tool]` macros need to know about one generated registry module.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Contract {
+    /// The registry file, as the build script named it.
+    pub registry: String,
+    /// The module name (`include_registry!("<module>")`).
+    pub module: String,
+    /// The tools, in registry order.
+    pub tools: Vec<ContractTool>,
+}
+
+/// One tool of a contract.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContractTool {
+    /// The tool's name in the registry.
+    pub name: String,
+    /// Its `ToolCall` variant.
+    pub variant: String,
+    /// Its argument type (`…Args`).
+    pub args: String,
+    /// The `__contract` trait implemented by the argument type.
+    pub args_check: String,
+    /// Its arguments as struct fields; `None` when the arguments are not a
+    /// closed object with declared properties (take the whole argument type).
+    pub fields: Option<Vec<ContractField>>,
+    /// The output type and its `__contract` trait, when the tool declares an `outputSchema`.
+    pub output: Option<ContractOutput>,
+}
+
+/// One declared argument: a field of the argument struct.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContractField {
+    /// The JSON key.
+    pub key: String,
+    /// The Rust field name (`r#type` for keywords).
+    pub rust: String,
+    /// The field's type, as written for people (`Option<TransferFundsMemo>`).
+    pub ty: String,
+    /// Whether the field is an `Option` (an optional property without a default).
+    pub optional: bool,
+    /// Whether the registry requires the key.
+    pub required: bool,
+    /// The `__contract` trait implemented by the field's type.
+    pub check: String,
+}
+
+/// A tool's output type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ContractOutput {
+    /// The generated output type (`…Output`).
+    pub ty: String,
+    /// The `__contract` trait implemented by it.
+    pub check: String,
+}
+
+impl Contract {
+    /// The tool named `name`.
+    pub fn tool(&self, name: &str) -> Option<&ContractTool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+}

@@ -1,0 +1,175 @@
+//! Parsing `#[tool(..)]`, `#[toolset(..)]` and `#[ctx]`.
+
+use proc_macro2::{Span, TokenStream};
+use syn::spanned::Spanned;
+use syn::{Attribute, LitStr, Path, Type};
+
+/// Errors gathered over one expansion, reported together.
+#[derive(Default)]
+pub struct Errors(Option<syn::Error>);
+
+impl Errors {
+    /// Adds `e`.
+    pub fn push(&mut self, e: syn::Error) {
+        match &mut self.0 {
+            Some(all) => all.combine(e),
+            None => self.0 = Some(e),
+        }
+    }
+
+    /// Adds an error at `span`.
+    pub fn at(&mut self, span: Span, message: impl std::fmt::Display) {
+        self.push(syn::Error::new(span, message));
+    }
+
+    /// Adds everything `other` gathered.
+    pub fn extend(&mut self, other: Errors) {
+        if let Some(e) = other.0 {
+            self.push(e);
+        }
+    }
+
+    /// Whether nothing was reported.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// `compile_error!`s for everything reported.
+    pub fn to_tokens(&self) -> TokenStream {
+        self.0.as_ref().map(syn::Error::to_compile_error).unwrap_or_default()
+    }
+}
+
+/// The arguments of `#[tool(..)]`.
+#[derive(Default)]
+pub struct ToolArgs {
+    /// `name = "get-sum"`: the registry name, when it is not the function's.
+    pub name: Option<LitStr>,
+    /// `registry = "bank"`: the registry module.
+    pub registry: Option<LitStr>,
+    /// `module = crate::tools::bank`: where that module was included.
+    pub module: Option<Path>,
+}
+
+/// The arguments of `#[toolset(..)]`.
+#[derive(Default)]
+pub struct ToolsetArgs {
+    /// `registry = "bank"`.
+    pub registry: Option<LitStr>,
+    /// `module = crate::tools::bank`.
+    pub module: Option<Path>,
+    /// `error = MyError`: the error type of `dispatch`.
+    pub error: Option<Type>,
+}
+
+const TOOL_KEYS: &str = "expected `name = \"...\"`, `registry = \"...\"` or `module = path::to::module`";
+const TOOLSET_KEYS: &str = "expected `registry = \"...\"`, `module = path::to::module` or `error = ErrorType`";
+
+/// Parses the arguments of `#[tool(..)]` (empty for a bare `#[tool]`).
+pub fn tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolArgs {
+    let mut args = ToolArgs::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("name") {
+            args.name = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("registry") {
+            args.registry = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("module") {
+            args.module = Some(meta.value()?.parse()?);
+        } else {
+            return Err(meta.error(format!("unknown `#[tool]` argument; {TOOL_KEYS}")));
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, tokens) {
+        errors.push(e);
+    }
+    args
+}
+
+/// Parses the arguments of `#[toolset(..)]`.
+pub fn toolset_args(tokens: TokenStream, errors: &mut Errors) -> ToolsetArgs {
+    let mut args = ToolsetArgs::default();
+    let parser = syn::meta::parser(|meta| {
+        if meta.path.is_ident("registry") {
+            args.registry = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("module") {
+            args.module = Some(meta.value()?.parse()?);
+        } else if meta.path.is_ident("error") {
+            args.error = Some(meta.value()?.parse()?);
+        } else {
+            return Err(meta.error(format!("unknown `#[toolset]` argument; {TOOLSET_KEYS}")));
+        }
+        Ok(())
+    });
+    if let Err(e) = syn::parse::Parser::parse2(parser, tokens) {
+        errors.push(e);
+    }
+    args
+}
+
+/// Whether `attr` is `#[tool]` / `#[toolseal::tool]` (inside a toolset).
+pub fn is_tool(attr: &Attribute) -> bool {
+    is_named(attr, "tool")
+}
+
+/// Whether `attr` is `#[ctx]` / `#[toolseal::ctx]` (a context parameter).
+pub fn is_ctx(attr: &Attribute) -> bool {
+    is_named(attr, "ctx")
+}
+
+fn is_named(attr: &Attribute, name: &str) -> bool {
+    let segments: Vec<String> = attr.path().segments.iter().map(|s| s.ident.to_string()).collect();
+    match segments.as_slice() {
+        [one] => one == name,
+        [krate, one] => krate == "toolseal" && one == name,
+        _ => false,
+    }
+}
+
+/// The arguments of an attribute found inside a toolset (`#[tool]` or `#[tool(..)]`).
+pub fn inner_tool_args(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
+    match &attr.meta {
+        syn::Meta::Path(_) => ToolArgs::default(),
+        syn::Meta::List(list) => tool_args(list.tokens.clone(), errors),
+        syn::Meta::NameValue(nv) => {
+            errors.at(nv.span(), format!("write `#[tool(...)]`; {TOOL_KEYS}"));
+            ToolArgs::default()
+        }
+    }
+}
+
+/// The registry a macro checks against: the contract's module name, and the
+/// path where the generated module was included.
+pub struct Target {
+    /// Module name as given to `toolseal_build::Config::module`.
+    pub name: String,
+    /// Path of the included module (default `crate::<name>`).
+    pub path: Path,
+    /// Where to report problems with it.
+    pub span: Span,
+}
+
+/// The registry named by `registry` / `module`, defaulting to `registry` at `crate::registry`.
+pub fn target(registry: Option<&LitStr>, module: Option<&Path>, errors: &mut Errors) -> Option<Target> {
+    let (name, span) = match registry {
+        Some(lit) => (lit.value(), lit.span()),
+        None => (toolseal_build::DEFAULT_MODULE.to_owned(), module.map_or_else(Span::call_site, |m| m.span())),
+    };
+    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if !valid {
+        errors.at(span, format!("registry module {name:?} must be ASCII letters, digits, `_` or `-`, as given to `Config::module`"));
+        return None;
+    }
+    let path = match module {
+        Some(p) => p.clone(),
+        None if name.starts_with(|c: char| c.is_ascii_digit()) => {
+            errors.at(span, format!("registry module {name:?} is not a Rust identifier: say where it is included with `module = path::to::it`"));
+            return None;
+        }
+        None => {
+            let ident = syn::Ident::new(&name.replace('-', "_"), span);
+            syn::parse_quote!(crate::#ident)
+        }
+    };
+    Some(Target { name, path, span })
+}

@@ -1,0 +1,13 @@
+// A misspelled attribute argument.
+
+mod calc {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::calc::*;
+}
+
+#[toolseal::tool(registry = "calc", nmae = "get-sum")]
+fn add(a: i64, b: i64) -> calc::GetSumOutput {
+    unimplemented!("{a}{b}")
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+// `name = ...` naming a tool that is not in the registry (`get-sum` is).
+
+mod calc {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::calc::*;
+}
+
+#[toolseal::tool(registry = "calc", name = "get_sum")]
+fn add(a: i64, b: i64) -> calc::GetSumOutput {
+    unimplemented!("{a}{b}")
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+// A parameter the tool does not declare.
+
+mod calc {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::calc::*;
+}
+
+#[toolseal::tool(registry = "calc")]
+fn echo(text: String, shout: Option<bool>, times: i64, volume: u8) -> String {
+    format!("{text}{shout:?}{times}{volume}")
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+// Optional arguments must be taken too: nothing the model sends is lost.
+
+mod calc {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::calc::*;
+}
+
+#[toolseal::tool(registry = "calc")]
+fn echo(text: String) -> String {
+    text
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+// A required argument the function does not take.
+
+mod calc {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::calc::*;
+}
+
+#[toolseal::tool(registry = "calc", name = "get-sum")]
+fn add(a: i64) -> calc::GetSumOutput {
+    unimplemented!("{a}")
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+// A required argument taken as an `Option`.
+
+mod calc {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::calc::*;
+}
+
+#[toolseal::tool(registry = "calc")]
+fn echo(text: Option<String>, shout: Option<bool>, times: i64) -> String {
+    format!("{text:?}{shout:?}{times}")
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+// The argument struct of another tool.
+
+mod bank {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::bank::*;
+}
+
+#[toolseal::tool(registry = "bank")]
+fn transfer_funds(args: bank::GetBalanceArgs) {
+    let _ = args;
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+// A parameter whose type differs from the generated field type.
+
+mod calc {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::calc::*;
+}
+
+#[toolseal::tool(registry = "calc", name = "get-sum")]
+fn add(a: i64, b: i32) -> calc::GetSumOutput {
+    unimplemented!("{a}{b}")
+}
+
+fn main() {}

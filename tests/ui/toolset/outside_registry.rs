@@ -1,0 +1,28 @@
+// An implementation for a tool that is not in the registry.
+
+mod calc {
+    #[allow(unused_imports)]
+    pub use toolseal_fixtures::calc::*;
+}
+
+struct Calc;
+
+#[toolseal::toolset(registry = "calc")]
+impl Calc {
+    #[tool(name = "get-sum")]
+    fn add(&self, a: i64, b: i64) -> calc::GetSumOutput {
+        unimplemented!("{a}{b}")
+    }
+    #[tool]
+    fn echo(&self, text: String, shout: Option<bool>, times: i64) -> String {
+        format!("{text}{shout:?}{times}")
+    }
+    #[tool]
+    fn r#type(&self) {}
+    #[tool]
+    fn multiply(&self, a: i64, b: i64) -> i64 {
+        a * b
+    }
+}
+
+fn main() {}
