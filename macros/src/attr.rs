@@ -162,14 +162,19 @@ pub fn target(registry: Option<&LitStr>, module: Option<&Path>, errors: &mut Err
     }
     let path = match module {
         Some(p) => p.clone(),
-        None if name.starts_with(|c: char| c.is_ascii_digit()) => {
-            errors.at(span, format!("registry module {name:?} is not a Rust identifier: say where it is included with `module = path::to::it`"));
-            return None;
-        }
-        None => {
-            let ident = syn::Ident::new(&name.replace('-', "_"), span);
-            syn::parse_quote!(crate::#ident)
-        }
+        None => match syn::parse_str::<syn::Ident>(&name.replace('-', "_")) {
+            Ok(ident) => {
+                let ident = syn::Ident::new(&ident.to_string(), span);
+                syn::Path {
+                    leading_colon: None,
+                    segments: [syn::PathSegment::from(syn::Ident::new("crate", span)), syn::PathSegment::from(ident)].into_iter().collect(),
+                }
+            }
+            Err(_) => {
+                errors.at(span, format!("registry module {name:?} is not a Rust identifier: say where it is included with `module = path::to::it`"));
+                return None;
+            }
+        },
     };
     Some(Target { name, path, span })
 }

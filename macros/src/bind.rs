@@ -119,7 +119,13 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
     if whole || tool.fields.is_none() {
         for p in &tool_params {
             if whole {
-                bound.push(Some(Param::Args { ty: (*p.ty).clone(), check: Ident::new(&tool.args_check, Span::call_site()) }));
+                match contract_ident(&tool.args_check, contract) {
+                    Ok(check) => bound.push(Some(Param::Args { ty: (*p.ty).clone(), check })),
+                    Err(e) => {
+                        errors.at(p.span(), e);
+                        bound.push(None);
+                    }
+                }
             } else {
                 errors.at(
                     p.span(),
@@ -164,7 +170,13 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
         }
     };
     let output = match (&tool.output, returned) {
-        (Some(out), Some(ty)) => Some((ty, Ident::new(&out.check, Span::call_site()))),
+        (Some(out), Some(ty)) => match contract_ident(&out.check, contract) {
+            Ok(check) => Some((ty, check)),
+            Err(e) => {
+                errors.at(ty.span(), e);
+                None
+            }
+        },
         (Some(out), None) => {
             errors.at(
                 sig.ident.span(),
@@ -176,6 +188,13 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
             None
         }
         (None, _) => None,
+    };
+    let variant = match contract_ident(&tool.variant, contract) {
+        Ok(v) => v,
+        Err(e) => {
+            errors.at(name_span, e);
+            return None;
+        }
     };
     if !errors.is_empty() {
         return None;
@@ -190,7 +209,7 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
         }
     }
     Some(Binding {
-        variant: Ident::new(&tool.variant, Span::call_site()),
+        variant,
         function: sig.ident.clone(),
         params,
         ctx,
@@ -249,7 +268,13 @@ fn bind_field(p: &syn::PatType, tool: &ContractTool, fields: &[ContractField], t
         errors.at(p.ty.span(), format!("argument `{}` of tool `{}` is {why} in `{}`: {fix}, `{}: {}`", f.key, tool.name, contract.registry, f.rust, f.ty));
         return None;
     }
-    Some(Param::Field { field: field_ident(&f.rust), ty: (*p.ty).clone(), check: Ident::new(&f.check, Span::call_site()) })
+    match (contract_ident(&f.rust, contract), contract_ident(&f.check, contract)) {
+        (Ok(field), Ok(check)) => Some(Param::Field { field, ty: (*p.ty).clone(), check }),
+        (Err(e), _) | (_, Err(e)) => {
+            errors.at(p.span(), e);
+            None
+        }
+    }
 }
 
 fn unknown_tool(name: &str, contract: &Contract, from_fn_name: bool) -> String {
@@ -298,11 +323,14 @@ fn unraw(rust: &str) -> &str {
     rust.strip_prefix("r#").unwrap_or(rust)
 }
 
-fn field_ident(rust: &str) -> Ident {
-    match rust.strip_prefix("r#") {
-        Some(raw) => Ident::new_raw(raw, Span::call_site()),
-        None => Ident::new(rust, Span::call_site()),
-    }
+/// An identifier from the contract file (`r#type` for raw ones); an error,
+/// never a panic, if the file was edited into something else.
+fn contract_ident(text: &str, contract: &Contract) -> Result<Ident, String> {
+    let parsed = match text.strip_prefix("r#") {
+        Some(raw) => syn::parse_str::<Ident>(raw).ok().map(|i| Ident::new_raw(&i.to_string(), Span::call_site())),
+        None => syn::parse_str::<Ident>(text).ok(),
+    };
+    parsed.ok_or_else(|| format!("the contract of `{}` holds `{text}`, not a Rust identifier: rebuild to regenerate it", contract.registry))
 }
 
 impl Binding {

@@ -4,7 +4,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
-use syn::{ImplItem, ItemFn, ItemImpl, Stmt};
+use syn::{ImplItem, ItemFn, ItemImpl};
 use toolseal_build::contract::{self, Contract};
 
 use crate::attr::{self, Errors, Target};
@@ -34,8 +34,10 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
         && let Some(binding) = bind::bind(&func.sig, &flags, args.name.as_ref(), &contract, &mut errors)
     {
         let checks = binding.checks(&target.path);
-        let checks: Vec<Stmt> = syn::parse2::<syn::Block>(quote!({ #checks })).map(|b| b.stmts).unwrap_or_default();
-        func.block.stmts.splice(0..0, checks);
+        match syn::parse2::<syn::Block>(quote!({ #checks })) {
+            Ok(block) => drop(func.block.stmts.splice(0..0, block.stmts)),
+            Err(e) => errors.at(e.span(), "this type cannot be checked against the registry (`impl Trait`?): write the generated type"),
+        }
     }
     let errors = errors.to_tokens();
     quote!(#errors #func)
