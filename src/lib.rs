@@ -60,6 +60,7 @@
 #![deny(missing_docs)]
 
 pub use toolseal_runtime as runtime;
+pub use toolseal_runtime::{feedback, pipeline, wire};
 pub use toolseal_runtime::call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
 pub use toolseal_runtime::check::Coercion;
 pub use toolseal_runtime::json::JsonKind;

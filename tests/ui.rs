@@ -10,7 +10,7 @@ fn ui() {
     unsafe { std::env::set_var("TOOLSEAL_CONTRACTS", toolseal_fixtures::CONTRACTS) };
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/pass/*.rs");
-    for category in ["h1", "h2", "h3", "toolset", "attr", "drift"] {
+    for category in ["h1", "h2", "h3", "toolset", "attr", "drift", "typestate"] {
         t.compile_fail(format!("tests/ui/{category}/*.rs"));
     }
 }

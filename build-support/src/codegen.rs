@@ -179,7 +179,7 @@ impl Generator {
             contract.tools.push(ContractTool { name: name.clone(), variant: variant_name.clone(), args: args.clone(), args_check, fields, output });
             arms.push((tool.def, variant, ty));
         }
-        g.tool_call(&arms);
+        g.tool_call(&arms, registry);
         let (items, impls) = (g.items, g.impls);
         let tokens = quote! {
             #(#[allow(dead_code)] #items)*
@@ -747,7 +747,7 @@ impl Generator {
         });
     }
 
-    fn tool_call(&mut self, tools: &[(&ToolDef, Ident, Ident)]) {
+    fn tool_call(&mut self, tools: &[(&ToolDef, Ident, Ident)], registry: &str) {
         let rt = rt();
         let mut sorted: Vec<&str> = tools.iter().map(|(d, _, _)| d.name.as_str()).collect();
         sorted.sort_unstable();
@@ -767,6 +767,7 @@ impl Generator {
         });
         self.impls.push(quote! {
             impl #rt::ToolSet for ToolCall {
+                const REGISTRY: &'static str = #registry;
                 const TOOLS: &'static [#rt::ToolInfo] = &[#(#infos),*];
                 const NAMES: &'static [&'static str] = &[#(#sorted),*];
                 fn resolve_parts(name: &str, arguments: ::core::option::Option<&#rt::Json<'_>>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {

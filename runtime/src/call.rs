@@ -84,6 +84,8 @@ pub struct Annotations {
 /// Generated `ToolCall` enums implement it; the provided methods parse a call
 /// object and resolve it, so that only members of the set can be built from JSON.
 pub trait ToolSet: Sized {
+    /// The registry file the set was generated from, as the build script named it.
+    const REGISTRY: &'static str;
     /// The registry's tools, in registry order.
     const TOOLS: &'static [ToolInfo];
     /// The registry's tool names, sorted, for lookup and H1 suggestions.

@@ -10,7 +10,10 @@
 //! - [`schema`]: JSON Schema compiled to an IR that keeps every constraint;
 //! - [`validate`]: an interpreter of that IR;
 //! - [`registry`]: registry files (MCP, OpenAI, Anthropic, Bedrock) and digests;
-//! - [`call`]: the call envelope `{"name", "arguments"}` and resolution options.
+//! - [`call`]: the call envelope `{"name", "arguments"}` and resolution options;
+//! - [`wire`]: tool calls in vendor formats, and answers in the same formats;
+//! - [`pipeline`]: resolve → contract → gate → execute → verify, typestate-enforced, audited;
+//! - [`feedback`]: rejections as the model reads them, and a retry budget.
 
 #![deny(missing_docs)]
 
@@ -19,9 +22,11 @@ pub mod canonical;
 pub mod check;
 pub mod dispatch;
 pub mod dynamic;
+pub mod feedback;
 pub mod format;
 pub mod json;
 pub mod path;
+pub mod pipeline;
 pub mod probe;
 pub mod pattern;
 
@@ -30,6 +35,7 @@ pub mod rejection;
 pub mod schema;
 pub mod typed;
 pub mod validate;
+pub mod wire;
 
 pub use call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
 pub use typed::FromJson;

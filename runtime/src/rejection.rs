@@ -163,6 +163,18 @@ pub enum Reason {
         /// The key.
         key: String,
     },
+    /// A vendor reply or tool-call item of an unexpected shape.
+    WireShape {
+        /// What was expected, in words.
+        message: Cow<'static, str>,
+    },
+    /// `arguments` encoded other than the wire format says: an object where a
+    /// JSON string is due (OpenAI), or a string where an object is due
+    /// (Anthropic, Bedrock, Gemini, MCP: double encoding is not undone).
+    ArgumentsEncoding {
+        /// What the format carries: `a JSON-encoded string` or `an object`.
+        expected: &'static str,
+    },
     /// H1: no tool of this name.
     UnknownTool,
     /// H2: a key the schema does not declare.
@@ -209,7 +221,8 @@ pub struct Rejection {
 /// Longest key or name a rejection keeps, so that feedback never echoes huge input.
 const MAX_ECHO: usize = 64;
 
-fn clip(s: &str) -> String {
+/// `s`, cut to 64 characters with an ellipsis.
+pub(crate) fn clip(s: &str) -> String {
     match s.char_indices().nth(MAX_ECHO) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_owned(),
@@ -401,6 +414,8 @@ impl fmt::Display for Rejection {
             Reason::BadEnvelopeKey { key } => {
                 write!(f, "unexpected or repeated key {key:?}; a call has only \"name\" and \"arguments\"")
             }
+            Reason::WireShape { message } => write!(f, "{}", clip(message)),
+            Reason::ArgumentsEncoding { expected } => write!(f, "\"arguments\" must be {expected} in this wire format"),
             Reason::UnknownTool => {
                 write!(f, "no tool named {tool:?} in the registry")?;
                 let s = self.suggestions();

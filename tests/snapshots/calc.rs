@@ -419,6 +419,7 @@ const _: () = {
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
+        const REGISTRY: &'static str = "../../tests/registries/tools/calc.json";
         const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
             ::toolseal::__private::ToolInfo {
                 name: "get-sum",

@@ -354,6 +354,7 @@ const _: () = {
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
+        const REGISTRY: &'static str = "../../tests/registries/drift/calc-removed.json";
         const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
             ::toolseal::__private::ToolInfo {
                 name: "get-sum",

@@ -339,6 +339,7 @@ const _: () = {
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
+        const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-fetch.json";
         const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
             ::toolseal::__private::ToolInfo {
                 name: "fetch",

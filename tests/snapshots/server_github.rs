@@ -6716,6 +6716,7 @@ const _: () = {
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
+        const REGISTRY: &'static str = "../../tests/registries/mcp/server-github.json";
         const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
             ::toolseal::__private::ToolInfo {
                 name: "add_issue_comment",

@@ -1051,6 +1051,7 @@ const _: () = {
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
+        const REGISTRY: &'static str = "../../tests/registries/mcp/server-sequential-thinking.json";
         const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
             ::toolseal::__private::ToolInfo {
                 name: "sequentialthinking",

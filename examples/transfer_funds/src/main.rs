@@ -1,5 +1,12 @@
 //! The study's worked example, resolved before any gate sees it:
 //! `transfer_funds(recipient_id="acct-7", amount="all of it", override=true)`.
+//!
+//! Part 1 resolves calls alone; part 2 runs them through the typestate
+//! pipeline (resolve → contract → gate → execute → verify) with a `#[toolset]`
+//! implementation and writes the audit trail as JSON lines; part 3 answers a
+//! parallel Anthropic reply call by call, in Anthropic's format.
+
+mod tools;
 
 mod bank {
     toolseal::include_registry!("bank");
@@ -22,7 +29,7 @@ fn show(label: &str, call: &str) {
     println!();
 }
 
-fn main() {
+fn resolution() {
     show(
         "1. The hallucinated call: an undeclared `override` key (H2) beside a non-numeric amount.",
         r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it","override":true}}"#,
@@ -52,4 +59,13 @@ fn main() {
         }
         other => println!("unexpected: {other:?}"),
     }
+}
+
+fn main() {
+    println!("== 1. Resolution alone ==\n");
+    resolution();
+    println!("== 2. The pipeline: resolve -> contract -> gate (H4) -> execute -> verify ==\n");
+    tools::pipeline();
+    println!("== 3. One Anthropic reply with parallel calls, answered call by call ==\n");
+    tools::wire();
 }

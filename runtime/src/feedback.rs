@@ -1,0 +1,120 @@
+//! What goes back to the model after a rejection, so that it can retry:
+//! short, bounded, classified, and never an echo of huge input. Plus a retry
+//! budget so that an agent loop stops instead of looping.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::rejection::{Class, Rejection};
+
+/// The longest feedback text, in characters.
+pub const MAX_TEXT: usize = 512;
+
+/// The most suggestions (closest names, declared keys) sent back.
+pub const MAX_SUGGESTIONS: usize = 8;
+
+/// A rejection as the model reads it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Feedback {
+    /// `Malformed`, `H1`, `H2` or `H3`.
+    pub class: &'static str,
+    /// Where in the call object (`/arguments/amount`).
+    pub pointer: String,
+    /// One line: what is wrong and what would be right (at most [`MAX_TEXT`] characters).
+    pub text: String,
+    /// What the schema expected, for value errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The JSON kind found, for value errors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<&'static str>,
+    /// Closest tool names (H1) or the declared keys (H2); never applied for the model.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub suggestions: Vec<String>,
+}
+
+fn bounded(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text,
+    }
+}
+
+impl From<&Rejection> for Feedback {
+    fn from(r: &Rejection) -> Feedback {
+        let hint = match r.class() {
+            Class::H1 => " Call one of the registry's tools.",
+            Class::H2 => " Send only the declared keys, each once, and every required one.",
+            Class::H3 => " Send a value of the declared type and range.",
+            _ => " Send one call object with \"name\" and \"arguments\".",
+        };
+        Feedback {
+            class: r.class().as_str(),
+            pointer: bounded(r.pointer().to_owned(), 128),
+            text: bounded(format!("{r}.{hint}"), MAX_TEXT),
+            expected: r.expected().map(|e| bounded(e.to_owned(), 128)),
+            found: r.found().map(|k| k.as_str()),
+            suggestions: r.suggestions().into_iter().take(MAX_SUGGESTIONS).map(|s| bounded(s.to_owned(), 64)).collect(),
+        }
+    }
+}
+
+/// The MCP `CallToolResult` for a rejected call: `isError: true`, the spec's
+/// way to report argument errors so that the model can see them and retry.
+pub fn mcp_tool_result(r: &Rejection) -> Value {
+    let feedback = Feedback::from(r);
+    json!({ "content": [{ "type": "text", "text": feedback.text }], "isError": true })
+}
+
+/// The MCP JSON-RPC error for an unknown tool (`-32602`, invalid params), with
+/// the feedback as `data`.
+pub fn mcp_unknown_tool(id: Value, r: &Rejection) -> Value {
+    let feedback = Feedback::from(r);
+    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32602, "message": feedback.text, "data": feedback } })
+}
+
+/// A retry budget for one tool call of an agent loop.
+///
+/// ```
+/// use toolseal_runtime::feedback::RetryBudget;
+/// let mut budget = RetryBudget::max_attempts(3);
+/// let mut tries = 0;
+/// while budget.attempt().is_ok() {
+///     tries += 1; // ask the model, resolve, break on success
+/// }
+/// assert_eq!(tries, 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryBudget {
+    max: u32,
+    used: u32,
+}
+
+/// The budget is spent: stop asking the model and report the last rejection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("retry budget of {max} attempts is spent")]
+pub struct BudgetSpent {
+    /// The budget.
+    pub max: u32,
+}
+
+impl RetryBudget {
+    /// At most `max` attempts in all (the first one included).
+    pub fn max_attempts(max: u32) -> RetryBudget {
+        RetryBudget { max, used: 0 }
+    }
+
+    /// Takes one attempt: its number (1-based), or `BudgetSpent`.
+    pub fn attempt(&mut self) -> Result<u32, BudgetSpent> {
+        if self.used >= self.max {
+            return Err(BudgetSpent { max: self.max });
+        }
+        self.used += 1;
+        Ok(self.used)
+    }
+
+    /// Attempts left.
+    pub fn remaining(&self) -> u32 {
+        self.max - self.used
+    }
+}

@@ -1,0 +1,152 @@
+//! Every wire format, single and parallel, honest and hallucinated: each call
+//! of a reply is resolved on its own, and its answer goes back in the vendor's
+//! shape with the id preserved. Fixtures: `tests/wire/*.json`.
+
+mod support;
+
+use serde_json::{json, Value};
+use toolseal::pipeline::{Authorized, FrontierGate, MemorySink, Pipeline};
+use toolseal::runtime::json::Json;
+use toolseal::wire::{answer, parse_reply, reply, WireFormat};
+use toolseal::Options;
+use toolseal_fixtures::bank::ToolCall;
+
+struct Fixture {
+    name: String,
+    /// The reply's bytes, duplicate keys kept.
+    reply: String,
+    expect: Vec<(Option<String>, String, Option<String>)>,
+}
+
+fn fixtures() -> Vec<Fixture> {
+    let dir = support::root().join("tests/wire");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir).expect("tests/wire").map(|e| e.expect("entry").path()).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read(&path).expect("readable");
+            let tree = Json::parse(&text).expect("fixture is JSON");
+            let expect: Value = tree.get("expect").expect("expect").to_value();
+            let expect = expect
+                .as_array()
+                .expect("an array")
+                .iter()
+                .map(|e| (e[0].as_str().map(str::to_owned), e[1].as_str().expect("verdict").to_owned(), e.get(2).and_then(Value::as_str).map(str::to_owned)))
+                .collect();
+            Fixture { name: path.file_stem().expect("name").to_string_lossy().into_owned(), reply: tree.get("reply").expect("reply").to_json_string(), expect }
+        })
+        .collect()
+}
+
+#[test]
+fn every_call_of_every_reply_gets_its_own_verdict() {
+    let fixtures = fixtures();
+    assert_eq!(fixtures.len(), 9);
+    let mut formats = std::collections::BTreeSet::new();
+    let mut calls = 0;
+    for f in &fixtures {
+        let parsed = parse_reply(f.reply.as_bytes(), &Options::strict()).unwrap_or_else(|r| panic!("{}: {r}", f.name));
+        assert_eq!(parsed.len(), f.expect.len(), "{}: number of calls", f.name);
+        for (call, (id, verdict, pointer)) in parsed.iter().zip(&f.expect) {
+            formats.insert(call.format.as_str());
+            calls += 1;
+            assert_eq!(&call.id, id, "{}: call {} keeps its id", f.name, call.index);
+            match (call.resolve::<ToolCall>(&Options::strict()), verdict.as_str()) {
+                (Ok(_), "accept") => {}
+                (Err(r), class) if class != "accept" => {
+                    assert_eq!(r.class().as_str(), class, "{} {id:?}: {r}", f.name);
+                    assert_eq!(Some(r.pointer()), pointer.as_deref(), "{} {id:?}: {r}", f.name);
+                }
+                (got, want) => panic!("{} {id:?}: expected {want}, got {got:?}", f.name),
+            }
+        }
+    }
+    assert_eq!(formats.len(), 6, "every vendor format is covered: {formats:?}");
+    assert_eq!(calls, 27);
+}
+
+/// Runs a whole reply through the pipeline and renders the answers.
+fn answers_for(reply_bytes: &str) -> (WireFormat, Vec<Value>, Value) {
+    let pipeline: Pipeline<ToolCall, ()> = Pipeline::new(FrontierGate::new().allow((), ["get_balance", "list_transactions", "freeze_account", "transfer_funds"])).audit(MemorySink::new());
+    let exec = |a: Authorized<ToolCall>| -> Result<Value, String> { Ok(json!({ "ran": a.call().name() })) };
+    let calls = parse_reply(reply_bytes.as_bytes(), &Options::strict()).expect("a reply");
+    let format = calls[0].format;
+    let answers: Vec<Value> = calls.iter().map(|c| answer(c, &pipeline.run_wire(c, &(), &exec).outcome.answer())).collect();
+    let message = reply(format, answers.clone());
+    (format, answers, message)
+}
+
+#[test]
+fn answers_carry_ids_back_in_the_vendor_shape() {
+    for f in fixtures() {
+        let (format, answers, message) = answers_for(&f.reply);
+        for (a, (id, verdict, _)) in answers.iter().zip(&f.expect) {
+            let ok = verdict == "accept";
+            let id = id.clone().map_or(Value::Null, Value::String);
+            match format {
+                WireFormat::OpenAiChat => {
+                    assert_eq!(a["role"], "tool");
+                    assert_eq!(a["tool_call_id"], id);
+                    let content = a["content"].as_str().expect("text");
+                    assert_eq!(content.contains("\"ran\""), ok, "{}: {content}", f.name);
+                }
+                WireFormat::OpenAiResponses => {
+                    let key = if a["type"] == "mcp_call" { "id" } else { "call_id" };
+                    assert_eq!(a[key], id);
+                    if a["type"] == "mcp_call" {
+                        assert_eq!(a.get("error").is_some(), !ok);
+                    } else {
+                        assert_eq!(a["type"], "function_call_output");
+                    }
+                }
+                WireFormat::Anthropic => {
+                    assert_eq!(a["tool_use_id"], id);
+                    assert_eq!(a.get("is_error").and_then(Value::as_bool).unwrap_or(false), !ok, "{}: {a}", f.name);
+                }
+                WireFormat::Bedrock => {
+                    assert_eq!(a["toolResult"]["toolUseId"], id);
+                    assert_eq!(a["toolResult"]["status"], if ok { "success" } else { "error" });
+                }
+                WireFormat::Gemini => {
+                    assert_eq!(a["functionResponse"].get("id").cloned().unwrap_or(Value::Null), id);
+                    assert_eq!(a["functionResponse"]["response"].get("error").is_some(), !ok);
+                }
+                WireFormat::Mcp => {
+                    assert_eq!(a["jsonrpc"], "2.0");
+                    let numeric = id.as_str().and_then(|s| s.parse::<i64>().ok());
+                    assert_eq!(a["id"], numeric.map_or(id.clone(), Value::from), "JSON-RPC ids keep their type");
+                    if verdict == "H1" {
+                        assert_eq!(a["error"]["code"], -32602, "unknown tools are a protocol error");
+                    } else {
+                        assert_eq!(a["result"]["isError"], !ok, "argument errors are a tool result with isError");
+                    }
+                }
+                other => panic!("unexpected format {other:?}"),
+            }
+        }
+        match format {
+            WireFormat::Anthropic | WireFormat::Bedrock => assert_eq!(message["role"], "user"),
+            WireFormat::Gemini => assert_eq!(message["parts"].as_array().map(Vec::len), Some(answers.len())),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn a_bad_reply_is_one_malformed_rejection() {
+    for bad in [&b"not json"[..], b"{\"choices\": 3}", b"{\"unrelated\": true}", b"[]", b"42"] {
+        let r = parse_reply(bad, &Options::strict()).expect_err("rejected");
+        assert_eq!(r.class().as_str(), "Malformed", "{}", String::from_utf8_lossy(bad));
+    }
+    let huge = format!("{{\"name\":\"get_balance\",\"arguments\":{{\"account_id\":\"{}\"}}}}", "a".repeat(2 << 20));
+    let r = parse_reply(huge.as_bytes(), &Options::strict()).expect_err("over the limit");
+    assert!(r.to_string().contains("limit"), "{r}");
+}
+
+#[test]
+fn canonical_calls_keep_their_envelope_rules() {
+    let calls = parse_reply(br#"{"name":"get_balance","arguments":{"account_id":"acct-1"},"arguments2":{}}"#, &Options::strict()).expect("a call object");
+    let r = calls[0].resolve::<ToolCall>(&Options::strict()).expect_err("stray envelope key");
+    assert_eq!((r.class().as_str(), r.pointer()), ("Malformed", "/arguments2"));
+}
