@@ -150,3 +150,25 @@ fn canonical_calls_keep_their_envelope_rules() {
     let r = calls[0].resolve::<ToolCall>(&Options::strict()).expect_err("stray envelope key");
     assert_eq!((r.class().as_str(), r.pointer()), ("Malformed", "/arguments2"));
 }
+
+#[test]
+fn feedback_is_bounded_and_classified() {
+    use toolseal::feedback::{mcp_tool_result, mcp_unknown_tool, Feedback, RetryBudget, MAX_TEXT};
+    let key = "k".repeat(100_000);
+    let call = format!(r#"{{"name":"get_balance","arguments":{{"account_id":"acct-1","{key}":1}}}}"#);
+    let r = ToolCall::from_json(call.as_bytes()).expect_err("undeclared key");
+    let f = Feedback::from(&r);
+    assert_eq!((f.class, f.suggestions.as_slice()), ("H2", &["account_id".to_owned()][..]));
+    assert!(f.text.chars().count() <= MAX_TEXT && f.pointer.chars().count() <= 129, "{} / {}", f.text.len(), f.pointer.len());
+    assert_eq!(mcp_tool_result(&r)["isError"], true);
+    let h1 = ToolCall::from_json(br#"{"name":"get_balanse","arguments":{}}"#).expect_err("unknown");
+    let e = mcp_unknown_tool(json!(7), &h1);
+    assert_eq!((e["id"].clone(), e["error"]["code"].clone()), (json!(7), json!(-32602)));
+    assert_eq!(e["error"]["data"]["suggestions"], json!(["get_balance"]));
+    let h3 = ToolCall::from_json(br#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-1","amount":"12"}}"#).expect_err("numeric string");
+    let f = Feedback::from(&h3);
+    assert_eq!((f.class, f.found), ("H3", Some("string")));
+    let mut budget = RetryBudget::max_attempts(2);
+    assert_eq!((budget.attempt(), budget.attempt(), budget.remaining()), (Ok(1), Ok(2), 0));
+    assert!(budget.attempt().is_err(), "a spent budget stops the loop");
+}
