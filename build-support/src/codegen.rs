@@ -99,6 +99,17 @@ struct ToolScope<'d> {
     defs: Vec<Option<Ident>>,
 }
 
+impl<'d> ToolScope<'d> {
+    /// A scope for `doc`'s types, and its root schema, documented with `fallback` when it has no text.
+    fn new(doc: &'d SchemaDoc, prefix: String, fallback: String) -> (ToolScope<'d>, Schema) {
+        let mut root = doc.root.clone();
+        if root.description.is_none() && root.title.is_none() {
+            root.description = Some(fallback);
+        }
+        (ToolScope { doc, prefix, defs: vec![None; doc.defs.len()] }, root)
+    }
+}
+
 impl Generator {
     /// Generates the module source (unformatted tokens) for `tools` and the
     /// contract `#[toolseal::tool]` checks against; `registry` names the file.
@@ -113,11 +124,7 @@ impl Generator {
             let variant_name = variants.claim(&type_name(name), "Tool");
             let variant = ident(&variant_name);
             let args = g.types.claim(&format!("{variant_name}Args"), "Args");
-            let mut scope = ToolScope { doc: &tool.schema, prefix: variant_name.clone(), defs: vec![None; tool.schema.defs.len()] };
-            let mut root = tool.schema.root.clone();
-            if root.description.is_none() && root.title.is_none() {
-                root.description = Some(format!("Arguments of the `{name}` tool."));
-            }
+            let (mut scope, root) = ToolScope::new(&tool.schema, variant_name.clone(), format!("Arguments of the `{name}` tool."));
             g.last_fields = None;
             let ty = g.named(&mut scope, &root, &args);
             let shapes = if matches!(root.node, Node::Object(_)) { g.last_fields.take() } else { None };
@@ -160,11 +167,7 @@ impl Generator {
             });
             let output = tool.output.as_ref().map(|doc| {
                 let out = g.types.claim(&format!("{variant_name}Output"), "Output");
-                let mut scope = ToolScope { doc, prefix: format!("{variant_name}Output"), defs: vec![None; doc.defs.len()] };
-                let mut root = doc.root.clone();
-                if root.description.is_none() && root.title.is_none() {
-                    root.description = Some(format!("Structured output of the `{name}` tool."));
-                }
+                let (mut scope, root) = ToolScope::new(doc, format!("{variant_name}Output"), format!("Structured output of the `{name}` tool."));
                 let out_ty = g.named(&mut scope, &root, &out);
                 let check = format!("{variant_name}__output");
                 checks.push(check_trait(

@@ -40,64 +40,38 @@ impl Errors {
     }
 }
 
-/// The arguments of `#[tool(..)]`.
+/// The arguments of `#[tool(..)]` and `#[toolset(..)]`.
 #[derive(Default)]
-pub struct ToolArgs {
-    /// `name = "get-sum"`: the registry name, when it is not the function's.
+pub struct Args {
+    /// `name = "get-sum"`: the registry name, when it is not the function's (`#[tool]`).
     pub name: Option<LitStr>,
     /// `registry = "bank"`: the registry module.
     pub registry: Option<LitStr>,
     /// `module = crate::tools::bank`: where that module was included.
     pub module: Option<Path>,
-}
-
-/// The arguments of `#[toolset(..)]`.
-#[derive(Default)]
-pub struct ToolsetArgs {
-    /// `registry = "bank"`.
-    pub registry: Option<LitStr>,
-    /// `module = crate::tools::bank`.
-    pub module: Option<Path>,
-    /// `error = MyError`: the error type of `dispatch`.
+    /// `error = MyError`: the error type of `dispatch` (`#[toolset]`).
     pub error: Option<Type>,
 }
 
-const TOOL_KEYS: &str = "expected `name = \"...\"`, `registry = \"...\"` or `module = path::to::module`";
-const TOOLSET_KEYS: &str = "expected `registry = \"...\"`, `module = path::to::module` or `error = ErrorType`";
+/// The keys `#[tool(..)]` takes.
+pub const TOOL: &[&str] = &["name", "registry", "module"];
+/// The keys `#[toolset(..)]` takes.
+pub const TOOLSET: &[&str] = &["registry", "module", "error"];
 
-/// Parses the arguments of `#[tool(..)]` (empty for a bare `#[tool]`).
-pub fn tool_args(tokens: TokenStream, errors: &mut Errors) -> ToolArgs {
-    let mut args = ToolArgs::default();
+/// Parses `key = value` arguments of `#[attr(..)]`, accepting only `keys`.
+pub fn parse_args(tokens: TokenStream, attr: &str, keys: &[&str], errors: &mut Errors) -> Args {
+    let mut args = Args::default();
     let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("name") {
-            args.name = Some(meta.value()?.parse()?);
-        } else if meta.path.is_ident("registry") {
-            args.registry = Some(meta.value()?.parse()?);
-        } else if meta.path.is_ident("module") {
-            args.module = Some(meta.value()?.parse()?);
-        } else {
-            return Err(meta.error(format!("unknown `#[tool]` argument; {TOOL_KEYS}")));
-        }
-        Ok(())
-    });
-    if let Err(e) = syn::parse::Parser::parse2(parser, tokens) {
-        errors.push(e);
-    }
-    args
-}
-
-/// Parses the arguments of `#[toolset(..)]`.
-pub fn toolset_args(tokens: TokenStream, errors: &mut Errors) -> ToolsetArgs {
-    let mut args = ToolsetArgs::default();
-    let parser = syn::meta::parser(|meta| {
-        if meta.path.is_ident("registry") {
-            args.registry = Some(meta.value()?.parse()?);
-        } else if meta.path.is_ident("module") {
-            args.module = Some(meta.value()?.parse()?);
-        } else if meta.path.is_ident("error") {
-            args.error = Some(meta.value()?.parse()?);
-        } else {
-            return Err(meta.error(format!("unknown `#[toolset]` argument; {TOOLSET_KEYS}")));
+        let key = meta.path.get_ident().map(ToString::to_string).filter(|k| keys.contains(&k.as_str()));
+        match key.as_deref() {
+            Some("name") => args.name = Some(meta.value()?.parse()?),
+            Some("registry") => args.registry = Some(meta.value()?.parse()?),
+            Some("module") => args.module = Some(meta.value()?.parse()?),
+            Some("error") => args.error = Some(meta.value()?.parse()?),
+            _ => {
+                let expected: Vec<String> = keys.iter().map(|k| format!("`{k} = ...`")).collect();
+                return Err(meta.error(format!("unknown `#[{attr}]` argument; expected {}", expected.join(", "))));
+            }
         }
         Ok(())
     });
@@ -127,13 +101,13 @@ fn is_named(attr: &Attribute, name: &str) -> bool {
 }
 
 /// The arguments of an attribute found inside a toolset (`#[tool]` or `#[tool(..)]`).
-pub fn inner_tool_args(attr: &Attribute, errors: &mut Errors) -> ToolArgs {
+pub fn inner_tool_args(attr: &Attribute, errors: &mut Errors) -> Args {
     match &attr.meta {
-        syn::Meta::Path(_) => ToolArgs::default(),
-        syn::Meta::List(list) => tool_args(list.tokens.clone(), errors),
+        syn::Meta::Path(_) => Args::default(),
+        syn::Meta::List(list) => parse_args(list.tokens.clone(), "tool", TOOL, errors),
         syn::Meta::NameValue(nv) => {
-            errors.at(nv.span(), format!("write `#[tool(...)]`; {TOOL_KEYS}"));
-            ToolArgs::default()
+            errors.at(nv.span(), "write `#[tool]` or `#[tool(name = \"...\")]`");
+            Args::default()
         }
     }
 }

@@ -19,7 +19,7 @@ fn load(target: &Target, errors: &mut Errors) -> Option<Contract> {
 /// each parameter and the output against the contract at the top of its body.
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let args = attr::tool_args(attr, &mut errors);
+    let args = attr::parse_args(attr, "tool", attr::TOOL, &mut errors);
     let attr_ok = errors.is_empty();
     let Ok(mut func) = syn::parse2::<ItemFn>(item.clone()) else {
         errors.at(Span::call_site(), "`#[tool]` goes on a function or a method with a body");
@@ -47,7 +47,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `dispatch` added.
 pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let args = attr::toolset_args(attr, &mut errors);
+    let args = attr::parse_args(attr, "toolset", attr::TOOLSET, &mut errors);
     let Ok(mut imp) = syn::parse2::<ItemImpl>(item.clone()) else {
         errors.at(Span::call_site(), "`#[toolset]` goes on an inherent impl block: `#[toolset] impl Tools { #[tool] fn ... }`");
         let errors = errors.to_tokens();
@@ -133,7 +133,7 @@ pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// `dispatch`: an exhaustive `match` on the sealed `ToolCall`, or a stub with
 /// the same signature when the toolset has errors (so callers type-check).
-fn dispatch(target: &Target, args: &attr::ToolsetArgs, bindings: &[Binding], ctx: Option<&syn::Type>, complete: bool) -> TokenStream {
+fn dispatch(target: &Target, args: &attr::Args, bindings: &[Binding], ctx: Option<&syn::Type>, complete: bool) -> TokenStream {
     let m = &target.path;
     let rt = quote!(::toolseal::__private);
     let error = match &args.error {

@@ -222,15 +222,7 @@ fn calls_of(format: WireFormat, tree: &Json<'_>) -> Result<Vec<WireCall>, Reject
             for item in array(tree.get("output")) {
                 match str_at(item, "type") {
                     Some("function_call") => items.push(function(item, str_at(item, "call_id"), item.get("name"), item.get("arguments"), Encoding::String)),
-                    Some("mcp_call") => items.push(Item {
-                        kind: ItemKind::McpServer,
-                        raw: item,
-                        id: str_at(item, "id"),
-                        server: str_at(item, "server_label"),
-                        name: item.get("name"),
-                        arguments: item.get("arguments"),
-                        encoding: Encoding::String,
-                    }),
+                    Some("mcp_call") => items.push(mcp_item(item, "server_label", "arguments", Encoding::String)),
                     _ => {}
                 }
             }
@@ -239,15 +231,7 @@ fn calls_of(format: WireFormat, tree: &Json<'_>) -> Result<Vec<WireCall>, Reject
             for block in array(tree.get("content")) {
                 match str_at(block, "type") {
                     Some("tool_use") => items.push(function(block, str_at(block, "id"), block.get("name"), block.get("input"), Encoding::Object)),
-                    Some("mcp_tool_use") => items.push(Item {
-                        kind: ItemKind::McpServer,
-                        raw: block,
-                        id: str_at(block, "id"),
-                        server: str_at(block, "server_name"),
-                        name: block.get("name"),
-                        arguments: block.get("input"),
-                        encoding: Encoding::Object,
-                    }),
+                    Some("mcp_tool_use") => items.push(mcp_item(block, "server_name", "input", Encoding::Object)),
                     _ => {}
                 }
             }
@@ -312,6 +296,11 @@ fn calls_of(format: WireFormat, tree: &Json<'_>) -> Result<Vec<WireCall>, Reject
         let id = item.id.map(str::to_owned);
         wire_call(format, index, item, id)
     }).collect())
+}
+
+/// A call on a named MCP server: `id`, `name`, the server under `server_key`, the arguments under `arguments_key`.
+fn mcp_item<'j, 'a>(raw: &'j Json<'a>, server_key: &str, arguments_key: &str, encoding: Encoding) -> Item<'j, 'a> {
+    Item { kind: ItemKind::McpServer, raw, id: str_at(raw, "id"), server: str_at(raw, server_key), name: raw.get("name"), arguments: raw.get(arguments_key), encoding }
 }
 
 fn canonical_arguments(tree: &Json<'_>) -> Result<Json<'static>, Rejection> {
