@@ -60,7 +60,7 @@
 #![deny(missing_docs)]
 
 pub use toolseal_runtime as runtime;
-pub use toolseal_runtime::{feedback, pipeline, wire};
+pub use toolseal_runtime::{feedback, mcp, pipeline, wire};
 pub use toolseal_runtime::call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
 pub use toolseal_runtime::check::Coercion;
 pub use toolseal_runtime::json::JsonKind;
@@ -137,8 +137,30 @@ pub mod __private {
     pub use toolseal_runtime::json::Json;
     pub use toolseal_runtime::path::Path;
     pub use toolseal_runtime::pattern::Pattern;
-    pub use toolseal_runtime::rejection::{Keyword, Names, Rejection};
+    pub use toolseal_runtime::mcp;
+    pub use toolseal_runtime::rejection::{Class, Keyword, Names, Reason, Rejection};
     pub use toolseal_runtime::typed::{deserialize_via, elements, elements_from, try_from_serialize, FromJson};
+
+    /// The catalog of a generated deployment, from its servers' compiled tool
+    /// tables; toolseal-build has validated the same data already.
+    pub fn catalog(servers: &[(&str, usize, &str, &[ToolInfo])], pins: &[(&str, &str)], policy: mcp::Policy) -> mcp::Catalog {
+        let specs = servers
+            .iter()
+            .map(|(name, tier, tier_name, tools)| mcp::ServerSpec {
+                name: (*name).to_owned(),
+                tier: *tier,
+                tier_name: (*tier_name).to_owned(),
+                tools: tools.iter().map(|t| mcp::ToolSpec { name: t.name.to_owned(), digest: t.digest.to_owned() }).collect(),
+            })
+            .collect();
+        let pins: Vec<(String, String)> = pins.iter().map(|(t, s)| ((*t).to_owned(), (*s).to_owned())).collect();
+        mcp::Catalog::new(specs, &pins, policy).expect("toolseal-build validated this deployment")
+    }
+
+    /// The route of a generated call (its variant fixes the server, its tool is in that server's table).
+    pub fn route_of(catalog: &mcp::Catalog, server: usize, tool: &str) -> mcp::Route {
+        catalog.route_to(server, tool).expect("a generated call names a tool of its server")
+    }
 
     /// A `serde_json::Value` from JSON text the generator wrote.
     pub fn json_literal(text: &str) -> serde_json::Value {

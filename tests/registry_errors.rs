@@ -101,3 +101,44 @@ fn config_errors_are_errors() {
     let e = Config::new().registry("does/not/exist.json").generate().unwrap_err();
     assert!(matches!(e, Error::Io { .. }) && e.to_string().contains("does/not/exist.json"), "{e}");
 }
+
+/// Writes a manifest (and the registries it names) into a fresh directory.
+fn manifest_dir(name: &str, manifest: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolseal-manifest-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let tool = |n: &str| format!(r#"{{"name":"{n}","inputSchema":{{"type":"object","properties":{{}}}}}}"#);
+    std::fs::write(dir.join("a.json"), format!(r#"{{"tools":[{},{}]}}"#, tool("read"), tool("write"))).expect("write");
+    std::fs::write(dir.join("b.json"), format!(r#"{{"tools":[{}]}}"#, tool("read"))).expect("write");
+    std::fs::write(dir.join("toolseal.toml"), manifest).expect("write");
+    dir
+}
+
+#[test]
+fn manifest_errors_name_the_manifest_and_the_fault() {
+    let two = "[[servers]]\nname = \"a\"\ntier = \"first\"\nregistry = \"a.json\"\n[[servers]]\nname = \"b\"\ntier = \"TIER\"\nregistry = \"b.json\"\n";
+    let cases: [(&str, String, &str); 7] = [
+        ("syntax", "tiers = [\"first\"\n".to_owned(), "toolseal.toml"),
+        ("unknown-key", format!("tiers = [\"first\"]\npriority = 1\n{}", two.replace("TIER", "first")), "priority"),
+        ("unknown-tier", format!("tiers = [\"first\"]\n{}", two.replace("TIER", "second")), "tier \"second\""),
+        ("no-tiers", format!("tiers = []\n{}", two.replace("TIER", "first")), "no tier"),
+        ("bad-pin", format!("tiers = [\"first\"]\n{}[pins]\nread = \"c\"\n", two.replace("TIER", "first")), "no such server"),
+        ("shadowing", format!("tiers = [\"first\", \"second\"]\nshadowing = \"error\"\n{}", two.replace("TIER", "second")), "shadowed"),
+        ("bad-server", format!("tiers = [\"first\"]\n{}", two.replace("TIER", "first").replace("name = \"b\"", "name = \"b_c\"")), "server name"),
+    ];
+    for (name, manifest, expected) in cases {
+        let dir = manifest_dir(name, &manifest);
+        let e = Config::new().manifest(dir.join("toolseal.toml")).generate().expect_err(name);
+        assert!(matches!(e, Error::Manifest { .. }), "{name}: {e}");
+        let text = e.to_string();
+        assert!(text.contains("toolseal.toml") && text.contains(expected), "{name}: {text}");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+    // Shadowing is a warning by default, and the deployment is generated.
+    let dir = manifest_dir("warn", &format!("tiers = [\"first\", \"second\"]\n{}", two.replace("TIER", "second")));
+    let generated = Config::new().manifest(dir.join("toolseal.toml")).generate().expect("generates");
+    assert_eq!(generated[0].module, "deployment");
+    assert!(generated[0].warnings.iter().any(|w| w.contains("\"read\"") && w.contains("b__read")), "{:?}", generated[0].warnings);
+    assert_eq!(generated[0].contracts.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["deployment.a", "deployment.b"]);
+    assert_eq!(generated[0].inputs.len(), 3, "the manifest and both registries");
+    std::fs::remove_dir_all(&dir).ok();
+}

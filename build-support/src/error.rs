@@ -40,6 +40,14 @@ pub enum Error {
         /// What is wrong and how to fix it.
         message: String,
     },
+    /// A deployment manifest (`toolseal.toml`) is malformed or inconsistent.
+    #[error("{}: {message}", path.display())]
+    Manifest {
+        /// The manifest.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// The build configuration itself is wrong.
     #[error("toolseal-build: {0}")]
     Config(String),

@@ -23,6 +23,7 @@
 mod codegen;
 pub mod contract;
 mod error;
+mod manifest;
 mod naming;
 
 use std::path::{Path, PathBuf};
@@ -33,16 +34,25 @@ use toolseal_runtime::schema::{compile_tool_schema, CompileOptions};
 
 pub use contract::Contract;
 
-/// The code generated for one registry.
+/// The code generated for one registry or deployment manifest.
 #[derive(Debug, Clone)]
 pub struct Generated {
     /// The module name (`include_registry!("<module>")`).
     pub module: String,
     /// The formatted Rust source, written to `<module>.rs`.
     pub source: String,
-    /// What `#[toolseal::tool]` checks implementations against, written to `<module>.contract.json`.
-    pub contract: Contract,
+    /// What `#[toolseal::tool]` checks implementations against, by registry
+    /// name (`<module>`, or `<module>.<server>` in a deployment), each written
+    /// to `<name>.contract.json`.
+    pub contracts: Vec<(String, Contract)>,
+    /// Findings that do not stop the build (shadowing in a deployment, when allowed).
+    pub warnings: Vec<String>,
+    /// Every file read (the registry, or the manifest and its registries).
+    pub inputs: Vec<PathBuf>,
 }
+
+/// The module name used for a manifest compiled without `.module(..)`.
+pub const DEFAULT_DEPLOYMENT_MODULE: &str = "deployment";
 
 /// The module name used when `.module(..)` is not given (`include_registry!()`).
 pub const DEFAULT_MODULE: &str = "registry";
@@ -51,6 +61,7 @@ pub const DEFAULT_MODULE: &str = "registry";
 struct Entry {
     path: PathBuf,
     module: Option<String>,
+    manifest: bool,
 }
 
 /// Configures code generation, like `prost_build::Config`.
@@ -75,7 +86,15 @@ impl Config {
 
     /// Adds a registry file (relative paths are relative to the crate root, as in `build.rs`).
     pub fn registry(mut self, path: impl AsRef<Path>) -> Config {
-        self.entries.push(Entry { path: path.as_ref().to_owned(), module: None });
+        self.entries.push(Entry { path: path.as_ref().to_owned(), module: None, manifest: false });
+        self
+    }
+
+    /// Adds a deployment manifest (`toolseal.toml`): several MCP servers with
+    /// trust tiers, merged into one `McpCall` enum (module `deployment` unless
+    /// `.module(..)` follows). Registry paths in it are relative to the manifest.
+    pub fn manifest(mut self, path: impl AsRef<Path>) -> Config {
+        self.entries.push(Entry { path: path.as_ref().to_owned(), module: None, manifest: true });
         self
     }
 
@@ -86,7 +105,7 @@ impl Config {
             last.module = Some(name.to_owned());
         } else {
             // Reported by `compile`, which can return an error.
-            self.entries.push(Entry { path: PathBuf::new(), module: Some(name.to_owned()) });
+            self.entries.push(Entry { path: PathBuf::new(), module: Some(name.to_owned()), manifest: false });
         }
         self
     }
@@ -111,7 +130,8 @@ impl Config {
             if entry.path.as_os_str().is_empty() {
                 return Err(Error::Config("`.module(..)` must follow the `.registry(..)` it names".into()));
             }
-            let module = entry.module.clone().unwrap_or_else(|| DEFAULT_MODULE.to_owned());
+            let default = if entry.manifest { DEFAULT_DEPLOYMENT_MODULE } else { DEFAULT_MODULE };
+            let module = entry.module.clone().unwrap_or_else(|| default.to_owned());
             let valid = !module.is_empty() && module.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
             if !valid {
                 return Err(Error::Config(format!("module name {module:?} must be ASCII letters, digits, `_` or `-`")));
@@ -119,15 +139,20 @@ impl Config {
             if out.iter().any(|g| g.module == module) {
                 return Err(Error::Config(format!("two registries share the module name {module:?}; give each its own `.module(..)`")));
             }
-            let bytes = std::fs::read(&entry.path).map_err(|source| Error::Io { path: entry.path.clone(), source })?;
-            out.push(generate_source(&bytes, &entry.path, &module, &self.options)?);
+            if entry.manifest {
+                out.push(manifest::generate(&entry.path, &module, &self.options)?);
+            } else {
+                let bytes = std::fs::read(&entry.path).map_err(|source| Error::Io { path: entry.path.clone(), source })?;
+                out.push(generate_source(&bytes, &entry.path, &module, &self.options)?);
+            }
         }
         Ok(out)
     }
 
-    /// Generates and writes every registry (`<module>.rs` and
-    /// `<module>.contract.json`), only where the content changed, printing
-    /// `cargo:rerun-if-changed` for each registry file.
+    /// Generates and writes every registry and manifest (`<module>.rs` and the
+    /// contracts), only where the content changed, printing
+    /// `cargo:rerun-if-changed` for every file read and `cargo:warning` for
+    /// every warning.
     pub fn compile(self) -> Result<(), Error> {
         let dir = match &self.out_dir {
             Some(d) => d.clone(),
@@ -142,9 +167,17 @@ impl Config {
         let generated = self.generate()?;
         std::fs::create_dir_all(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
         for g in generated {
-            let contract = serde_json::to_string_pretty(&g.contract).map_err(|e| Error::Internal { path: dir.clone(), message: e.to_string() })?;
+            for input in g.inputs.iter().filter(|i| !self.entries.iter().any(|e| e.path == **i)) {
+                println!("cargo:rerun-if-changed={}", input.display());
+            }
+            for warning in &g.warnings {
+                println!("cargo:warning={warning}");
+            }
             write_if_changed(&dir.join(format!("{}.rs", g.module)), &g.source)?;
-            write_if_changed(&dir.join(contract::file_name(&g.module)), &contract)?;
+            for (name, contract) in &g.contracts {
+                let text = serde_json::to_string_pretty(contract).map_err(|e| Error::Internal { path: dir.clone(), message: e.to_string() })?;
+                write_if_changed(&dir.join(contract::file_name(name)), &text)?;
+            }
         }
         Ok(())
     }
@@ -158,8 +191,15 @@ fn write_if_changed(path: &Path, text: &str) -> Result<(), Error> {
     std::fs::write(path, text).map_err(|source| Error::Io { path: path.to_owned(), source })
 }
 
-/// Generates the code for registry text; `path` names it in errors and the header.
-pub fn generate_source(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
+/// One registry compiled to tokens, before formatting.
+pub(crate) struct RegistryTokens {
+    pub(crate) tokens: proc_macro2::TokenStream,
+    pub(crate) contract: Contract,
+    pub(crate) registry: toolseal_runtime::registry::Registry,
+}
+
+/// Reads and compiles one registry; `path` names it in errors and contracts.
+pub(crate) fn registry_tokens(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<RegistryTokens, Error> {
     let registry = read_registry(bytes).map_err(|source| Error::Registry { path: path.to_owned(), source })?;
     let mut tools = Vec::with_capacity(registry.tools.len());
     for def in &registry.tools {
@@ -170,14 +210,25 @@ pub fn generate_source(bytes: &[u8], path: &Path, module: &str, options: &Compil
         };
         tools.push(codegen::ToolInput { def, schema, output });
     }
-    let shown = path.to_string_lossy().replace('\\', "/");
-    let (tokens, contract) = codegen::Generator::registry(&tools, &shown, module);
+    let (tokens, contract) = codegen::Generator::registry(&tools, &shown(path), module);
+    drop(tools);
+    Ok(RegistryTokens { tokens, contract, registry })
+}
+
+/// A path as generated code and messages show it (forward slashes).
+pub(crate) fn shown(path: &Path) -> String {
+    path.to_string_lossy().replace('\\', "/")
+}
+
+/// Formats generated tokens as a file with the `@generated` header.
+pub(crate) fn format_file(tokens: proc_macro2::TokenStream, path: &Path, what: &str) -> Result<String, Error> {
     let file: syn::File = syn::parse2(tokens).map_err(|e| Error::Internal { path: path.to_owned(), message: e.to_string() })?;
-    let source = format!(
-        "// @generated by toolseal-build from `{shown}` ({}, {} tools).\n// Do not edit: change the registry and rebuild.\n\n{}",
-        registry.format.name(),
-        registry.tools.len(),
-        prettyplease::unparse(&file)
-    );
-    Ok(Generated { module: module.to_owned(), source, contract })
+    Ok(format!("// @generated by toolseal-build from `{}` ({what}).\n// Do not edit: change the registry and rebuild.\n\n{}", shown(path), prettyplease::unparse(&file)))
+}
+
+/// Generates the code for registry text; `path` names it in errors and the header.
+pub fn generate_source(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
+    let RegistryTokens { tokens, contract, registry } = registry_tokens(bytes, path, module, options)?;
+    let source = format_file(tokens, path, &format!("{}, {} tools", registry.format.name(), registry.tools.len()))?;
+    Ok(Generated { module: module.to_owned(), source, contracts: vec![(module.to_owned(), contract)], warnings: Vec::new(), inputs: vec![path.to_owned()] })
 }

@@ -129,26 +129,27 @@ pub fn target(registry: Option<&LitStr>, module: Option<&Path>, errors: &mut Err
         Some(lit) => (lit.value(), lit.span()),
         None => (toolseal_build::DEFAULT_MODULE.to_owned(), module.map_or_else(Span::call_site, |m| m.span())),
     };
-    let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let valid = !name.is_empty() && name.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
     if !valid {
-        errors.at(span, format!("registry module {name:?} must be ASCII letters, digits, `_` or `-`, as given to `Config::module`"));
+        errors.at(span, format!("registry module {name:?} must be ASCII letters, digits, `_` or `-` (`deployment.server` for a server of a deployment), as given to `Config::module`"));
         return None;
     }
     let path = match module {
         Some(p) => p.clone(),
-        None => match syn::parse_str::<syn::Ident>(&name.replace('-', "_")) {
-            Ok(ident) => {
-                let ident = syn::Ident::new(&ident.to_string(), span);
-                syn::Path {
-                    leading_colon: None,
-                    segments: [syn::PathSegment::from(syn::Ident::new("crate", span)), syn::PathSegment::from(ident)].into_iter().collect(),
+        None => {
+            // `bank` is at `crate::bank`; server `fs` of deployment `mcp` at `crate::mcp::fs`.
+            let mut segments = vec![syn::PathSegment::from(syn::Ident::new("crate", span))];
+            for part in name.split('.') {
+                match syn::parse_str::<syn::Ident>(&part.replace('-', "_")) {
+                    Ok(ident) => segments.push(syn::PathSegment::from(syn::Ident::new(&ident.to_string(), span))),
+                    Err(_) => {
+                        errors.at(span, format!("registry module {name:?} is not a Rust path: say where it is included with `module = path::to::it`"));
+                        return None;
+                    }
                 }
             }
-            Err(_) => {
-                errors.at(span, format!("registry module {name:?} is not a Rust identifier: say where it is included with `module = path::to::it`"));
-                return None;
-            }
-        },
+            syn::Path { leading_colon: None, segments: segments.into_iter().collect() }
+        }
     };
     Some(Target { name, path, span })
 }

@@ -33,7 +33,8 @@ impl Options {
         Options { lenient: true, ..Options::default() }
     }
 
-    fn cx(&self) -> Cx {
+    /// A check context for these options.
+    pub fn cx(&self) -> Cx {
         if self.lenient { Cx::lenient() } else { Cx::strict() }
     }
 }
@@ -93,6 +94,14 @@ pub trait ToolSet: Sized {
 
     /// Resolves `arguments` (absent or `null` means `{}`) for the tool `name`.
     fn resolve_parts(name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<Self, Rejection>;
+
+    /// Resolves a call that pins its server (`mcp_call`, `mcp_tool_use`). A
+    /// single registry is one server, so the pin is ignored; merged
+    /// deployments route to the pinned server.
+    fn resolve_pinned(server: &str, name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<Self, Rejection> {
+        let _ = server;
+        Self::resolve_parts(name, arguments, cx)
+    }
 
     /// The tool this call names.
     fn name(&self) -> &'static str;

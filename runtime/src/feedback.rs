@@ -46,6 +46,10 @@ impl From<&Rejection> for Feedback {
             Class::H1 => " Call one of the registry's tools.",
             Class::H2 => " Send only the declared keys, each once, and every required one.",
             Class::H3 => " Send a value of the declared type and range.",
+            Class::M1 => " Call a tool that a connected server provides.",
+            Class::M2 | Class::M3 => " Call the tool by one of the qualified names listed.",
+            Class::M4 => " The tool changed since it was listed: list the tools again.",
+            Class::M5 => " Send the arguments the routed server's tool declares.",
             _ => " Send one call object with \"name\" and \"arguments\".",
         };
         Feedback {

@@ -25,6 +25,7 @@ pub mod dynamic;
 pub mod feedback;
 pub mod format;
 pub mod json;
+pub mod mcp;
 pub mod path;
 pub mod pipeline;
 pub mod probe;

@@ -21,6 +21,16 @@ pub enum Class {
     /// A declared key whose value violates its type, enum, const, range, length,
     /// pattern, format, item count or uniqueness.
     H3,
+    /// Merged MCP servers: no connected server provides the tool (or the pinned server does not exist).
+    M1,
+    /// Merged MCP servers: several servers of the same trust tier provide it and the call is not pinned.
+    M2,
+    /// Merged MCP servers: a lower-tier server declares a name a higher-tier server provides (shadowing).
+    M3,
+    /// Merged MCP servers: the tool's live definition differs from the compiled one or from the listing the model saw.
+    M4,
+    /// Merged MCP servers: the arguments do not fit the routed server's signature but fit another server's tool of that name.
+    M5,
 }
 
 impl Class {
@@ -31,6 +41,11 @@ impl Class {
             Class::H1 => "H1",
             Class::H2 => "H2",
             Class::H3 => "H3",
+            Class::M1 => "M1",
+            Class::M2 => "M2",
+            Class::M3 => "M3",
+            Class::M4 => "M4",
+            Class::M5 => "M5",
         }
     }
 }
@@ -177,6 +192,33 @@ pub enum Reason {
     },
     /// H1: no tool of this name.
     UnknownTool,
+    /// M1: no connected server provides the tool, or the named server is not connected.
+    NoProvider {
+        /// The server the call named, if it named one.
+        server: Option<String>,
+    },
+    /// M2: several servers of one tier provide the tool.
+    Ambiguous {
+        /// The qualified names of the candidates.
+        candidates: Vec<String>,
+    },
+    /// M3: the name is declared by servers of different tiers.
+    Shadowed {
+        /// The qualified names of every provider, highest tier first.
+        providers: Vec<String>,
+    },
+    /// M4: the definition changed (or vanished) since the build or since the listing the model saw.
+    Stale {
+        /// What changed.
+        change: String,
+    },
+    /// M5: the arguments fit another server's tool of this name, not the routed one.
+    OtherSignature {
+        /// The qualified names whose signatures the arguments fit.
+        fits: Vec<String>,
+        /// The routed tool's own rejection, as one line.
+        detail: String,
+    },
     /// H2: a key the schema does not declare.
     UndeclaredKey {
         /// The key as given (at most 64 characters kept).
@@ -214,8 +256,15 @@ pub struct Rejection {
     reason: Reason,
     pointer: String,
     found: Option<JsonKind>,
-    tool: Option<Box<str>>,
+    subject: Option<Box<Subject>>,
     hints: Option<Names>,
+}
+
+/// The tool (and server) a rejection is about; boxed, so that `Rejection` stays small.
+#[derive(Debug, Clone, Default)]
+struct Subject {
+    tool: Option<Box<str>>,
+    server: Option<Box<str>>,
 }
 
 /// Longest key or name a rejection keeps, so that feedback never echoes huge input.
@@ -231,7 +280,35 @@ pub(crate) fn clip(s: &str) -> String {
 
 impl Rejection {
     fn new(class: Class, reason: Reason, pointer: String) -> Rejection {
-        Rejection { class, reason, pointer, found: None, tool: None, hints: None }
+        Rejection { class, reason, pointer, found: None, subject: None, hints: None }
+    }
+
+    /// A merged-server rejection (M1–M4) of the call naming `tool`.
+    pub fn routing(class: Class, reason: Reason, tool: &str) -> Rejection {
+        let mut r = Rejection::new(class, reason, "/name".to_owned());
+        r.subject_mut().tool = Some(clip(tool).into_boxed_str());
+        r
+    }
+
+    /// M5: this rejection of the routed tool, where the arguments fit `fits` instead.
+    pub fn other_signature(self, fits: Vec<String>) -> Rejection {
+        let detail = clip(&self.to_string());
+        Rejection { class: Class::M5, reason: Reason::OtherSignature { fits, detail }, ..self }
+    }
+
+    fn subject_mut(&mut self) -> &mut Subject {
+        self.subject.get_or_insert_default()
+    }
+
+    /// Records the server the call was routed to.
+    pub fn with_server(mut self, server: &str) -> Rejection {
+        self.subject_mut().server = Some(clip(server).into_boxed_str());
+        self
+    }
+
+    /// The server the call was routed to (merged MCP deployments).
+    pub fn server(&self) -> Option<&str> {
+        self.subject.as_ref().and_then(|s| s.server.as_deref())
     }
 
     /// A call that is not JSON, or not a call object.
@@ -242,7 +319,7 @@ impl Rejection {
     /// H1: `name` is not in the registry whose tool names are `registry`.
     pub fn unknown_tool(name: &str, registry: Names) -> Rejection {
         let mut r = Rejection::new(Class::H1, Reason::UnknownTool, "/name".to_owned());
-        r.tool = Some(clip(name).into_boxed_str());
+        r.subject_mut().tool = Some(clip(name).into_boxed_str());
         r.hints = Some(registry);
         r
     }
@@ -284,7 +361,7 @@ impl Rejection {
 
     /// Records the tool name as the call gave it (kept to 64 characters).
     pub fn with_tool(mut self, name: &str) -> Rejection {
-        self.tool = Some(clip(name).into_boxed_str());
+        self.subject_mut().tool = Some(clip(name).into_boxed_str());
         self
     }
 
@@ -311,7 +388,7 @@ impl Rejection {
 
     /// The tool name as the call gave it, when the call had one.
     pub fn tool(&self) -> Option<&str> {
-        self.tool.as_deref()
+        self.subject.as_ref().and_then(|s| s.tool.as_deref())
     }
 
     /// The kind of value found at the pointer, for H3.
@@ -345,7 +422,7 @@ impl Rejection {
     /// registry names closest to the one given (edit distance); for H2 the declared keys.
     pub fn suggestions(&self) -> Vec<&str> {
         let Some(hints) = &self.hints else { return Vec::new() };
-        match (&self.reason, self.tool.as_deref()) {
+        match (&self.reason, self.tool()) {
             (Reason::UnknownTool, Some(name)) => closest(name, hints.iter(), 3),
             _ => hints.iter().collect(),
         }
@@ -404,7 +481,7 @@ impl fmt::Display for Rejection {
             write!(f, " at {}", clip(&self.pointer))?;
         }
         f.write_str(": ")?;
-        let tool = self.tool.as_deref().unwrap_or("?");
+        let tool = self.tool().unwrap_or("?");
         match &self.reason {
             Reason::InvalidJson { message } => write!(f, "not valid JSON ({})", clip(message)),
             Reason::TooLarge { size, limit } => write!(f, "call is {size} bytes, over the {limit}-byte limit"),
@@ -415,6 +492,22 @@ impl fmt::Display for Rejection {
                 write!(f, "unexpected or repeated key {key:?}; a call has only \"name\" and \"arguments\"")
             }
             Reason::WireShape { message } => write!(f, "{}", clip(message)),
+            Reason::NoProvider { server: Some(server) } => write!(f, "no connected server {:?} provides {tool:?}", clip(server)),
+            Reason::NoProvider { server: None } => write!(f, "no connected server provides {tool:?}"),
+            Reason::Ambiguous { candidates } => {
+                write!(f, "{tool:?} is provided by several servers of one tier; call one of: ")?;
+                join_names(f, &candidates.iter().map(String::as_str).collect::<Vec<_>>())
+            }
+            Reason::Shadowed { providers } => {
+                write!(f, "{tool:?} is declared by servers of different trust tiers (shadowing); name the server: ")?;
+                join_names(f, &providers.iter().map(String::as_str).collect::<Vec<_>>())
+            }
+            Reason::Stale { change } => write!(f, "{tool:?} is stale: {}", clip(change)),
+            Reason::OtherSignature { fits, detail } => {
+                write!(f, "the arguments fit ")?;
+                join_names(f, &fits.iter().map(String::as_str).collect::<Vec<_>>())?;
+                write!(f, ", not the routed tool ({detail})")
+            }
             Reason::ArgumentsEncoding { expected } => write!(f, "\"arguments\" must be {expected} in this wire format"),
             Reason::UnknownTool => {
                 write!(f, "no tool named {tool:?} in the registry")?;
@@ -439,6 +532,10 @@ impl fmt::Display for Rejection {
                 write!(f, " ({})", keyword.as_str())
             }
             Reason::NumericString { expected } => write!(f, "expected {expected}, found a number in a string"),
+        }?;
+        match self.server() {
+            Some(server) => write!(f, " (server {server:?})"),
+            None => Ok(()),
         }
     }
 }

@@ -96,9 +96,18 @@ impl WireCall {
         let Some(name) = &self.name else {
             return Err(Rejection::malformed(Reason::MissingName, &Path::root().key("name")));
         };
-        let mut members = vec![(Cow::Borrowed("name"), Json::String(Cow::Borrowed(name.as_str())))];
-        members.push((Cow::Borrowed("arguments"), arguments.clone()));
-        C::resolve_tree_with(&Json::Object(members), options)
+        if self.format == WireFormat::Canonical {
+            // The canonical object is resolved whole, envelope rules included.
+            let members = vec![(Cow::Borrowed("name"), Json::String(Cow::Borrowed(name.as_str()))), (Cow::Borrowed("arguments"), arguments.clone())];
+            return C::resolve_tree_with(&Json::Object(members), options);
+        }
+        let mut cx = options.cx();
+        let call = match &self.server {
+            Some(server) => C::resolve_pinned(server, name, Some(arguments), &mut cx),
+            None => C::resolve_parts(name, Some(arguments), &mut cx),
+        }
+        .map_err(|r| if r.tool().is_none() { r.with_tool(name) } else { r })?;
+        Ok(Resolution { call, coercions: cx.into_coercions() })
     }
 }
 

@@ -1,0 +1,257 @@
+//! Deployment manifests: several MCP servers, each with a trust tier and a
+//! registry, merged into one module holding a sealed `ToolCall` per server
+//! and an `McpCall` enum whose every value names exactly one `(server, tool)`.
+//!
+//! ```toml
+//! tiers = ["first-party", "vetted", "community"]   # most trusted first
+//! policy = "strict"                                # or "pin-assisted"
+//! shadowing = "warn"                               # or "error"
+//!
+//! [[servers]]
+//! name = "filesystem"                              # the host's key: [a-zA-Z0-9-]{1,32}
+//! tier = "first-party"
+//! registry = "registries/server-filesystem.json"   # relative to this file
+//!
+//! [pins]                                           # settles same-tier collisions under pin-assisted
+//! read_file = "filesystem"
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+use serde::Deserialize;
+use toolseal_runtime::mcp::{Catalog, Policy, ServerSpec, ToolSpec};
+use toolseal_runtime::schema::CompileOptions;
+
+use crate::naming::{field_name, ident, type_name};
+use crate::{format_file, registry_tokens, Error, Generated};
+
+/// What to do when a lower-tier server declares a higher-tier server's tool name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+enum Shadowing {
+    /// Report it as a build warning (flat calls to the name are rejected as M3 either way).
+    #[default]
+    Warn,
+    /// Fail the build.
+    Error,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ManifestFile {
+    tiers: Vec<String>,
+    #[serde(default)]
+    policy: Policy,
+    #[serde(default)]
+    shadowing: Shadowing,
+    servers: Vec<ServerEntry>,
+    #[serde(default)]
+    pins: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ServerEntry {
+    name: String,
+    tier: String,
+    registry: PathBuf,
+}
+
+fn manifest_error(path: &Path, message: impl Into<String>) -> Error {
+    Error::Manifest { path: path.to_owned(), message: message.into() }
+}
+
+/// Generates the deployment module for the manifest at `path`.
+pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_owned(), source })?;
+    let manifest: ManifestFile = toml::from_str(&text).map_err(|e| manifest_error(path, e.to_string().trim_end().replace('\n', " ")))?;
+    if manifest.tiers.is_empty() {
+        return Err(manifest_error(path, "`tiers` lists no tier; name them most trusted first, e.g. [\"first-party\", \"community\"]"));
+    }
+    for (i, tier) in manifest.tiers.iter().enumerate() {
+        if manifest.tiers[..i].contains(tier) {
+            return Err(manifest_error(path, format!("tier {tier:?} is listed twice")));
+        }
+    }
+    if manifest.servers.is_empty() {
+        return Err(manifest_error(path, "no `[[servers]]`"));
+    }
+    let base = path.parent().unwrap_or(Path::new(""));
+    let mut inputs = vec![path.to_owned()];
+    let mut specs = Vec::new();
+    let mut modules = Vec::new();
+    let mut contracts = Vec::new();
+    let mut servers = Vec::new();
+    for server in &manifest.servers {
+        let Some(tier) = manifest.tiers.iter().position(|t| *t == server.tier) else {
+            return Err(manifest_error(path, format!("server {:?}: tier {:?} is not one of `tiers` {:?}", server.name, server.tier, manifest.tiers)));
+        };
+        let registry_path = base.join(&server.registry);
+        let bytes = std::fs::read(&registry_path).map_err(|source| Error::Io { path: registry_path.clone(), source })?;
+        let contract_name = format!("{module}.{}", server.name);
+        let compiled = registry_tokens(&bytes, &registry_path, &contract_name, options)?;
+        specs.push(ServerSpec {
+            name: server.name.clone(),
+            tier,
+            tier_name: server.tier.clone(),
+            tools: compiled.registry.tools.iter().map(|t| ToolSpec { name: t.name.clone(), digest: t.digest() }).collect(),
+        });
+        modules.push(compiled.tokens);
+        contracts.push((contract_name, compiled.contract));
+        servers.push((server, tier));
+        inputs.push(registry_path);
+    }
+    let pins: Vec<(String, String)> = manifest.pins.iter().map(|(t, s)| (t.clone(), s.clone())).collect();
+    let catalog = Catalog::new(specs, &pins, manifest.policy).map_err(|e| manifest_error(path, e.to_string()))?;
+    let mut warnings = Vec::new();
+    for s in catalog.shadowing() {
+        let line = format!(
+            "{}: tool {:?} of {} is shadowed by lower-tier {}; flat calls to it are rejected (M3), qualified calls are not",
+            crate::shown(path),
+            s.name,
+            s.higher.join(", "),
+            s.lower.join(", ")
+        );
+        if manifest.shadowing == Shadowing::Error {
+            return Err(manifest_error(path, format!("{line} (shadowing = \"error\")")));
+        }
+        warnings.push(line);
+    }
+    let mut qualified: Vec<String> = catalog.routes().map(|r| catalog.qualified(r).to_owned()).collect();
+    qualified.sort_unstable();
+    let counts: Vec<usize> = catalog.servers().iter().map(|s| s.tools.len()).collect();
+    let tables = Tables { registry: crate::shown(path), qualified, counts };
+    let tokens = deployment_tokens(&servers, modules, &pins, manifest.policy, &tables);
+    let source = format_file(tokens, path, &format!("deployment of {} servers, {} tools", servers.len(), catalog.routes().count()))?;
+    Ok(Generated { module: module.to_owned(), source, contracts, warnings, inputs })
+}
+
+/// What the `ToolSet` impl of `McpCall` lists.
+struct Tables {
+    registry: String,
+    qualified: Vec<String>,
+    counts: Vec<usize>,
+}
+
+fn deployment_tokens(servers: &[(&ServerEntry, usize)], modules: Vec<TokenStream>, pins: &[(String, String)], policy: Policy, tables: &Tables) -> TokenStream {
+    let rt = quote!(::toolseal::__private);
+    let mods: Vec<_> = servers.iter().map(|(s, _)| ident(&field_name(&s.name))).collect();
+    let variants: Vec<_> = servers.iter().map(|(s, _)| ident(&type_name(&s.name))).collect();
+    let names: Vec<&str> = servers.iter().map(|(s, _)| s.name.as_str()).collect();
+    let tiers: Vec<Literal> = servers.iter().map(|(_, t)| Literal::usize_unsuffixed(*t)).collect();
+    let tier_names: Vec<&str> = servers.iter().map(|(s, _)| s.tier.as_str()).collect();
+    let indices: Vec<Literal> = (0..servers.len()).map(Literal::usize_unsuffixed).collect();
+    let docs = servers.iter().map(|(s, _)| format!(" A call on server `{}` (tier `{}`).", s.name, s.tier));
+    let (pin_tools, pin_servers): (Vec<&str>, Vec<&str>) = pins.iter().map(|(t, s)| (t.as_str(), s.as_str())).unzip();
+    let policy = match policy {
+        Policy::Strict => quote!(#rt::mcp::Policy::Strict),
+        Policy::PinAssisted => quote!(#rt::mcp::Policy::PinAssisted),
+    };
+    let registry = &tables.registry;
+    let sorted = &tables.qualified;
+    let tool_refs: Vec<TokenStream> = mods
+        .iter()
+        .zip(&tables.counts)
+        .flat_map(|(m, n)| (0..*n).map(move |i| (m, Literal::usize_unsuffixed(i))))
+        .map(|(m, i)| quote!(<#m::ToolCall as #rt::ToolSet>::TOOLS[#i]))
+        .collect();
+    quote! {
+        #(
+            #[doc = concat!(" The tools of server `", #names, "`.")]
+            pub mod #mods { #modules }
+        )*
+        /// A call on the merged deployment: every value names exactly one
+        /// `(server, tool)`. Resolve with [`McpCall::resolver`].
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum McpCall {
+            #(#[doc = #docs] #variants(#mods::ToolCall),)*
+        }
+        #[allow(clippy::get_first, clippy::single_match)]
+        const _: () = {
+            impl #rt::mcp::McpSet for McpCall {
+                fn catalog() -> &'static #rt::mcp::Catalog {
+                    static CATALOG: ::std::sync::OnceLock<#rt::mcp::Catalog> = ::std::sync::OnceLock::new();
+                    CATALOG.get_or_init(|| #rt::catalog(
+                        &[#((#names, #tiers, #tier_names, <#mods::ToolCall as #rt::ToolSet>::TOOLS)),*],
+                        &[#((#pin_tools, #pin_servers)),*],
+                        #policy,
+                    ))
+                }
+                fn resolve_on(route: #rt::mcp::Route, arguments: ::core::option::Option<&#rt::Json<'_>>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    let tool = Self::catalog().tool(route).name.as_str();
+                    match route.server {
+                        #(#indices => <#mods::ToolCall as #rt::ToolSet>::resolve_parts(tool, arguments, cx).map(Self::#variants),)*
+                        _ => ::core::result::Result::Err(#rt::Rejection::routing(#rt::Class::M1, #rt::Reason::NoProvider { server: ::core::option::Option::None }, tool)),
+                    }
+                }
+                fn tool_info(route: #rt::mcp::Route) -> ::core::option::Option<&'static #rt::ToolInfo> {
+                    match route.server {
+                        #(#indices => <#mods::ToolCall as #rt::ToolSet>::TOOLS.get(route.tool),)*
+                        _ => ::core::option::Option::None,
+                    }
+                }
+                fn route(&self) -> #rt::mcp::Route {
+                    let (server, tool) = match self { #(Self::#variants(c) => (#indices, #rt::ToolSet::name(c)),)* };
+                    #rt::route_of(Self::catalog(), server, tool)
+                }
+            }
+            /// The deployment as one sealed set: names are qualified (`server__tool`),
+            /// flat names are routed by the manifest's policy, pinned calls go to their server.
+            impl #rt::ToolSet for McpCall {
+                const REGISTRY: &'static str = #registry;
+                const TOOLS: &'static [#rt::ToolInfo] = &[#(#tool_refs),*];
+                const NAMES: &'static [&'static str] = &[#(#sorted),*];
+                fn resolve_parts(name: &str, arguments: ::core::option::Option<&#rt::Json<'_>>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    let catalog = <Self as #rt::mcp::McpSet>::catalog();
+                    #rt::mcp::resolve_in::<Self>(catalog, &::std::collections::HashMap::new(), ::core::option::Option::None, name, arguments, cx).map(|(call, _)| call)
+                }
+                fn resolve_pinned(server: &str, name: &str, arguments: ::core::option::Option<&#rt::Json<'_>>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
+                    let catalog = <Self as #rt::mcp::McpSet>::catalog();
+                    #rt::mcp::resolve_in::<Self>(catalog, &::std::collections::HashMap::new(), ::core::option::Option::Some(server), name, arguments, cx).map(|(call, _)| call)
+                }
+                fn name(&self) -> &'static str {
+                    self.qualified_name()
+                }
+                fn info(&self) -> &'static #rt::ToolInfo {
+                    match self { #(Self::#variants(c) => #rt::ToolSet::info(c),)* }
+                }
+            }
+            #[allow(dead_code)]
+            impl McpCall {
+                /// Resolves `{"name", "arguments"}` by the manifest's policy (for live
+                /// listings and stamps, use [`McpCall::resolver`]).
+                pub fn from_json(bytes: &[u8]) -> ::core::result::Result<Self, #rt::Rejection> {
+                    <Self as #rt::ToolSet>::resolve_with(bytes, &#rt::Options::strict()).map(|r| r.call)
+                }
+                /// A resolver for this deployment (the manifest's policy, strict resolution).
+                pub fn resolver() -> #rt::mcp::McpResolver<Self> {
+                    #rt::mcp::McpResolver::new()
+                }
+                /// The server this call is routed to.
+                pub fn server(&self) -> &'static str {
+                    match self { #(Self::#variants(_) => #names,)* }
+                }
+                /// The tool's name on that server.
+                pub fn tool(&self) -> &'static str {
+                    match self { #(Self::#variants(c) => #rt::ToolSet::name(c),)* }
+                }
+                /// The qualified name the model sees (`server__tool`, ≤ 64 characters).
+                pub fn qualified_name(&self) -> &'static str {
+                    let catalog = <Self as #rt::mcp::McpSet>::catalog();
+                    catalog.qualified(<Self as #rt::mcp::McpSet>::route(self))
+                }
+                /// The tool's registry metadata (digest, annotations).
+                pub fn info(&self) -> &'static #rt::ToolInfo {
+                    match self { #(Self::#variants(c) => #rt::ToolSet::info(c),)* }
+                }
+                /// The arguments as JSON.
+                pub fn arguments(&self) -> #rt::serde_json::Value {
+                    match self { #(Self::#variants(c) => c.arguments(),)* }
+                }
+            }
+        };
+    }
+}

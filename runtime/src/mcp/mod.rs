@@ -1,0 +1,318 @@
+//! Merged MCP servers: every call resolves to exactly one qualified
+//! `(server, tool)` or is rejected with its class — M1 no provider, M2
+//! ambiguous within a tier, M3 shadowed across tiers, M4 stale definition,
+//! M5 arguments shaped for another server's tool of that name — and then the
+//! H1–H3 checks of the routed tool. Nothing is routed by connection order.
+//!
+//! `toolseal-build` generates an `McpCall` enum from a deployment manifest
+//! (`toolseal.toml`) that implements [`McpSet`]; [`McpResolver`] applies the
+//! rules, tracks live listings ([`McpResolver::verify_listing`]) and the
+//! listing stamp the model saw.
+
+mod catalog;
+mod naming;
+pub mod trials;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::RwLock;
+
+use serde::Serialize;
+
+pub use catalog::{Catalog, CatalogError, Policy, Route, ServerSpec, Shadowing, ToolSpec};
+pub use naming::{qualified_name, valid_server_name, MAX_LEN};
+
+use crate::call::{parse_call, Options, ToolInfo};
+use crate::check::{Coercion, Cx};
+use crate::json::Json;
+use crate::path::Path;
+use crate::registry::{read_registry, RegistryError};
+use crate::rejection::{Class, Reason, Rejection};
+use crate::wire::WireCall;
+
+/// A sealed set of calls over a merged deployment: one variant per server,
+/// each holding that server's sealed `ToolCall`. Generated from a manifest.
+pub trait McpSet: Sized {
+    /// The deployment the set was generated for.
+    fn catalog() -> &'static Catalog;
+    /// Resolves `arguments` for the tool at `route` (H2/H3 of that signature).
+    fn resolve_on(route: Route, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<Self, Rejection>;
+    /// The `(server, tool)` this call is bound to.
+    fn route(&self) -> Route;
+    /// The compiled registry metadata of the tool at `route`.
+    fn tool_info(route: Route) -> Option<&'static ToolInfo>;
+}
+
+/// A call before routing: a name (flat or qualified), an optional server pin, and arguments.
+#[derive(Debug, Clone)]
+pub struct McpRequest<'a> {
+    /// `read_file` or `filesystem__read_file`.
+    pub name: Cow<'a, str>,
+    /// The server the call pins explicitly (`mcp_call.server_label`, `mcp_tool_use.server_name`).
+    pub server: Option<Cow<'a, str>>,
+    /// The arguments (absent means `{}`).
+    pub arguments: Option<Json<'a>>,
+}
+
+impl<'a> McpRequest<'a> {
+    /// Reads `{"name": ..., "arguments": {...}}` with an optional `"server"`
+    /// pin; any other key, or one twice, is `Malformed`.
+    pub fn parse(bytes: &'a [u8], options: &Options) -> Result<McpRequest<'a>, Rejection> {
+        let tree = parse_call(bytes, options)?;
+        let Json::Object(members) = tree else {
+            return Err(Rejection::malformed(Reason::CallNotObject, &Path::root()).with_found(tree.kind()));
+        };
+        let (mut name, mut server, mut arguments) = (None, None, None);
+        for (k, v) in members {
+            let bad = || Rejection::malformed(Reason::BadEnvelopeKey { key: k.chars().take(64).collect() }, &Path::root().key(&k));
+            let slot = match k.as_ref() {
+                "name" => &mut name,
+                "server" => &mut server,
+                "arguments" => &mut arguments,
+                _ => return Err(bad()),
+            };
+            if slot.is_some() {
+                return Err(bad());
+            }
+            *slot = Some(v);
+        }
+        let text = |v: Option<Json<'a>>, key: &str, missing: Reason| match v {
+            Some(Json::String(s)) => Ok(Some(s)),
+            Some(other) => Err(Rejection::malformed(Reason::NameNotString, &Path::root().key(key)).with_found(other.kind())),
+            None => missing_or_none(missing, key),
+        };
+        let name = text(name, "name", Reason::MissingName)?.unwrap_or_default();
+        let server = text(server, "server", Reason::CallNotObject)?;
+        Ok(McpRequest { name, server, arguments: arguments.filter(|a| !matches!(a, Json::Null)) })
+    }
+
+    /// The request a vendor's call item makes (its server pin included).
+    pub fn from_wire(call: &'a WireCall) -> Result<McpRequest<'a>, Rejection> {
+        let arguments = call.arguments.as_ref().map_err(Clone::clone)?;
+        let Some(name) = &call.name else {
+            return Err(Rejection::malformed(Reason::MissingName, &Path::root().key("name")));
+        };
+        Ok(McpRequest { name: Cow::Borrowed(name), server: call.server.as_deref().map(Cow::Borrowed), arguments: Some(arguments.clone()) })
+    }
+}
+
+/// `name` is required; `server` is optional.
+fn missing_or_none<T>(missing: Reason, key: &str) -> Result<Option<T>, Rejection> {
+    match missing {
+        Reason::MissingName => Err(Rejection::malformed(Reason::MissingName, &Path::root().key(key))),
+        _ => Ok(None),
+    }
+}
+
+/// The merged-server rules in one place, for [`McpResolver`] and for generated
+/// code resolving through the [`ToolSet`](crate::ToolSet) interface: route
+/// (M1–M3), freshness (M4, `stale` routes), then the routed tool's signature
+/// (H2/H3, or M5 when the arguments fit another provider of the name instead).
+pub fn resolve_in<M: McpSet>(catalog: &Catalog, stale: &HashMap<Route, String>, server: Option<&str>, name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<(M, Route), Rejection> {
+    let route = catalog.route(name, server)?;
+    let server = &catalog.server(route).name;
+    let tool = &catalog.tool(route).name;
+    if let Some(change) = stale.get(&route) {
+        return Err(Rejection::routing(Class::M4, Reason::Stale { change: change.clone() }, tool).with_server(server));
+    }
+    match M::resolve_on(route, arguments, cx) {
+        Ok(call) => Ok((call, route)),
+        Err(rejection) => {
+            let rejection = rejection.with_server(server);
+            if !matches!(rejection.class(), Class::H2 | Class::H3) {
+                return Err(rejection);
+            }
+            let fits: Vec<String> = catalog
+                .providers(tool)
+                .iter()
+                .filter(|other| **other != route && M::resolve_on(**other, arguments, &mut Cx::strict()).is_ok())
+                .map(|other| catalog.qualified(*other).to_owned())
+                .collect();
+            Err(if fits.is_empty() { rejection } else { rejection.other_signature(fits) })
+        }
+    }
+}
+
+/// A call routed to one `(server, tool)` and resolved against its signature.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Routed<M> {
+    /// The call, a member of the sealed merged set.
+    pub call: M,
+    /// Where it goes.
+    pub route: Route,
+    /// The server's name.
+    pub server: String,
+    /// The tool's name on that server.
+    pub tool: String,
+    /// Its qualified name.
+    pub qualified: String,
+    /// Numbers lenient mode read out of strings.
+    pub coercions: Vec<Coercion>,
+}
+
+/// How one tool of a live listing compares with the compiled definition.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum Change {
+    /// Same digest.
+    Unchanged,
+    /// The definition changed (description, schema, annotations…): calls are M4 until regenerated.
+    Changed {
+        /// The compiled digest.
+        compiled: String,
+        /// The live digest.
+        live: String,
+    },
+    /// The server lists a tool the build did not see (not callable until regenerated).
+    Added,
+    /// The server no longer lists a compiled tool: calls are M4.
+    Removed,
+}
+
+/// The comparison of a server's live `tools/list` with the compiled definitions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ListingReport {
+    /// The server.
+    pub server: String,
+    /// Per tool, compiled tools first in listing order, then added ones.
+    pub tools: Vec<(String, Change)>,
+}
+
+impl ListingReport {
+    /// Whether every tool is unchanged.
+    pub fn is_clean(&self) -> bool {
+        self.tools.iter().all(|(_, c)| *c == Change::Unchanged)
+    }
+}
+
+/// Why a live listing cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum ListingError {
+    /// No server of that name in the deployment.
+    #[error("no server {0:?} in the deployment")]
+    UnknownServer(String),
+    /// The listing is not a `tools/list` result.
+    #[error("the listing is not a tools/list result: {0}")]
+    Registry(#[from] RegistryError),
+}
+
+/// Applies the merged-server rules for the generated set `M`; `Send + Sync`.
+pub struct McpResolver<M> {
+    catalog: Catalog,
+    stale: RwLock<HashMap<Route, String>>,
+    options: Options,
+    set: PhantomData<fn() -> M>,
+}
+
+impl<M: McpSet> Default for McpResolver<M> {
+    fn default() -> Self {
+        McpResolver::new()
+    }
+}
+
+impl<M: McpSet> McpResolver<M> {
+    /// A resolver with the manifest's policy and strict resolution.
+    pub fn new() -> McpResolver<M> {
+        McpResolver { catalog: M::catalog().clone(), stale: RwLock::new(HashMap::new()), options: Options::strict(), set: PhantomData }
+    }
+
+    /// The same resolver under `policy`.
+    pub fn with_policy(mut self, policy: Policy) -> McpResolver<M> {
+        self.catalog = self.catalog.with_policy(policy);
+        self
+    }
+
+    /// Resolution options (size limit, lenient mode).
+    pub fn with_options(mut self, options: Options) -> McpResolver<M> {
+        self.options = options;
+        self
+    }
+
+    /// The deployment.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// The stamp of the listing this resolver enforces; a host shows the
+    /// model this listing and passes the stamp back with its calls.
+    pub fn stamp(&self) -> String {
+        self.catalog.stamp()
+    }
+
+    /// Resolves `{"name", "arguments"[, "server"]}`.
+    pub fn resolve(&self, bytes: &[u8]) -> Result<Routed<M>, Rejection> {
+        self.resolve_request(&McpRequest::parse(bytes, &self.options)?)
+    }
+
+    /// Resolves one call of a vendor reply (its server pin included).
+    pub fn resolve_wire(&self, call: &WireCall) -> Result<Routed<M>, Rejection> {
+        self.resolve_request(&McpRequest::from_wire(call)?)
+    }
+
+    /// Resolves a call the model made from the listing stamped `stamp`: a
+    /// listing other than the one enforced makes every call M4.
+    pub fn resolve_stamped(&self, request: &McpRequest<'_>, stamp: &str) -> Result<Routed<M>, Rejection> {
+        let current = self.stamp();
+        if stamp != current {
+            let change = format!("the model saw listing {}…, the deployment enforces {}…", &stamp[..12.min(stamp.len())], &current[..12]);
+            return Err(Rejection::routing(Class::M4, Reason::Stale { change }, &request.name));
+        }
+        self.resolve_request(request)
+    }
+
+    /// Routes (M1–M3), checks freshness (M4), then the routed tool's
+    /// signature (H2/H3, or M5 when the arguments fit another server's tool).
+    pub fn resolve_request(&self, request: &McpRequest<'_>) -> Result<Routed<M>, Rejection> {
+        let mut cx = if self.options.lenient { Cx::lenient() } else { Cx::strict() };
+        let stale = self.stale.read().unwrap_or_else(|p| p.into_inner());
+        let (call, route) = resolve_in::<M>(&self.catalog, &stale, request.server.as_deref(), &request.name, request.arguments.as_ref(), &mut cx)?;
+        Ok(Routed {
+            call,
+            route,
+            server: self.catalog.server(route).name.clone(),
+            tool: self.catalog.tool(route).name.clone(),
+            qualified: self.catalog.qualified(route).to_owned(),
+            coercions: cx.into_coercions(),
+        })
+    }
+
+    /// Compares `server`'s live `tools/list` result with the compiled
+    /// definitions. Changed and removed tools resolve to M4 from now on (until
+    /// a later listing shows them unchanged again); added tools are reported.
+    pub fn verify_listing(&self, server: &str, tools_list: &[u8]) -> Result<ListingReport, ListingError> {
+        let s = self.catalog.servers().iter().position(|x| x.name == server).ok_or_else(|| ListingError::UnknownServer(server.to_owned()))?;
+        let live = read_registry(tools_list)?;
+        let digests: HashMap<&str, String> = live.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
+        let spec = &self.catalog.servers()[s];
+        let mut report = ListingReport { server: server.to_owned(), tools: Vec::new() };
+        let mut stale = self.stale.write().unwrap_or_else(|p| p.into_inner());
+        for (t, tool) in spec.tools.iter().enumerate() {
+            let route = Route { server: s, tool: t };
+            let change = match digests.get(tool.name.as_str()) {
+                None => Change::Removed,
+                Some(live) if *live != tool.digest => Change::Changed { compiled: tool.digest.clone(), live: live.clone() },
+                Some(_) => Change::Unchanged,
+            };
+            match &change {
+                Change::Unchanged => {
+                    stale.remove(&route);
+                }
+                Change::Removed => {
+                    stale.insert(route, format!("{server:?} no longer lists {:?}", tool.name));
+                }
+                Change::Changed { compiled, live } => {
+                    stale.insert(route, format!("{server:?} changed {:?} since the build (digest {}… → {}…)", tool.name, &compiled[..12], &live[..12]));
+                }
+                Change::Added => {}
+            }
+            report.tools.push((tool.name.clone(), change));
+        }
+        for t in &live.tools {
+            if !spec.tools.iter().any(|c| c.name == t.name) {
+                report.tools.push((t.name.clone(), Change::Added));
+            }
+        }
+        Ok(report)
+    }
+}
