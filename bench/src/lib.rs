@@ -1,0 +1,73 @@
+//! The Hallucinated-Tools benchmark harness, as a library: the binary
+//! `toolseal-bench` prints its report; the tests assert its figures.
+
+pub mod merged;
+pub mod real;
+pub mod registry_gen;
+pub mod report;
+pub mod single;
+
+/// The synthetic 100-tool registry, compiled by this crate's build script.
+pub mod synthetic {
+    toolseal::include_registry!("single");
+}
+
+use std::time::Instant;
+
+use indicatif::ProgressBar;
+use serde::Serialize;
+
+/// Everything one run measured.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// The command that reproduces it.
+    pub command: String,
+    /// The generators' seed.
+    pub seed: u64,
+    /// Trials per class.
+    pub trials: usize,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// Single registry, merged synthetic, merged reference servers, real listings.
+    pub tables: Vec<report::Table>,
+    /// How the resolver classified each kind of single-registry trial.
+    pub resolver_classes: Vec<(String, String, usize)>,
+    /// Numbers in strings, counted apart from other H3 violations.
+    pub lenient: Lenient,
+}
+
+/// The lenient-mode counts of the H3 trials.
+#[derive(Debug, Serialize)]
+pub struct Lenient {
+    /// H3 trials whose value is a number in a string.
+    pub h3_numeric_strings: usize,
+    /// Of those, the ones a lenient bridge accepts after coercing.
+    pub accepted_by_a_lenient_bridge: usize,
+    /// The other H3 trials.
+    pub other_h3: usize,
+}
+
+/// Runs every experiment with `trials` per class from `seed`, reporting progress on `bar`.
+pub fn run(trials: usize, seed: u64, bar: &ProgressBar) -> Report {
+    let started = Instant::now();
+    let single_trials = single::trials(trials, seed);
+    bar.set_length(single_trials.len() as u64);
+    bar.set_message("single registry");
+    let single = single::run(&single_trials, trials, seed, bar);
+    bar.set_position(0);
+    bar.set_message("merged MCP (synthetic)");
+    let synthetic = merged::run::<toolseal_fixtures::synthetic::McpCall>("synthetic four-server deployment", trials, seed, bar);
+    bar.set_message("merged MCP (reference servers)");
+    let reference = merged::run::<toolseal_fixtures::real_servers::McpCall>("captured reference servers", trials, seed, bar);
+    bar.set_message("real listings");
+    let real = real::run(bar);
+    Report {
+        command: format!("cargo run --release -p toolseal-bench -- --seed {seed} --trials {trials}"),
+        seed,
+        trials,
+        seconds: started.elapsed().as_secs_f64(),
+        tables: vec![single.table, synthetic, reference, real],
+        resolver_classes: single.classified,
+        lenient: Lenient { h3_numeric_strings: single.lenient.0, accepted_by_a_lenient_bridge: single.lenient.1, other_h3: single.lenient.2 },
+    }
+}
