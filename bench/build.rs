@@ -1,4 +1,5 @@
-//! Writes the synthetic 100-tool registry and compiles it with toolseal-build.
+//! Writes the synthetic registries (100 tools for the harness, 10 for the
+//! scaling benchmark) and compiles them with toolseal-build.
 
 #[path = "src/registry_gen.rs"]
 #[allow(dead_code)]
@@ -7,11 +8,15 @@ mod registry_gen;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=src/registry_gen.rs");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
-    let path = out.join("synthetic-100.json");
-    let text = serde_json::to_string_pretty(&registry_gen::registry())?;
-    if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
-        std::fs::write(&path, text)?;
+    let mut config = toolseal_build::Config::new();
+    for (tools, module) in [(100, "single"), (10, "small")] {
+        let path = out.join(format!("synthetic-{tools}.json"));
+        let text = serde_json::to_string_pretty(&registry_gen::registry_of(tools))?;
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            std::fs::write(&path, text)?;
+        }
+        config = config.registry(&path).module(module);
     }
-    toolseal_build::Config::new().registry(&path).module("single").compile()?;
+    config.compile()?;
     Ok(())
 }

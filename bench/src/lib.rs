@@ -12,6 +12,16 @@ pub mod synthetic {
     toolseal::include_registry!("single");
 }
 
+/// Its first ten tools, compiled alone (the scaling benchmark's small registry).
+pub mod small {
+    toolseal::include_registry!("small");
+}
+
+/// The JSON the two registries were compiled from.
+pub const REGISTRY_100: &str = include_str!(concat!(env!("OUT_DIR"), "/synthetic-100.json"));
+/// See [`REGISTRY_100`].
+pub const REGISTRY_10: &str = include_str!(concat!(env!("OUT_DIR"), "/synthetic-10.json"));
+
 use std::time::Instant;
 
 use indicatif::ProgressBar;
@@ -56,18 +66,34 @@ pub fn run(trials: usize, seed: u64, bar: &ProgressBar) -> Report {
     let single = single::run(&single_trials, trials, seed, bar);
     bar.set_position(0);
     bar.set_message("merged MCP (synthetic)");
-    let synthetic = merged::run::<toolseal_fixtures::synthetic::McpCall>("synthetic four-server deployment", trials, seed, bar);
+    let synthetic = merged::run::<toolseal_fixtures::synthetic::McpCall>(
+        "synthetic four-server deployment",
+        trials,
+        seed,
+        bar,
+    );
     bar.set_message("merged MCP (reference servers)");
-    let reference = merged::run::<toolseal_fixtures::real_servers::McpCall>("captured reference servers", trials, seed, bar);
+    let reference = merged::run::<toolseal_fixtures::real_servers::McpCall>(
+        "captured reference servers",
+        trials,
+        seed,
+        bar,
+    );
     bar.set_message("real listings");
     let real = real::run(bar);
     Report {
-        command: format!("cargo run --release -p toolseal-bench -- --seed {seed} --trials {trials}"),
+        command: format!(
+            "cargo run --release -p toolseal-bench -- --seed {seed} --trials {trials}"
+        ),
         seed,
         trials,
         seconds: started.elapsed().as_secs_f64(),
         tables: vec![single.table, synthetic, reference, real],
         resolver_classes: single.classified,
-        lenient: Lenient { h3_numeric_strings: single.lenient.0, accepted_by_a_lenient_bridge: single.lenient.1, other_h3: single.lenient.2 },
+        lenient: Lenient {
+            h3_numeric_strings: single.lenient.0,
+            accepted_by_a_lenient_bridge: single.lenient.1,
+            other_h3: single.lenient.2,
+        },
     }
 }

@@ -11,7 +11,9 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Parser)]
-#[command(about = "H1-H5 through five pipelines and M1-M5 through three MCP hosts, on synthetic and real registries")]
+#[command(
+    about = "H1-H5 through five pipelines and M1-M5 through three MCP hosts, on synthetic and real registries"
+)]
 struct Args {
     /// Seed of the trial generators.
     #[arg(long, default_value_t = 1)]
@@ -32,14 +34,27 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.trials == 0 {
         return Err("--trials must be at least 1".into());
     }
-    let bar = if args.json || !std::io::stderr().is_terminal() { ProgressBar::hidden() } else { ProgressBar::new(0) };
-    bar.set_style(ProgressStyle::with_template("{msg:32} [{bar:40}] {pos}/{len}").unwrap_or_else(|_| ProgressStyle::default_bar()));
+    let bar = if args.json || !std::io::stderr().is_terminal() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(0)
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{msg:32} [{bar:40}] {pos}/{len}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
     let report = toolseal_bench::run(args.trials, args.seed, &bar);
     bar.finish_and_clear();
     let command = report.command.clone();
     std::fs::create_dir_all(&args.out)?;
-    std::fs::write(args.out.join("report.json"), serde_json::to_string_pretty(&report)?)?;
-    let mut markdown = format!("# toolseal benchmark\n\n`{command}` ({:.1} s)\n\n", report.seconds);
+    std::fs::write(
+        args.out.join("report.json"),
+        serde_json::to_string_pretty(&report)?,
+    )?;
+    let mut markdown = format!(
+        "# toolseal benchmark\n\n`{command}` ({:.1} s)\n\n",
+        report.seconds
+    );
     for table in &report.tables {
         markdown.push_str(&table.markdown());
         markdown.push('\n');
@@ -61,8 +76,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{line}\n");
     println!(
         "Lenient mode: of the H3 trials, {} are numbers in strings (a lenient bridge coerces and accepts {} of them); {} are other H3 violations. Counted apart, as the study asks.\n",
-        report.lenient.h3_numeric_strings, report.lenient.accepted_by_a_lenient_bridge, report.lenient.other_h3
+        report.lenient.h3_numeric_strings,
+        report.lenient.accepted_by_a_lenient_bridge,
+        report.lenient.other_h3
     );
-    println!("Ran in {:.2} s. Report: {}, {}", report.seconds, args.out.join("report.md").display(), args.out.join("report.json").display());
+    println!(
+        "Ran in {:.2} s. Report: {}, {}",
+        report.seconds,
+        args.out.join("report.md").display(),
+        args.out.join("report.json").display()
+    );
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! through a naive first-provider host and the `Strict` and `PinAssisted` resolvers.
 
 use indicatif::ProgressBar;
-use toolseal::mcp::trials::{trials, Trial, TrialKind};
+use toolseal::mcp::trials::{Trial, TrialKind, trials};
 use toolseal::mcp::{McpRequest, McpResolver, McpSet, Policy};
 use toolseal::{Class, Options};
 
@@ -32,7 +32,9 @@ fn column(kind: TrialKind) -> String {
 
 /// Whether `policy`'s resolver lets `trial` through.
 fn admitted<M: McpSet>(resolver: &McpResolver<M>, trial: &Trial) -> bool {
-    let Ok(request) = McpRequest::parse(trial.call.as_bytes(), &Options::strict()) else { return false };
+    let Ok(request) = McpRequest::parse(trial.call.as_bytes(), &Options::strict()) else {
+        return false;
+    };
     match &trial.stamp {
         Some(stamp) => resolver.resolve_stamped(&request, stamp).is_ok(),
         None => resolver.resolve_request(&request).is_ok(),
@@ -44,9 +46,15 @@ pub fn run<M: McpSet>(name: &str, per_kind: usize, seed: u64, bar: &ProgressBar)
     let strict = McpResolver::<M>::new().with_policy(Policy::Strict);
     let pinned = McpResolver::<M>::new().with_policy(Policy::PinAssisted);
     let trials = trials::<M>(strict.catalog(), per_kind, seed);
-    let mut rows: Vec<(String, Vec<(usize, usize)>)> = ["naive first provider", "strict", "pin-assisted"].iter().map(|r| ((*r).to_owned(), vec![(0, 0); COLUMNS.len()])).collect();
+    let mut rows: Vec<(String, Vec<(usize, usize)>)> =
+        ["naive first provider", "strict", "pin-assisted"]
+            .iter()
+            .map(|r| ((*r).to_owned(), vec![(0, 0); COLUMNS.len()]))
+            .collect();
     for trial in &trials {
-        let Some(col) = COLUMNS.iter().position(|k| *k == trial.kind) else { continue };
+        let Some(col) = COLUMNS.iter().position(|k| *k == trial.kind) else {
+            continue;
+        };
         let honest = !matches!(trial.kind, TrialKind::Attack(_));
         // The naive host routes a flat name to the first server that lists it, forwards
         // pinned and qualified calls, checks no digest and no argument, and fails open.
@@ -58,7 +66,10 @@ pub fn run<M: McpSet>(name: &str, per_kind: usize, seed: u64, bar: &ProgressBar)
         bar.inc(1);
     }
     let servers = strict.catalog().servers();
-    let tiers: Vec<String> = servers.iter().map(|s| format!("{} ({})", s.name, s.tier_name)).collect();
+    let tiers: Vec<String> = servers
+        .iter()
+        .map(|s| format!("{} ({})", s.name, s.tier_name))
+        .collect();
     Table {
         title: format!("Merged MCP, {name}: {}; up to {per_kind} trials per class, seed {seed}", tiers.join(", ")),
         columns: COLUMNS.iter().map(|k| column(*k)).collect(),
