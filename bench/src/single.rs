@@ -86,14 +86,14 @@ pub fn trials(per_kind: usize, seed: u64) -> Vec<Trial> {
     let all: Vec<&str> = registry.tools.iter().map(|t| t.name.as_str()).collect();
     let mut rng = Rng::new(seed);
     let mut out = Vec::new();
-    for kind in 0..KINDS.len() {
+    for (kind, kind_name) in KINDS.iter().enumerate() {
         let mut made = 0;
         while made < per_kind {
             let state = rng.below(FAMILIES.len());
             let visible = state_tools(state);
             let a = rng.pick(&visible).clone();
             let pa = &probes[&a];
-            let text = match KINDS[kind] {
+            let text = match *kind_name {
                 "honest" => call(&a, rng.pick(&pa.honest)),
                 "H4" => {
                     let b = loop {
