@@ -244,3 +244,33 @@ fn the_pipeline_runs_merged_calls_by_qualified_name() {
     assert!(matches!(&run.outcome, Outcome::Executed { output, .. } if output == "read_file on files"), "{:?}", run.outcome);
     assert_eq!(run.record.call_id.as_deref(), Some("mcp_1"));
 }
+
+#[test]
+fn a_deployment_compiled_at_run_time_resolves_like_the_generated_one() {
+    use toolseal::runtime::dynamic::DynamicDeployment;
+    use toolseal::runtime::registry::read_registry;
+    use toolseal::runtime::schema::CompileOptions;
+    for (manifest, catalog, trials_of) in [
+        ("tests/deployments/synthetic.toml", synthetic::McpCall::catalog(), trials::<synthetic::McpCall> as fn(&Catalog, usize, u64) -> Vec<Trial>),
+        ("tests/deployments/real.toml", real_servers::McpCall::catalog(), trials::<real_servers::McpCall>),
+    ] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(manifest);
+        let deployment = toolseal_build::read_manifest(&path).expect("manifest");
+        let servers: Vec<(String, usize, String, toolseal::runtime::registry::Registry)> =
+            deployment.servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), read_registry(&s.registry_bytes).expect("registry"))).collect();
+        let dynamic = DynamicDeployment::new(&servers, &deployment.pins, deployment.policy, &CompileOptions::default()).expect("compiles");
+        let mut compared = 0;
+        for trial in trials_of(catalog, 200, 11).iter().filter(|t| t.stamp.is_none()) {
+            let request = McpRequest::parse(trial.call.as_bytes(), &Options::strict()).expect("request");
+            let got = dynamic.resolve_request(&request, &Options::strict()).map(|r| dynamic.catalog().qualified(r).to_owned()).map_err(|r| (r.class(), r.pointer().to_owned(), r.server().map(str::to_owned)));
+            let want = if manifest.contains("synthetic") {
+                synthetic::McpCall::resolver().resolve_request(&request).map(|r| r.qualified).map_err(|r| (r.class(), r.pointer().to_owned(), r.server().map(str::to_owned)))
+            } else {
+                real_servers::McpCall::resolver().resolve_request(&request).map(|r| r.qualified).map_err(|r| (r.class(), r.pointer().to_owned(), r.server().map(str::to_owned)))
+            };
+            assert_eq!(got, want, "{manifest}: {}", trial.call);
+            compared += 1;
+        }
+        assert!(compared > 1000, "{compared}");
+    }
+}

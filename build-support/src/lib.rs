@@ -33,6 +33,7 @@ use toolseal_runtime::registry::read_registry;
 use toolseal_runtime::schema::{compile_tool_schema, CompileOptions};
 
 pub use contract::Contract;
+pub use manifest::{read_manifest, Deployment, DeploymentServer};
 
 /// The code generated for one registry or deployment manifest.
 #[derive(Debug, Clone)]

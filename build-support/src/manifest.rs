@@ -64,8 +64,48 @@ fn manifest_error(path: &Path, message: impl Into<String>) -> Error {
     Error::Manifest { path: path.to_owned(), message: message.into() }
 }
 
-/// Generates the deployment module for the manifest at `path`.
-pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
+/// A deployment manifest, read and checked, with every server's registry.
+#[derive(Debug, Clone)]
+pub struct Deployment {
+    /// The manifest's policy.
+    pub policy: Policy,
+    /// The servers, in manifest order.
+    pub servers: Vec<DeploymentServer>,
+    /// `(tool, server)` pins.
+    pub pins: Vec<(String, String)>,
+    /// Whether shadowing fails the build.
+    shadowing: Shadowing,
+}
+
+/// One server of a [`Deployment`].
+#[derive(Debug, Clone)]
+pub struct DeploymentServer {
+    /// The host's key for it.
+    pub name: String,
+    /// Its tier's index (0 is the most trusted).
+    pub tier: usize,
+    /// Its tier's name.
+    pub tier_name: String,
+    /// Its registry file, resolved against the manifest's directory.
+    pub registry_path: PathBuf,
+    /// The registry file's bytes.
+    pub registry_bytes: Vec<u8>,
+}
+
+impl Deployment {
+    /// The merged namespace (validates names, pins and qualified-name uniqueness).
+    pub fn catalog(&self, path: &Path) -> Result<Catalog, Error> {
+        let mut specs = Vec::new();
+        for server in &self.servers {
+            let registry = toolseal_runtime::registry::read_registry(&server.registry_bytes).map_err(|source| Error::Registry { path: server.registry_path.clone(), source })?;
+            specs.push(ServerSpec { name: server.name.clone(), tier: server.tier, tier_name: server.tier_name.clone(), tools: registry.tools.iter().map(|t| ToolSpec { name: t.name.clone(), digest: t.digest() }).collect() });
+        }
+        Catalog::new(specs, &self.pins, self.policy).map_err(|e| manifest_error(path, e.to_string()))
+    }
+}
+
+/// Reads the manifest at `path` and every registry it names.
+pub fn read_manifest(path: &Path) -> Result<Deployment, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.to_owned(), source })?;
     let manifest: ManifestFile = toml::from_str(&text).map_err(|e| manifest_error(path, e.to_string().trim_end().replace('\n', " ")))?;
     if manifest.tiers.is_empty() {
@@ -80,32 +120,34 @@ pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> R
         return Err(manifest_error(path, "no `[[servers]]`"));
     }
     let base = path.parent().unwrap_or(Path::new(""));
-    let mut inputs = vec![path.to_owned()];
-    let mut specs = Vec::new();
-    let mut modules = Vec::new();
-    let mut contracts = Vec::new();
     let mut servers = Vec::new();
     for server in &manifest.servers {
         let Some(tier) = manifest.tiers.iter().position(|t| *t == server.tier) else {
             return Err(manifest_error(path, format!("server {:?}: tier {:?} is not one of `tiers` {:?}", server.name, server.tier, manifest.tiers)));
         };
         let registry_path = base.join(&server.registry);
-        let bytes = std::fs::read(&registry_path).map_err(|source| Error::Io { path: registry_path.clone(), source })?;
+        let registry_bytes = std::fs::read(&registry_path).map_err(|source| Error::Io { path: registry_path.clone(), source })?;
+        servers.push(DeploymentServer { name: server.name.clone(), tier, tier_name: server.tier.clone(), registry_path, registry_bytes });
+    }
+    let pins = manifest.pins.iter().map(|(t, s)| (t.clone(), s.clone())).collect();
+    Ok(Deployment { policy: manifest.policy, servers, pins, shadowing: manifest.shadowing })
+}
+
+/// Generates the deployment module for the manifest at `path`.
+pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
+    let deployment = read_manifest(path)?;
+    let mut inputs = vec![path.to_owned()];
+    let mut modules = Vec::new();
+    let mut contracts = Vec::new();
+    for server in &deployment.servers {
         let contract_name = format!("{module}.{}", server.name);
-        let compiled = registry_tokens(&bytes, &registry_path, &contract_name, options)?;
-        specs.push(ServerSpec {
-            name: server.name.clone(),
-            tier,
-            tier_name: server.tier.clone(),
-            tools: compiled.registry.tools.iter().map(|t| ToolSpec { name: t.name.clone(), digest: t.digest() }).collect(),
-        });
+        let compiled = registry_tokens(&server.registry_bytes, &server.registry_path, &contract_name, options)?;
         modules.push(compiled.tokens);
         contracts.push((contract_name, compiled.contract));
-        servers.push((server, tier));
-        inputs.push(registry_path);
+        inputs.push(server.registry_path.clone());
     }
-    let pins: Vec<(String, String)> = manifest.pins.iter().map(|(t, s)| (t.clone(), s.clone())).collect();
-    let catalog = Catalog::new(specs, &pins, manifest.policy).map_err(|e| manifest_error(path, e.to_string()))?;
+    let catalog = deployment.catalog(path)?;
+    let pins = &deployment.pins;
     let mut warnings = Vec::new();
     for s in catalog.shadowing() {
         let line = format!(
@@ -115,7 +157,7 @@ pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> R
             s.higher.join(", "),
             s.lower.join(", ")
         );
-        if manifest.shadowing == Shadowing::Error {
+        if deployment.shadowing == Shadowing::Error {
             return Err(manifest_error(path, format!("{line} (shadowing = \"error\")")));
         }
         warnings.push(line);
@@ -124,8 +166,8 @@ pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> R
     qualified.sort_unstable();
     let counts: Vec<usize> = catalog.servers().iter().map(|s| s.tools.len()).collect();
     let tables = Tables { registry: crate::shown(path), qualified, counts };
-    let tokens = deployment_tokens(&servers, modules, &pins, manifest.policy, &tables);
-    let source = format_file(tokens, path, &format!("deployment of {} servers, {} tools", servers.len(), catalog.routes().count()))?;
+    let tokens = deployment_tokens(&deployment.servers, modules, pins, deployment.policy, &tables);
+    let source = format_file(tokens, path, &format!("deployment of {} servers, {} tools", deployment.servers.len(), catalog.routes().count()))?;
     Ok(Generated { module: module.to_owned(), source, contracts, warnings, inputs })
 }
 
@@ -136,15 +178,15 @@ struct Tables {
     counts: Vec<usize>,
 }
 
-fn deployment_tokens(servers: &[(&ServerEntry, usize)], modules: Vec<TokenStream>, pins: &[(String, String)], policy: Policy, tables: &Tables) -> TokenStream {
+fn deployment_tokens(servers: &[DeploymentServer], modules: Vec<TokenStream>, pins: &[(String, String)], policy: Policy, tables: &Tables) -> TokenStream {
     let rt = quote!(::toolseal::__private);
-    let mods: Vec<_> = servers.iter().map(|(s, _)| ident(&field_name(&s.name))).collect();
-    let variants: Vec<_> = servers.iter().map(|(s, _)| ident(&type_name(&s.name))).collect();
-    let names: Vec<&str> = servers.iter().map(|(s, _)| s.name.as_str()).collect();
-    let tiers: Vec<Literal> = servers.iter().map(|(_, t)| Literal::usize_unsuffixed(*t)).collect();
-    let tier_names: Vec<&str> = servers.iter().map(|(s, _)| s.tier.as_str()).collect();
+    let mods: Vec<_> = servers.iter().map(|s| ident(&field_name(&s.name))).collect();
+    let variants: Vec<_> = servers.iter().map(|s| ident(&type_name(&s.name))).collect();
+    let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
+    let tiers: Vec<Literal> = servers.iter().map(|s| Literal::usize_unsuffixed(s.tier)).collect();
+    let tier_names: Vec<&str> = servers.iter().map(|s| s.tier_name.as_str()).collect();
     let indices: Vec<Literal> = (0..servers.len()).map(Literal::usize_unsuffixed).collect();
-    let docs = servers.iter().map(|(s, _)| format!(" A call on server `{}` (tier `{}`).", s.name, s.tier));
+    let docs = servers.iter().map(|s| format!(" A call on server `{}` (tier `{}`).", s.name, s.tier_name));
     let (pin_tools, pin_servers): (Vec<&str>, Vec<&str>) = pins.iter().map(|(t, s)| (t.as_str(), s.as_str())).unzip();
     let policy = match policy {
         Policy::Strict => quote!(#rt::mcp::Policy::Strict),

@@ -3,11 +3,13 @@
 //! same checks). For registries known only at run time, and as a second
 //! resolver that tests compare generated code against.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::call::{parse_call, split_call, Options, EMPTY_ARGUMENTS};
 use crate::check::{Coercion, Cx};
 use crate::json::Json;
+use crate::mcp::{resolve_routed, Catalog, McpRequest, Policy, Route, ServerSpec, ToolSpec};
 use crate::path::Path;
 use crate::registry::{Registry, ToolDef};
 use crate::rejection::{Names, Rejection};
@@ -51,7 +53,7 @@ impl DynamicRegistry {
     pub fn resolve(&self, bytes: &[u8], options: &Options) -> Result<DynamicCall, Rejection> {
         let call = parse_call(bytes, options)?;
         let (name, arguments) = split_call(&call)?;
-        let mut cx = if options.lenient { Cx::lenient() } else { Cx::strict() };
+        let mut cx = options.cx();
         self.resolve_parts(name, arguments, &mut cx)?;
         let arguments = arguments.unwrap_or(&EMPTY_ARGUMENTS).to_value();
         Ok(DynamicCall { name: name.to_owned(), arguments, coercions: cx.into_coercions() })
@@ -65,5 +67,40 @@ impl DynamicRegistry {
         let doc = &self.tools[i].1;
         let root = Path::root();
         validate_at(doc, &doc.root, arguments.unwrap_or(&EMPTY_ARGUMENTS), &root.key("arguments"), cx).map_err(|r| r.with_tool(name))
+    }
+}
+
+/// A merged deployment compiled at run time (servers a user adds to a host):
+/// the same routing rules (M1–M5) as a generated `McpCall`, on dynamic registries.
+pub struct DynamicDeployment {
+    catalog: Catalog,
+    servers: Vec<DynamicRegistry>,
+}
+
+impl DynamicDeployment {
+    /// Compiles every server's registry; `servers` holds each server's name,
+    /// tier (0 most trusted), tier name and registry.
+    pub fn new(servers: &[(String, usize, String, Registry)], pins: &[(String, String)], policy: Policy, options: &CompileOptions) -> Result<DynamicDeployment, String> {
+        let mut specs = Vec::with_capacity(servers.len());
+        let mut compiled = Vec::with_capacity(servers.len());
+        for (name, tier, tier_name, registry) in servers {
+            let tools = registry.tools.iter().map(|t| ToolSpec { name: t.name.clone(), digest: t.digest() }).collect();
+            specs.push(ServerSpec { name: name.clone(), tier: *tier, tier_name: tier_name.clone(), tools });
+            compiled.push(DynamicRegistry::new(registry, options).map_err(|(tool, e)| format!("server {name:?}, tool {tool:?}: {e}"))?);
+        }
+        let catalog = Catalog::new(specs, pins, policy).map_err(|e| e.to_string())?;
+        Ok(DynamicDeployment { catalog, servers: compiled })
+    }
+
+    /// The merged namespace.
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
+    /// Routes and resolves one request: the `(server, tool)` it goes to, or its M/H rejection.
+    pub fn resolve_request(&self, request: &McpRequest<'_>, options: &Options) -> Result<Route, Rejection> {
+        let mut cx = options.cx();
+        let resolve_on = |route: Route, arguments: Option<&Json<'_>>, cx: &mut Cx| self.servers[route.server].resolve_parts(&self.catalog.tool(route).name, arguments, cx);
+        resolve_routed(&self.catalog, &HashMap::new(), request.server.as_deref(), &request.name, request.arguments.as_ref(), &mut cx, &resolve_on).map(|((), route)| route)
     }
 }

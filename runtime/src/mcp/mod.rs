@@ -105,18 +105,27 @@ fn missing_or_none<T>(missing: Reason, key: &str) -> Result<Option<T>, Rejection
     }
 }
 
-/// The merged-server rules in one place, for [`McpResolver`] and for generated
-/// code resolving through the [`ToolSet`](crate::ToolSet) interface: route
-/// (M1–M3), freshness (M4, `stale` routes), then the routed tool's signature
-/// (H2/H3, or M5 when the arguments fit another provider of the name instead).
-pub fn resolve_in<M: McpSet>(catalog: &Catalog, stale: &HashMap<Route, String>, server: Option<&str>, name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<(M, Route), Rejection> {
+/// The merged-server rules in one place, for [`McpResolver`], for generated
+/// code resolving through the [`ToolSet`](crate::ToolSet) interface, and for
+/// deployments compiled at run time: route (M1–M3), freshness (M4, `stale`
+/// routes), then the routed tool's signature through `resolve_on` (H2/H3, or
+/// M5 when the arguments fit another provider of the name instead).
+pub fn resolve_routed<T>(
+    catalog: &Catalog,
+    stale: &HashMap<Route, String>,
+    server: Option<&str>,
+    name: &str,
+    arguments: Option<&Json<'_>>,
+    cx: &mut Cx,
+    resolve_on: &dyn Fn(Route, Option<&Json<'_>>, &mut Cx) -> Result<T, Rejection>,
+) -> Result<(T, Route), Rejection> {
     let route = catalog.route(name, server)?;
     let server = &catalog.server(route).name;
     let tool = &catalog.tool(route).name;
     if let Some(change) = stale.get(&route) {
         return Err(Rejection::routing(Class::M4, Reason::Stale { change: change.clone() }, tool).with_server(server));
     }
-    match M::resolve_on(route, arguments, cx) {
+    match resolve_on(route, arguments, cx) {
         Ok(call) => Ok((call, route)),
         Err(rejection) => {
             let rejection = rejection.with_server(server);
@@ -126,12 +135,17 @@ pub fn resolve_in<M: McpSet>(catalog: &Catalog, stale: &HashMap<Route, String>, 
             let fits: Vec<String> = catalog
                 .providers(tool)
                 .iter()
-                .filter(|other| **other != route && M::resolve_on(**other, arguments, &mut Cx::strict()).is_ok())
+                .filter(|other| **other != route && resolve_on(**other, arguments, &mut Cx::strict()).is_ok())
                 .map(|other| catalog.qualified(*other).to_owned())
                 .collect();
             Err(if fits.is_empty() { rejection } else { rejection.other_signature(fits) })
         }
     }
+}
+
+/// [`resolve_routed`] for a generated set `M`.
+pub fn resolve_in<M: McpSet>(catalog: &Catalog, stale: &HashMap<Route, String>, server: Option<&str>, name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<(M, Route), Rejection> {
+    resolve_routed(catalog, stale, server, name, arguments, cx, &M::resolve_on)
 }
 
 /// A call routed to one `(server, tool)` and resolved against its signature.
