@@ -105,6 +105,9 @@ fn missing_or_none<T>(missing: Reason, key: &str) -> Result<Option<T>, Rejection
     }
 }
 
+/// Resolves the arguments of the tool at a route (H2/H3 of its signature).
+pub type ResolveOn<'f, T> = dyn Fn(Route, Option<&Json<'_>>, &mut Cx) -> Result<T, Rejection> + 'f;
+
 /// The merged-server rules in one place, for [`McpResolver`], for generated
 /// code resolving through the [`ToolSet`](crate::ToolSet) interface, and for
 /// deployments compiled at run time: route (M1–M3), freshness (M4, `stale`
@@ -117,7 +120,7 @@ pub fn resolve_routed<T>(
     name: &str,
     arguments: Option<&Json<'_>>,
     cx: &mut Cx,
-    resolve_on: &dyn Fn(Route, Option<&Json<'_>>, &mut Cx) -> Result<T, Rejection>,
+    resolve_on: &ResolveOn<'_, T>,
 ) -> Result<(T, Route), Rejection> {
     let route = catalog.route(name, server)?;
     let server = &catalog.server(route).name;
