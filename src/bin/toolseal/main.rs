@@ -1,0 +1,94 @@
+//! `toolseal`: capture a server's listing, check it for drift, resolve calls
+//! in bulk, and lint registries.
+//!
+//! ```text
+//! toolseal capture [--out FILE] [--check FILE] [--timeout SECS] -- <server command...>
+//! toolseal resolve (--registry FILE | --manifest toolseal.toml) [--lenient]  < calls.jsonl
+//! toolseal lint FILE...
+//! ```
+//!
+//! Exit codes: 0 done (for `resolve`, whatever the verdicts), 1 drift or lint
+//! errors found, 2 bad usage or unreadable input, 3 the server did not start,
+//! 4 the server did not complete `initialize` or `tools/list`, 5 timeout.
+
+mod capture;
+mod lint;
+mod resolve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "toolseal", version, about = "Closed-world resolution of LLM tool calls: capture, check, resolve, lint")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Start an MCP server over stdio and write its tool listing as a registry file.
+    Capture {
+        /// Where to write the registry (default: stdout).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Compare the live listing with this registry instead; exit 1 on drift.
+        #[arg(long, conflicts_with = "out")]
+        check: Option<PathBuf>,
+        /// Seconds to wait for each of `initialize` and `tools/list`.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// The server command and its arguments (after `--`).
+        #[arg(last = true, required = true)]
+        server: Vec<String>,
+    },
+    /// Resolve tool calls, one reply per line on stdin (any wire format), into one verdict per call on stdout.
+    Resolve {
+        /// A registry file.
+        #[arg(long, conflicts_with = "manifest", required_unless_present = "manifest")]
+        registry: Option<PathBuf>,
+        /// A deployment manifest (toolseal.toml).
+        #[arg(long)]
+        manifest: Option<PathBuf>,
+        /// Coerce numbers given as strings (each coercion is reported).
+        #[arg(long)]
+        lenient: bool,
+    },
+    /// Report what would weaken closed-world resolution in registry files.
+    Lint {
+        /// Registry files (several: as the servers of one host).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+}
+
+/// A failure with its exit code.
+pub struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// Exit `code` with `message` on stderr.
+    pub fn new(code: u8, message: impl Into<String>) -> Failure {
+        Failure { code, message: message.into() }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Capture { out, check, timeout, server } => capture::run(&server, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout)),
+        Command::Resolve { registry, manifest, lenient } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient),
+        Command::Lint { files } => lint::run(&files),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(f) => {
+            eprintln!("toolseal: {}", f.message);
+            ExitCode::from(f.code)
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! `toolseal resolve`: one model reply per line on stdin, one verdict per call
+//! on stdout. Lines are read in bounded memory: a line over the size limit is
+//! rejected without being kept.
+
+use std::io::{BufRead, BufWriter, Write};
+use std::path::Path;
+
+use serde_json::{json, Value};
+use toolseal::mcp::McpRequest;
+use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
+use toolseal::runtime::registry::read_registry;
+use toolseal::runtime::schema::CompileOptions;
+use toolseal::wire::{parse_reply, WireCall};
+use toolseal::{Options, Rejection};
+
+use crate::Failure;
+
+enum Resolver {
+    Registry(DynamicRegistry),
+    Deployment(DynamicDeployment),
+}
+
+impl Resolver {
+    /// The tool (and server) a call resolves to.
+    fn resolve(&self, call: &WireCall, options: &Options) -> Result<(String, Option<String>), Rejection> {
+        match self {
+            Resolver::Registry(registry) => {
+                let arguments = call.arguments.as_ref().map_err(Clone::clone)?;
+                let name = call.name.as_deref().unwrap_or_default();
+                let mut cx = options.cx();
+                registry.resolve_parts(name, Some(arguments), &mut cx).map(|()| (name.to_owned(), None))
+            }
+            Resolver::Deployment(deployment) => {
+                let request = McpRequest::from_wire(call)?;
+                let route = deployment.resolve_request(&request, options)?;
+                let catalog = deployment.catalog();
+                Ok((catalog.tool(route).name.clone(), Some(catalog.server(route).name.clone())))
+            }
+        }
+    }
+}
+
+fn load(registry: Option<&Path>, manifest: Option<&Path>) -> Result<Resolver, Failure> {
+    let options = CompileOptions::default();
+    if let Some(path) = registry {
+        let bytes = std::fs::read(path).map_err(|e| Failure::new(2, format!("cannot read {}: {e}", path.display())))?;
+        let registry = read_registry(&bytes).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))?;
+        let compiled = DynamicRegistry::new(&registry, &options).map_err(|(tool, e)| Failure::new(2, format!("{}: tool {tool:?}: {e}", path.display())))?;
+        return Ok(Resolver::Registry(compiled));
+    }
+    let path = manifest.ok_or_else(|| Failure::new(2, "give --registry or --manifest"))?;
+    let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
+    let mut servers = Vec::new();
+    for s in &deployment.servers {
+        let registry = read_registry(&s.registry_bytes).map_err(|e| Failure::new(2, format!("{}: {e}", s.registry_path.display())))?;
+        servers.push((s.name.clone(), s.tier, s.tier_name.clone(), registry));
+    }
+    let compiled = DynamicDeployment::new(&servers, &deployment.pins, deployment.policy, &options).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))?;
+    Ok(Resolver::Deployment(compiled))
+}
+
+fn verdict(line: usize, call: Option<&WireCall>, outcome: Result<(String, Option<String>), Rejection>) -> Value {
+    let mut v = json!({ "line": line });
+    if let Some(call) = call {
+        if let Some(id) = &call.id {
+            v["id"] = json!(id);
+        }
+        if call.index > 0 {
+            v["index"] = json!(call.index);
+        }
+    }
+    match outcome {
+        Ok((tool, server)) => {
+            v["verdict"] = json!("accept");
+            v["tool"] = json!(tool);
+            if let Some(server) = server {
+                v["server"] = json!(server);
+            }
+        }
+        Err(r) => {
+            v["verdict"] = json!("reject");
+            v["class"] = json!(r.class().as_str());
+            v["pointer"] = json!(r.pointer());
+            v["message"] = json!(r.to_string());
+            if let Some(server) = r.server() {
+                v["server"] = json!(server);
+            }
+        }
+    }
+    v
+}
+
+/// Reads one line into `buf`, keeping at most `limit + 1` bytes; returns the
+/// line's full length, or `None` at the end of input.
+fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> std::io::Result<Option<usize>> {
+    buf.clear();
+    let mut total = 0;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok((total > 0).then_some(total));
+        }
+        let (used, done) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        let content = if done { &chunk[..used - 1] } else { chunk };
+        let room = (limit + 1).saturating_sub(buf.len());
+        buf.extend_from_slice(&content[..content.len().min(room)]);
+        total += content.len();
+        input.consume(used);
+        if done {
+            return Ok(Some(total));
+        }
+    }
+}
+
+/// Runs `resolve`.
+pub fn run(registry: Option<&Path>, manifest: Option<&Path>, lenient: bool) -> Result<u8, Failure> {
+    let resolver = load(registry, manifest)?;
+    let options = if lenient { Options::lenient() } else { Options::strict() };
+    let stdin = std::io::stdin();
+    let mut input = stdin.lock();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut buf = Vec::new();
+    let mut number = 0;
+    let write_err = |e: std::io::Error| Failure::new(2, format!("cannot write: {e}"));
+    while let Some(length) = read_line(&mut input, &mut buf, options.max_bytes).map_err(|e| Failure::new(2, format!("cannot read stdin: {e}")))? {
+        number += 1;
+        if buf.iter().all(u8::is_ascii_whitespace) && length == buf.len() {
+            continue;
+        }
+        let verdicts: Vec<Value> = if length > options.max_bytes {
+            // Over the limit: rejected from its length alone; the bytes were not kept.
+            let message = format!("Malformed: call is {length} bytes, over the {}-byte limit", options.max_bytes);
+            vec![json!({ "line": number, "verdict": "reject", "class": "Malformed", "pointer": "", "message": message })]
+        } else {
+            match parse_reply(&buf, &options) {
+                Err(r) => vec![verdict(number, None, Err(r))],
+                Ok(calls) if calls.is_empty() => vec![json!({ "line": number, "verdict": "no_calls" })],
+                Ok(calls) => calls.iter().map(|c| verdict(number, Some(c), resolver.resolve(c, &options))).collect(),
+            }
+        };
+        for v in verdicts {
+            serde_json::to_writer(&mut out, &v).map_err(|e| Failure::new(2, format!("cannot write: {e}")))?;
+            out.write_all(b"\n").map_err(write_err)?;
+        }
+    }
+    out.flush().map_err(write_err)?;
+    Ok(0)
+}

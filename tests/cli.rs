@@ -1,0 +1,140 @@
+//! The `toolseal` command: capture and drift check against a real stdio MCP
+//! server (`tests/servers/tiny_mcp.py`, Python standard library only), bulk
+//! resolution, lint, and the exit codes.
+
+mod support;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use toolseal::runtime::schema::CompileOptions;
+
+fn toolseal(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolseal"))
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(support::root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the toolseal binary runs");
+    let mut input = child.stdin.take().expect("stdin");
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let out = child.wait_with_output().expect("it exits");
+    writer.join().expect("stdin written");
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+const SERVER: [&str; 2] = ["python3", "tests/servers/tiny_mcp.py"];
+
+#[test]
+fn capture_writes_a_registry_the_build_compiles_and_check_reports_drift() {
+    let out_file = std::env::temp_dir().join(format!("toolseal-capture-{}.json", std::process::id()));
+    let out_arg = out_file.to_string_lossy().into_owned();
+    let run = toolseal(&["capture", "--out", &out_arg, "--", SERVER[0], SERVER[1]], &[], b"");
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let captured = std::fs::read(&out_file).expect("written");
+    let listing: serde_json::Value = serde_json::from_slice(&captured).expect("JSON");
+    let names: Vec<&str> = listing["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    assert_eq!(names, ["add", "echo", "now", "sleep", "upper"], "every page of tools/list, sorted");
+    assert_eq!(listing["serverInfo"]["name"], "tiny");
+    assert_eq!(listing["digests"].as_object().map(|d| d.len()), Some(5));
+    // The lockfile compiles, and capturing twice gives the same bytes.
+    toolseal_build::generate_source(&captured, &out_file, "tiny", &CompileOptions::default()).expect("toolseal-build compiles the capture");
+    let again = toolseal(&["capture", "--", SERVER[0], SERVER[1]], &[], b"");
+    assert_eq!(again.stdout, captured, "deterministic");
+
+    let unchanged = toolseal(&["capture", "--check", &out_arg, "--", SERVER[0], SERVER[1]], &[], b"");
+    assert_eq!(unchanged.status.code(), Some(0), "{}", text(&unchanged.stdout));
+    assert!(text(&unchanged.stdout).contains("unchanged: 5 tools"));
+
+    let drift = toolseal(&["capture", "--check", &out_arg, "--", SERVER[0], SERVER[1]], &[("TINY_VARIANT", "changed")], b"");
+    assert_eq!(drift.status.code(), Some(1));
+    let report = text(&drift.stdout);
+    for line in ["changed: add (inputSchema)", "changed: echo (description)", "removed: sleep", "added: zap"] {
+        assert!(report.contains(line), "{line} in {report}");
+    }
+    std::fs::remove_file(&out_file).ok();
+}
+
+#[test]
+fn servers_that_do_not_start_or_answer_are_clear_errors() {
+    let missing = toolseal(&["capture", "--", "/nonexistent/mcp-server"], &[], b"");
+    assert_eq!(missing.status.code(), Some(3));
+    assert!(text(&missing.stderr).contains("cannot start"), "{}", text(&missing.stderr));
+    let started = std::time::Instant::now();
+    let silent = toolseal(&["capture", "--timeout", "2", "--", SERVER[0], SERVER[1]], &[("TINY_VARIANT", "silent")], b"");
+    assert_eq!(silent.status.code(), Some(5), "{}", text(&silent.stderr));
+    assert!(text(&silent.stderr).contains("initialize"));
+    assert!(started.elapsed().as_secs() < 30, "bounded by the timeout");
+    let exits = toolseal(&["capture", "--", "true"], &[], b"");
+    assert_eq!(exits.status.code(), Some(4), "a process that exits at once: {}", text(&exits.stderr));
+    let usage = toolseal(&["capture"], &[], b"");
+    assert_eq!(usage.status.code(), Some(2));
+}
+
+#[test]
+fn resolve_writes_one_verdict_per_call() {
+    let input = concat!(
+        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it","override":true}}"#,
+        "\n",
+        r#"{"choices":[{"message":{"tool_calls":[{"id":"call_1","type":"function","function":{"name":"get_balance","arguments":"{\"account_id\":\"acct-1\"}"}},{"id":"call_2","type":"function","function":{"name":"wipe","arguments":"{}"}}]}}]}"#,
+        "\n\nnot json\n",
+        r#"{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"get_balance","input":{"account_id":"x"}}]}"#,
+        "\n"
+    );
+    let run = toolseal(&["resolve", "--registry", "examples/transfer_funds/registry/bank.json"], &[], input.as_bytes());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let verdicts: Vec<serde_json::Value> = text(&run.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
+    let summary: Vec<(u64, &str, &str)> = verdicts.iter().map(|v| (v["line"].as_u64().unwrap_or(0), v["verdict"].as_str().unwrap_or(""), v["class"].as_str().or(v["tool"].as_str()).unwrap_or(""))).collect();
+    assert_eq!(summary, [(1, "reject", "H2"), (2, "accept", "get_balance"), (2, "reject", "H1"), (4, "reject", "Malformed"), (5, "reject", "H3")]);
+    assert_eq!(verdicts[0]["pointer"], "/arguments/override");
+    assert_eq!(verdicts[2]["id"], "call_2");
+
+    let merged = toolseal(&["resolve", "--manifest", "tests/deployments/synthetic.toml"], &[], b"{\"name\":\"search\",\"arguments\":{\"query\":\"x\"}}\n{\"name\":\"files__search\",\"arguments\":{\"query\":\"x\"}}\n");
+    let lines: Vec<serde_json::Value> = text(&merged.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    assert_eq!((lines[0]["class"].as_str(), lines[1]["server"].as_str()), (Some("M2"), Some("files")));
+}
+
+#[test]
+fn resolve_streams_many_lines_and_rejects_oversized_ones() {
+    let mut input = Vec::new();
+    for i in 0..100_000 {
+        writeln!(input, r#"{{"name":"get_balance","arguments":{{"account_id":"acct-{i}"}}}}"#).expect("write");
+    }
+    input.extend_from_slice(format!("{{\"name\":\"get_balance\",\"arguments\":{{\"account_id\":\"{}\"}}}}\n", "9".repeat(2 << 20)).as_bytes());
+    let run = toolseal(&["resolve", "--registry", "examples/transfer_funds/registry/bank.json"], &[], &input);
+    assert_eq!(run.status.code(), Some(0));
+    let out = text(&run.stdout);
+    assert_eq!(out.lines().count(), 100_001);
+    assert_eq!(out.lines().filter(|l| l.contains("\"accept\"")).count(), 100_000);
+    let last: serde_json::Value = serde_json::from_str(out.lines().last().expect("a line")).expect("JSON");
+    assert_eq!((last["class"].as_str(), last["line"].as_u64()), (Some("Malformed"), Some(100_001)));
+    assert!(last["message"].as_str().is_some_and(|m| m.contains("limit") && m.len() < 200));
+}
+
+#[test]
+fn lint_reports_what_weakens_resolution() {
+    let run = toolseal(&["lint", "tests/registries/mcp/server-filesystem.json", "tests/registries/mcp/server-filesystem-2025.8.21.json", "tests/deployments/community-tools.json"], &[], b"");
+    assert_eq!(run.status.code(), Some(0), "warnings only");
+    let report = text(&run.stdout);
+    assert!(report.contains("read_file: warning: declared by 3 servers"), "{report}");
+    assert!(report.contains("descriptions differ"));
+    assert!(report.contains("3 files, 0 errors"));
+    let bad = std::env::temp_dir().join(format!("toolseal-lint-{}.json", std::process::id()));
+    std::fs::write(&bad, r#"{"tools":[{"name":"x y","inputSchema":{"type":"object","properties":{"a":{"type":"string","pattern":"(?=a)"}}}}]}"#).expect("write");
+    let run = toolseal(&["lint", &bad.to_string_lossy()], &[], b"");
+    assert_eq!(run.status.code(), Some(1));
+    let report = text(&run.stdout);
+    assert!(report.contains("x y: error: cannot be enforced") && report.contains("keyword `pattern`"), "{report}");
+    assert!(report.contains("has no `additionalProperties`") && report.contains("outside [a-zA-Z0-9_-]"), "{report}");
+    std::fs::remove_file(&bad).ok();
+}

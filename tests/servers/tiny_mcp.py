@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""A small MCP server over stdio (standard library only), for the CLI tests.
+
+It lists five tools, two per page (so clients must follow `nextCursor`).
+TINY_VARIANT=changed changes one description and one schema, and drops and
+adds a tool; TINY_VARIANT=silent never answers `initialize`.
+"""
+import json
+import os
+import sys
+import time
+
+VARIANT = os.environ.get("TINY_VARIANT", "")
+
+
+def tools():
+    base = [
+        {"name": "add", "description": "Add two integers.", "inputSchema": {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"], "additionalProperties": False}},
+        {"name": "echo", "description": "Echo a text.", "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "maxLength": 100}}, "required": ["text"]}},
+        {"name": "now", "description": "The current time.", "inputSchema": {"type": "object", "properties": {}}, "annotations": {"readOnlyHint": True}},
+        {"name": "sleep", "description": "Sleep a while.", "inputSchema": {"type": "object", "properties": {"seconds": {"type": "number", "minimum": 0, "maximum": 10}}}},
+        {"name": "upper", "description": "Upper-case a text.", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    ]
+    if VARIANT == "changed":
+        base[1]["description"] = "Echo a text. Also send it to the operator."
+        base[0]["inputSchema"]["properties"]["b"] = {"type": "number"}
+        base = [t for t in base if t["name"] != "sleep"] + [{"name": "zap", "description": "Zap.", "inputSchema": {"type": "object"}}]
+    return base
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main():
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        method, rid = request.get("method"), request.get("id")
+        if rid is None:
+            continue
+        if method == "initialize":
+            if VARIANT == "silent":
+                time.sleep(3600)
+            version = request.get("params", {}).get("protocolVersion", "2025-06-18")
+            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "tiny", "version": "1.0.0"}}})
+        elif method == "tools/list":
+            start = int(request.get("params", {}).get("cursor") or 0)
+            page = tools()[start:start + 2]
+            result = {"tools": page}
+            if start + 2 < len(tools()):
+                result["nextCursor"] = str(start + 2)
+            send({"jsonrpc": "2.0", "id": rid, "result": result})
+        elif method == "ping":
+            send({"jsonrpc": "2.0", "id": rid, "result": {}})
+        else:
+            send({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "method not found"}})
+
+
+if __name__ == "__main__":
+    main()
