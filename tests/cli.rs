@@ -138,3 +138,36 @@ fn lint_reports_what_weakens_resolution() {
     assert!(report.contains("has no `additionalProperties`") && report.contains("outside [a-zA-Z0-9_-]"), "{report}");
     std::fs::remove_file(&bad).ok();
 }
+
+#[test]
+fn host_forwards_only_resolved_calls_and_answers_rejections_as_is_error() {
+    let log = std::env::temp_dir().join(format!("toolseal-host-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().into_owned();
+    let replies = concat!(
+        r#"{"name":"add","arguments":{"a":2,"b":3}}"#,
+        "\n",
+        r#"{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"echo","input":{"text":"hi"}},{"type":"tool_use","id":"toolu_2","name":"add","input":{"a":"2","b":3}},{"type":"tool_use","id":"toolu_3","name":"delete_everything","input":{}},{"type":"tool_use","id":"toolu_4","name":"echo","input":{"text":"hi","cc":"x"}}]}"#,
+        "\n"
+    );
+    let run = toolseal(&["host", "--", SERVER[0], SERVER[1]], &[("TINY_LOG", &log_arg)], replies.as_bytes());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let lines: Vec<serde_json::Value> = text(&run.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let summary: Vec<(bool, Option<&str>, bool)> = lines.iter().map(|l| (l["forwarded"].as_bool().unwrap_or(false), l["class"].as_str(), l["result"]["isError"].as_bool().unwrap_or(false))).collect();
+    assert_eq!(summary, [(true, None, false), (true, None, false), (false, Some("H3"), true), (false, Some("H1"), true), (false, Some("H2"), true)]);
+    assert_eq!(lines[0]["result"]["content"][0]["text"], "5", "the real result came back");
+    // The server saw exactly the two resolved calls.
+    let seen: Vec<String> = std::fs::read_to_string(&log).expect("the server's log").lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON")["name"].as_str().unwrap_or("").to_owned()).collect();
+    assert_eq!(seen, ["add", "echo"]);
+    std::fs::remove_file(&log).ok();
+
+    // Against a capture, a tool the server changed since is stale (M4) and not sent.
+    let capture = std::env::temp_dir().join(format!("toolseal-host-capture-{}.json", std::process::id()));
+    let capture_arg = capture.to_string_lossy().into_owned();
+    assert_eq!(toolseal(&["capture", "--out", &capture_arg, "--", SERVER[0], SERVER[1]], &[], b"").status.code(), Some(0));
+    let run = toolseal(&["host", "--registry", &capture_arg, "--", SERVER[0], SERVER[1]], &[("TINY_VARIANT", "changed"), ("TINY_LOG", &log_arg)], b"{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}\n{\"name\":\"upper\",\"arguments\":{\"text\":\"hi\"}}\n");
+    let lines: Vec<serde_json::Value> = text(&run.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    assert_eq!((lines[0]["class"].as_str(), lines[1]["forwarded"].as_bool()), (Some("M4"), Some(true)), "{lines:?}");
+    assert_eq!(lines[1]["result"]["content"][0]["text"], "HI");
+    std::fs::remove_file(&capture).ok();
+    std::fs::remove_file(&log).ok();
+}

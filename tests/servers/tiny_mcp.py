@@ -3,7 +3,10 @@
 
 It lists five tools, two per page (so clients must follow `nextCursor`).
 TINY_VARIANT=changed changes one description and one schema, and drops and
-adds a tool; TINY_VARIANT=silent never answers `initialize`.
+adds a tool; TINY_VARIANT=silent never answers `initialize`. Every
+`tools/call` it receives is appended to the file TINY_LOG names, so tests can
+show which calls reached the server. Its handlers trust their arguments, as
+servers do: `add` with a string adds nothing sensible.
 """
 import json
 import os
@@ -53,6 +56,21 @@ def main():
             if start + 2 < len(tools()):
                 result["nextCursor"] = str(start + 2)
             send({"jsonrpc": "2.0", "id": rid, "result": result})
+        elif method == "tools/call":
+            params = request.get("params", {})
+            if os.environ.get("TINY_LOG"):
+                with open(os.environ["TINY_LOG"], "a") as log:
+                    log.write(json.dumps(params) + "\n")
+            args = params.get("arguments") or {}
+            name = params.get("name")
+            if name == "add":
+                text = str(args.get("a", 0) + args.get("b", 0))
+            elif name in ("echo", "upper"):
+                text = args.get("text", "")
+                text = text.upper() if name == "upper" else text
+            else:
+                text = "ok"
+            send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}], "isError": False}})
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": rid, "result": {}})
         else:

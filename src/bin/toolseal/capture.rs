@@ -15,13 +15,23 @@ use toolseal::runtime::registry::{read_registry, Registry, ToolDef};
 use crate::Failure;
 
 /// What `initialize` and `tools/list` returned.
-struct Listing {
+pub struct Listing {
     server_info: Value,
     protocol_version: Value,
     tools: Vec<Value>,
 }
 
+/// A connected client.
+pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
 async fn list(server: &[String], timeout: Duration) -> Result<Listing, Failure> {
+    let (client, listing) = connect(server, timeout).await?;
+    let _ = client.cancel().await;
+    Ok(listing)
+}
+
+/// Starts `server`, completes `initialize` and lists every tool.
+pub async fn connect(server: &[String], timeout: Duration) -> Result<(Client, Listing), Failure> {
     let mut command = tokio::process::Command::new(&server[0]);
     command.args(&server[1..]);
     // The server's stderr is its own log; it must not hold this process's stderr open.
@@ -38,14 +48,13 @@ async fn list(server: &[String], timeout: Duration) -> Result<Listing, Failure> 
         .await
         .map_err(|_| Failure::new(5, format!("{:?} did not answer `tools/list` within {} s", server[0], timeout.as_secs())))?
         .map_err(|e| Failure::new(4, format!("{:?} failed `tools/list`: {e}", server[0])))?;
-    let _ = client.cancel().await;
     let mut tools: Vec<Value> = tools.iter().map(|t| serde_json::to_value(t).unwrap_or(Value::Null)).collect();
     tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    Ok(Listing { server_info: info.get("serverInfo").cloned().unwrap_or(Value::Null), protocol_version: info.get("protocolVersion").cloned().unwrap_or(Value::Null), tools })
+    Ok((client, Listing { server_info: info.get("serverInfo").cloned().unwrap_or(Value::Null), protocol_version: info.get("protocolVersion").cloned().unwrap_or(Value::Null), tools }))
 }
 
 /// The registry file for a listing: deterministic, with a digest per tool.
-fn registry_file(listing: &Listing) -> Result<(String, Registry), Failure> {
+pub fn registry_file(listing: &Listing) -> Result<(String, Registry), Failure> {
     let body = json!({ "serverInfo": listing.server_info, "protocolVersion": listing.protocol_version, "tools": listing.tools });
     let registry = read_registry(body.to_string().as_bytes()).map_err(|e| Failure::new(4, format!("the server's listing is not a valid registry: {e}")))?;
     let digests: BTreeMap<&str, String> = registry.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
@@ -76,9 +85,14 @@ fn differences(old: &ToolDef, new: &ToolDef) -> Vec<&'static str> {
     parts
 }
 
+/// A single-threaded async runtime for one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Failure::new(2, format!("cannot start the async runtime: {e}")))
+}
+
 /// Runs `capture`.
 pub fn run(server: &[String], out: Option<&Path>, check: Option<&Path>, timeout: Duration) -> Result<u8, Failure> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Failure::new(2, format!("cannot start the async runtime: {e}")))?;
+    let runtime = runtime()?;
     let listing = runtime.block_on(async {
         let listing = list(server, timeout).await;
         if listing.is_err() {

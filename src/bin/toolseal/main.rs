@@ -4,6 +4,7 @@
 //! ```text
 //! toolseal capture [--out FILE] [--check FILE] [--timeout SECS] -- <server command...>
 //! toolseal resolve (--registry FILE | --manifest toolseal.toml) [--lenient]  < calls.jsonl
+//! toolseal host [--registry FILE] [--timeout SECS] -- <server command...>     < replies.jsonl
 //! toolseal lint FILE...
 //! ```
 //!
@@ -12,6 +13,7 @@
 //! 4 the server did not complete `initialize` or `tools/list`, 5 timeout.
 
 mod capture;
+mod host;
 mod lint;
 mod resolve;
 
@@ -56,6 +58,18 @@ enum Command {
         #[arg(long)]
         lenient: bool,
     },
+    /// A guarded session with a stdio MCP server: resolve each call of the model replies on stdin, forward only resolved ones.
+    Host {
+        /// Resolve against this registry (a capture); tools the server changed since are M4. Default: the live listing.
+        #[arg(long)]
+        registry: Option<PathBuf>,
+        /// Seconds to wait for `initialize`, `tools/list` and each call.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// The server command and its arguments (after `--`).
+        #[arg(last = true, required = true)]
+        server: Vec<String>,
+    },
     /// Report what would weaken closed-world resolution in registry files.
     Lint {
         /// Registry files (several: as the servers of one host).
@@ -82,6 +96,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Capture { out, check, timeout, server } => capture::run(&server, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout)),
         Command::Resolve { registry, manifest, lenient } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient),
+        Command::Host { registry, timeout, server } => host::run(&server, registry.as_deref(), std::time::Duration::from_secs(timeout)),
         Command::Lint { files } => lint::run(&files),
     };
     match result {
