@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# End to end against the real MCP reference servers (pinned, from npm and PyPI),
+# started over stdio by the `toolseal` command:
+#  1. `toolseal capture --check` against the committed captures: unchanged;
+#  2. a guarded `toolseal host` session with server-filesystem in a temporary
+#     directory and mcp-server-git in a temporary repository: honest calls are
+#     forwarded and return real results (a file written and read back), and
+#     hallucinated calls are rejected before the server (the file a rejected
+#     `write_file` names does not exist).
+# Needs node/npm and python3 (with venv); exits non-zero on any failure.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+toolseal=${TOOLSEAL:-$repo/target/debug/toolseal}
+[ -x "$toolseal" ] || (cd "$repo" && cargo build --locked --bin toolseal)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+npm init -y >/dev/null
+npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/server-filesystem@2026.8.31 \
+  @modelcontextprotocol/server-memory@2026.8.31 @modelcontextprotocol/server-everything@2026.8.31 >/dev/null
+python3 -m venv venv
+venv/bin/pip install -q --disable-pip-version-check mcp-server-time==2026.10.19 mcp-server-git==2026.10.19
+mkdir fsroot && git init -q repo && git -C repo -c user.email=ci@example.invalid -c user.name=ci commit -q --allow-empty -m init
+fs=(node node_modules/@modelcontextprotocol/server-filesystem/dist/index.js "$work/fsroot")
+gitsrv=(venv/bin/mcp-server-git --repository "$work/repo")
+
+check() {
+  local name=$1; shift
+  if "$toolseal" capture --timeout 120 --check "$repo/tests/registries/mcp/$name.json" -- "$@" > check.out; then
+    echo "real: $name unchanged ($(head -1 check.out))"
+  else
+    echo "real: FAILED, $name drifted from its capture:"; cat check.out; exit 1
+  fi
+}
+check server-filesystem "${fs[@]}"
+check server-memory node node_modules/@modelcontextprotocol/server-memory/dist/index.js
+check server-everything node_modules/.bin/mcp-server-everything
+check mcp-server-time venv/bin/mcp-server-time
+check mcp-server-git "${gitsrv[@]}"
+
+# A guarded session with server-filesystem.
+root="$work/fsroot"
+cat > replies.jsonl <<JSONL
+{"name":"write_file","arguments":{"path":"$root/hello.txt","content":"written through toolseal"}}
+{"type":"message","content":[{"type":"tool_use","id":"toolu_1","name":"read_text_file","input":{"path":"$root/hello.txt"}},{"type":"tool_use","id":"toolu_2","name":"write_file","input":{"path":"$root/evil.txt","content":"x","mode":"0777"}},{"type":"tool_use","id":"toolu_3","name":"delete_file","input":{"path":"$root/hello.txt"}},{"type":"tool_use","id":"toolu_4","name":"read_text_file","input":{"path":"$root/hello.txt","head":"ten"}}]}
+JSONL
+"$toolseal" host --timeout 120 --registry "$repo/tests/registries/mcp/server-filesystem.json" -- "${fs[@]}" < replies.jsonl > host.out
+python3 - "$root" host.out <<'PY'
+import json, os, sys
+root, out = sys.argv[1], sys.argv[2]
+lines = [json.loads(l) for l in open(out)]
+got = [(l.get("forwarded"), l.get("class")) for l in lines]
+want = [(True, None), (True, None), (False, "H2"), (False, "H1"), (False, "H3")]
+assert got == want, f"verdicts {got} != {want}"
+text = json.dumps(lines[1]["result"])
+assert "written through toolseal" in text, f"the read did not return the written file: {text}"
+assert open(os.path.join(root, "hello.txt")).read() == "written through toolseal"
+assert not os.path.exists(os.path.join(root, "evil.txt")), "a rejected write reached the server"
+assert all(l["result"].get("isError") for l in lines[2:]), "rejections come back as isError results"
+print("real: server-filesystem session: 2 calls forwarded with real results, 3 rejected (H2, H1, H3) and never sent; evil.txt does not exist")
+PY
+
+# A guarded session with mcp-server-git.
+cat > git.jsonl <<JSONL
+{"name":"git_status","arguments":{"repo_path":"$work/repo"}}
+{"name":"git_status","arguments":{"repo_path":"$work/repo","verbose":true}}
+{"name":"git_push","arguments":{"repo_path":"$work/repo"}}
+JSONL
+"$toolseal" host --timeout 120 --registry "$repo/tests/registries/mcp/mcp-server-git.json" -- "${gitsrv[@]}" < git.jsonl > git.out
+python3 - git.out <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+got = [(l.get("forwarded"), l.get("class")) for l in lines]
+assert got == [(True, None), (False, "H2"), (False, "H1")], got
+assert "branch" in json.dumps(lines[0]["result"]).lower(), lines[0]
+print("real: mcp-server-git session: git_status forwarded (real status back), an undeclared key (H2) and an unknown tool (H1) rejected")
+PY
+echo "real: passed"
