@@ -75,4 +75,43 @@ assert got == [(True, None), (False, "H2"), (False, "H1")], got
 assert "branch" in json.dumps(lines[0]["result"]).lower(), lines[0]
 print("real: mcp-server-git session: git_status forwarded (real status back), an undeclared key (H2) and an unknown tool (H1) rejected")
 PY
+# A merged session: three real servers under one manifest, each call routed to one of them.
+cat > toolseal.toml <<TOML
+tiers = ["first-party", "vetted"]
+
+[[servers]]
+name = "filesystem"
+tier = "first-party"
+registry = "$repo/tests/registries/mcp/server-filesystem.json"
+command = ["node", "$work/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "$root"]
+
+[[servers]]
+name = "git"
+tier = "vetted"
+registry = "$repo/tests/registries/mcp/mcp-server-git.json"
+command = ["$work/venv/bin/mcp-server-git", "--repository", "$work/repo"]
+
+[[servers]]
+name = "time"
+tier = "vetted"
+registry = "$repo/tests/registries/mcp/mcp-server-time.json"
+command = ["$work/venv/bin/mcp-server-time"]
+TOML
+cat > merged.jsonl <<JSONL
+{"name":"list_directory","arguments":{"path":"$root"}}
+{"name":"git__git_status","arguments":{"repo_path":"$work/repo"}}
+{"output":[{"type":"mcp_call","id":"mcp_1","server_label":"time","name":"get_current_time","arguments":"{\"timezone\":\"UTC\"}"},{"type":"mcp_call","id":"mcp_2","server_label":"github","name":"create_issue","arguments":"{}"}]}
+{"name":"time__convert_time","arguments":{"source_timezone":"UTC","time":"25:99"}}
+JSONL
+"$toolseal" host --timeout 120 --manifest toolseal.toml < merged.jsonl > merged.out
+python3 - merged.out <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+got = [(l.get("forwarded"), l.get("server"), l.get("class")) for l in lines]
+want = [(True, "filesystem", None), (True, "git", None), (True, "time", None), (False, "github", "M1"), (False, "time", "H2")]
+assert got == want, got
+assert "hello.txt" in json.dumps(lines[0]["result"]), lines[0]
+assert all(l["result"].get("isError") for l in lines if not l["forwarded"])
+print("real: merged session over filesystem, git and time: 3 calls routed and answered, an unknown server (M1) and a missing argument (H2) rejected")
+PY
 echo "real: passed"

@@ -171,3 +171,38 @@ fn host_forwards_only_resolved_calls_and_answers_rejections_as_is_error() {
     std::fs::remove_file(&capture).ok();
     std::fs::remove_file(&log).ok();
 }
+
+#[test]
+fn a_merged_host_session_routes_every_call_to_one_server_or_rejects_it() {
+    let dir = std::env::temp_dir().join(format!("toolseal-merged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let server = support::root().join("tests/servers/tiny_mcp.py").to_string_lossy().into_owned();
+    for name in ["alpha", "beta"] {
+        let out = dir.join(format!("{name}.json")).to_string_lossy().into_owned();
+        assert_eq!(toolseal(&["capture", "--out", &out, "--", "python3", &server, name], &[], b"").status.code(), Some(0));
+    }
+    let manifest = format!(
+        "tiers = [\"first-party\", \"community\"]\n\n[[servers]]\nname = \"alpha\"\ntier = \"first-party\"\nregistry = \"alpha.json\"\ncommand = [\"python3\", {server:?}, \"alpha\"]\n\n[[servers]]\nname = \"beta\"\ntier = \"community\"\nregistry = \"beta.json\"\ncommand = [\"python3\", {server:?}, \"beta\"]\n"
+    );
+    std::fs::write(dir.join("toolseal.toml"), manifest).expect("manifest");
+    let log = dir.join("calls.log").to_string_lossy().into_owned();
+    let replies = concat!(
+        r#"{"name":"add","arguments":{"a":1,"b":2}}"#, "\n",
+        r#"{"name":"alpha__add","arguments":{"a":1,"b":2}}"#, "\n",
+        r#"{"type":"message","content":[{"type":"mcp_tool_use","id":"mcptoolu_1","name":"echo","server_name":"beta","input":{"text":"to beta"}},{"type":"mcp_tool_use","id":"mcptoolu_2","name":"echo","server_name":"gamma","input":{"text":"?"}}]}"#, "\n",
+        r#"{"name":"alpha__add","arguments":{"a":"one","b":2}}"#, "\n"
+    );
+    let manifest_arg = dir.join("toolseal.toml").to_string_lossy().into_owned();
+    let run = toolseal(&["host", "--manifest", &manifest_arg], &[("TINY_LOG", &log)], replies.as_bytes());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let lines: Vec<serde_json::Value> = text(&run.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
+    let summary: Vec<(bool, Option<&str>, Option<&str>)> = lines.iter().map(|l| (l["forwarded"].as_bool().unwrap_or(false), l["class"].as_str(), l["server"].as_str())).collect();
+    assert_eq!(summary, [(false, Some("M3"), None), (true, None, Some("alpha")), (true, None, Some("beta")), (false, Some("M1"), Some("gamma")), (false, Some("H3"), Some("alpha"))]);
+    assert!(lines.iter().filter(|l| l["forwarded"] == false).all(|l| l["result"]["isError"] == true));
+    let seen: Vec<(String, String)> = std::fs::read_to_string(&log).expect("log").lines().map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+        (v["server"].as_str().unwrap_or("").to_owned(), v["name"].as_str().unwrap_or("").to_owned())
+    }).collect();
+    assert_eq!(seen, [("alpha".to_owned(), "add".to_owned()), ("beta".to_owned(), "echo".to_owned())], "only resolved calls reached a server, each the routed one");
+    std::fs::remove_dir_all(&dir).ok();
+}

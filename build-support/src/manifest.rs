@@ -12,6 +12,8 @@
 //! tier = "first-party"
 //! registry = "registries/server-filesystem.json"   # relative to this file
 //!
+//! command = ["npx", "@modelcontextprotocol/server-filesystem", "/srv"]  # optional: for `toolseal host`
+//!
 //! [pins]                                           # settles same-tier collisions under pin-assisted
 //! read_file = "filesystem"
 //! ```
@@ -58,6 +60,9 @@ struct ServerEntry {
     name: String,
     tier: String,
     registry: PathBuf,
+    /// How a host starts it over stdio (used by `toolseal host --manifest`, not by the build).
+    #[serde(default)]
+    command: Option<Vec<String>>,
 }
 
 fn manifest_error(path: &Path, message: impl Into<String>) -> Error {
@@ -90,6 +95,8 @@ pub struct DeploymentServer {
     pub registry_path: PathBuf,
     /// The registry file's bytes.
     pub registry_bytes: Vec<u8>,
+    /// The command that starts it over stdio, if the manifest gives one (run in the manifest's directory).
+    pub command: Option<Vec<String>>,
 }
 
 impl Deployment {
@@ -127,7 +134,10 @@ pub fn read_manifest(path: &Path) -> Result<Deployment, Error> {
         };
         let registry_path = base.join(&server.registry);
         let registry_bytes = std::fs::read(&registry_path).map_err(|source| Error::Io { path: registry_path.clone(), source })?;
-        servers.push(DeploymentServer { name: server.name.clone(), tier, tier_name: server.tier.clone(), registry_path, registry_bytes });
+        if server.command.as_ref().is_some_and(Vec::is_empty) {
+            return Err(manifest_error(path, format!("server {:?}: `command` is empty", server.name)));
+        }
+        servers.push(DeploymentServer { name: server.name.clone(), tier, tier_name: server.tier.clone(), registry_path, registry_bytes, command: server.command.clone() });
     }
     let pins = manifest.pins.iter().map(|(t, s)| (t.clone(), s.clone())).collect();
     Ok(Deployment { policy: manifest.policy, servers, pins, shadowing: manifest.shadowing })

@@ -99,8 +99,14 @@ impl DynamicDeployment {
 
     /// Routes and resolves one request: the `(server, tool)` it goes to, or its M/H rejection.
     pub fn resolve_request(&self, request: &McpRequest<'_>, options: &Options) -> Result<Route, Rejection> {
+        self.resolve_request_with(request, options, &HashMap::new())
+    }
+
+    /// [`DynamicDeployment::resolve_request`] where the routes in `stale` are M4
+    /// (their live definitions differ from the compiled ones).
+    pub fn resolve_request_with(&self, request: &McpRequest<'_>, options: &Options, stale: &HashMap<Route, String>) -> Result<Route, Rejection> {
         let mut cx = options.cx();
         let resolve_on = |route: Route, arguments: Option<&Json<'_>>, cx: &mut Cx| self.servers[route.server].resolve_parts(&self.catalog.tool(route).name, arguments, cx);
-        resolve_routed(&self.catalog, &HashMap::new(), request.server.as_deref(), &request.name, request.arguments.as_ref(), &mut cx, &resolve_on).map(|((), route)| route)
+        resolve_routed(&self.catalog, stale, request.server.as_deref(), &request.name, request.arguments.as_ref(), &mut cx, &resolve_on).map(|((), route)| route)
     }
 }

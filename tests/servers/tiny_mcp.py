@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """A small MCP server over stdio (standard library only), for the CLI tests.
 
+Usage: tiny_mcp.py [NAME]   (NAME is its serverInfo name, default "tiny")
+
 It lists five tools, two per page (so clients must follow `nextCursor`).
 TINY_VARIANT=changed changes one description and one schema, and drops and
 adds a tool; TINY_VARIANT=silent never answers `initialize`. Every
@@ -14,6 +16,7 @@ import sys
 import time
 
 VARIANT = os.environ.get("TINY_VARIANT", "")
+NAME = sys.argv[1] if len(sys.argv) > 1 else "tiny"
 
 
 def tools():
@@ -48,7 +51,7 @@ def main():
             if VARIANT == "silent":
                 time.sleep(3600)
             version = request.get("params", {}).get("protocolVersion", "2025-06-18")
-            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": "tiny", "version": "1.0.0"}}})
+            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": NAME, "version": "1.0.0"}}})
         elif method == "tools/list":
             start = int(request.get("params", {}).get("cursor") or 0)
             page = tools()[start:start + 2]
@@ -60,7 +63,7 @@ def main():
             params = request.get("params", {})
             if os.environ.get("TINY_LOG"):
                 with open(os.environ["TINY_LOG"], "a") as log:
-                    log.write(json.dumps(params) + "\n")
+                    log.write(json.dumps(dict(params, server=NAME)) + "\n")
             args = params.get("arguments") or {}
             name = params.get("name")
             if name == "add":

@@ -25,15 +25,18 @@ pub struct Listing {
 pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
 
 async fn list(server: &[String], timeout: Duration) -> Result<Listing, Failure> {
-    let (client, listing) = connect(server, timeout).await?;
+    let (client, listing) = connect(server, None, timeout).await?;
     let _ = client.cancel().await;
     Ok(listing)
 }
 
-/// Starts `server`, completes `initialize` and lists every tool.
-pub async fn connect(server: &[String], timeout: Duration) -> Result<(Client, Listing), Failure> {
+/// Starts `server` (in `cwd`, if given), completes `initialize` and lists every tool.
+pub async fn connect(server: &[String], cwd: Option<&Path>, timeout: Duration) -> Result<(Client, Listing), Failure> {
     let mut command = tokio::process::Command::new(&server[0]);
     command.args(&server[1..]);
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
     // The server's stderr is its own log; it must not hold this process's stderr open.
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(std::process::Stdio::null())

@@ -5,6 +5,7 @@
 //! toolseal capture [--out FILE] [--check FILE] [--timeout SECS] -- <server command...>
 //! toolseal resolve (--registry FILE | --manifest toolseal.toml) [--lenient]  < calls.jsonl
 //! toolseal host [--registry FILE] [--timeout SECS] -- <server command...>     < replies.jsonl
+//! toolseal host --manifest toolseal.toml                                      < replies.jsonl
 //! toolseal lint FILE...
 //! ```
 //!
@@ -61,13 +62,16 @@ enum Command {
     /// A guarded session with a stdio MCP server: resolve each call of the model replies on stdin, forward only resolved ones.
     Host {
         /// Resolve against this registry (a capture); tools the server changed since are M4. Default: the live listing.
-        #[arg(long)]
+        #[arg(long, conflicts_with = "manifest")]
         registry: Option<PathBuf>,
+        /// Start every server of this manifest (its `command`) and route each call (M1–M5) before forwarding it.
+        #[arg(long)]
+        manifest: Option<PathBuf>,
         /// Seconds to wait for `initialize`, `tools/list` and each call.
         #[arg(long, default_value_t = 60)]
         timeout: u64,
-        /// The server command and its arguments (after `--`).
-        #[arg(last = true, required = true)]
+        /// The server command and its arguments (after `--`), unless --manifest.
+        #[arg(last = true, required_unless_present = "manifest")]
         server: Vec<String>,
     },
     /// Report what would weaken closed-world resolution in registry files.
@@ -96,7 +100,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Capture { out, check, timeout, server } => capture::run(&server, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout)),
         Command::Resolve { registry, manifest, lenient } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient),
-        Command::Host { registry, timeout, server } => host::run(&server, registry.as_deref(), std::time::Duration::from_secs(timeout)),
+        Command::Host { registry, manifest, timeout, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout)),
         Command::Lint { files } => lint::run(&files),
     };
     match result {
