@@ -140,3 +140,27 @@ fn another_tools_arguments_that_fit_are_accepted_and_recorded() {
     assert!(record.executed && record.rejection.is_none());
     assert_eq!(record.tool.as_deref(), Some("get_balance"), "the record names the tool the call was bound to");
 }
+
+/// Found by `tests/random_differential.rs`: under `oneOf`, a null that another
+/// option also accepts matches twice and is invalid (it used to be accepted).
+#[test]
+fn one_of_with_null_counts_null_against_every_option() {
+    let registry = read_registry(br#"{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"v":{"oneOf":[{},{"type":"null"}]},"w":{"anyOf":[{},{"type":"null"}]}},"additionalProperties":false}}]}"#).expect("registry");
+    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default()).expect("compiles");
+    let r = dynamic.resolve(br#"{"name":"t","arguments":{"v":null}}"#, &Options::strict()).expect_err("null matches both options");
+    assert_eq!((r.class(), r.pointer()), (Class::H3, "/arguments/v"));
+    assert!(dynamic.resolve(br#"{"name":"t","arguments":{"v":1,"w":null}}"#, &Options::strict()).is_ok());
+}
+
+/// Found by `tests/random_differential.rs`: integers beyond 2^53 are compared
+/// exactly, not through f64 (2^53 + 1 is odd and above a maximum of 2^53).
+#[test]
+fn large_integers_are_compared_exactly() {
+    let registry = read_registry(br#"{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"even":{"type":"integer","multipleOf":2},"n":{"type":"number","maximum":9007199254740992}},"additionalProperties":false}}]}"#).expect("registry");
+    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default()).expect("compiles");
+    let odd = dynamic.resolve(br#"{"name":"t","arguments":{"even":9007199254740993}}"#, &Options::strict()).expect_err("odd");
+    assert_eq!(odd.keyword().map(|k| k.as_str()), Some("multipleOf"));
+    assert!(dynamic.resolve(br#"{"name":"t","arguments":{"even":9007199254740994}}"#, &Options::strict()).is_ok());
+    let above = dynamic.resolve(br#"{"name":"t","arguments":{"n":9007199254740993}}"#, &Options::strict()).expect_err("above the maximum");
+    assert_eq!(above.keyword().map(|k| k.as_str()), Some("maximum"));
+}

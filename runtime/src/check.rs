@@ -191,7 +191,7 @@ pub fn integer_i64(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx, bounds: &NumberBoun
         None if n.as_f64() < 0.0 => return Err(out_of_range(at, Keyword::Minimum, "integer >= -9223372036854775808")),
         None => return Err(out_of_range(at, Keyword::Maximum, "integer <= 9223372036854775807")),
     };
-    bounded(i as f64, at, bounds, "integer")?;
+    bounded_int(i128::from(i), at, bounds, "integer")?;
     Ok(i)
 }
 
@@ -208,15 +208,64 @@ pub fn integer_u64(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx, bounds: &NumberBoun
         }
         None => return Err(out_of_range(at, Keyword::Maximum, "integer <= 18446744073709551615")),
     };
-    bounded(u as f64, at, bounds, "integer")?;
+    bounded_int(i128::from(u), at, bounds, "integer")?;
     Ok(u)
 }
 
 /// A `number` within `bounds`.
 pub fn number_f64(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx, bounds: &NumberBounds) -> Result<f64, Rejection> {
-    let x = number(v, at, cx, "number")?.as_f64();
-    bounded(x, at, bounds, "number")?;
-    Ok(x)
+    let n = number(v, at, cx, "number")?;
+    // Integers are compared exactly: 2^53 + 1 is odd, whatever f64 says.
+    match n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)) {
+        Some(i) => bounded_int(i, at, bounds, "number")?,
+        None => bounded(n.as_f64(), at, bounds, "number")?,
+    }
+    Ok(n.as_f64())
+}
+
+/// How the integer `i` compares with the bound `b`, exactly.
+fn cmp_int(i: i128, b: f64) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    if b >= 1.0e38 {
+        return Ordering::Less;
+    }
+    if b <= -1.0e38 {
+        return Ordering::Greater;
+    }
+    let floor = b.floor();
+    match i.cmp(&(floor as i128)) {
+        Ordering::Equal if floor != b => Ordering::Less,
+        other => other,
+    }
+}
+
+/// [`bounded`] for an integer value, compared exactly with every bound.
+pub fn bounded_int(i: i128, at: &Path<'_>, b: &NumberBounds, noun: &'static str) -> Result<(), Rejection> {
+    use std::cmp::Ordering::{Greater, Less};
+    let fail = |keyword: Keyword, op: &str, limit: f64| Err(Rejection::violation(at, keyword, format!("{noun} {op} {}", show_number(limit)), JsonKind::Integer));
+    if let Some(m) = b.minimum.filter(|m| cmp_int(i, *m) == Less) {
+        return fail(Keyword::Minimum, ">=", m);
+    }
+    if let Some(m) = b.exclusive_minimum.filter(|m| cmp_int(i, *m) != Greater) {
+        return fail(Keyword::ExclusiveMinimum, ">", m);
+    }
+    if let Some(m) = b.maximum.filter(|m| cmp_int(i, *m) == Greater) {
+        return fail(Keyword::Maximum, "<=", m);
+    }
+    if let Some(m) = b.exclusive_maximum.filter(|m| cmp_int(i, *m) != Less) {
+        return fail(Keyword::ExclusiveMaximum, "<", m);
+    }
+    let multiple = |m: f64| {
+        if m.fract() == 0.0 && m.abs() < 1.0e38 && m != 0.0 {
+            i % (m as i128) == 0
+        } else {
+            is_multiple(i as f64, m)
+        }
+    };
+    if let Some(m) = b.multiple_of.filter(|m| !multiple(*m)) {
+        return Err(Rejection::violation(at, Keyword::MultipleOf, format!("a multiple of {}", show_number(m)), JsonKind::Integer));
+    }
+    Ok(())
 }
 
 fn out_of_range(at: &Path<'_>, keyword: Keyword, expected: &'static str) -> Rejection {

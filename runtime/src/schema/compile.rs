@@ -334,7 +334,9 @@ impl Compiler<'_> {
         for (i, part) in parts.iter().enumerate() {
             let s = self.compile(part, &child(ptr, &i.to_string()), Place::Nested)?;
             match s.node {
-                Node::Null if !nullable => nullable = true,
+                // `anyOf: [X, null]` is X or null. Under `oneOf` a null that X also
+                // accepts matches twice and is invalid, so null stays an option there.
+                Node::Null if !nullable && mode == UnionMode::AnyOf => nullable = true,
                 _ => options.push(s),
             }
         }

@@ -1,0 +1,150 @@
+//! Differential testing on random registries: random argument schemas within
+//! the supported keyword set (nested objects, arrays, unions, enums, consts,
+//! nullable types, ranges, lengths, patterns), random values near their
+//! boundaries. The dynamic resolver and the `jsonschema` crate as oracle (with
+//! the closed-world rule written out) must agree on accept/reject.
+//! `PROPTEST_CASES` raises the count (CI runs the default 10,000).
+
+mod support;
+
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+use toolseal::runtime::dynamic::DynamicRegistry;
+use toolseal::runtime::json::Json;
+use toolseal::runtime::registry::read_registry;
+use toolseal::runtime::schema::{closed_world, CompileOptions};
+use toolseal::Options;
+
+const KEYS: [&str; 4] = ["a", "b", "c", "d"];
+
+fn leaf() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (prop::option::of(-3i64..3), prop::option::of(0i64..10), prop::option::of(prop_oneof![Just(2i64), Just(3)])).prop_map(|(min, max, mul)| {
+            let mut s = json!({ "type": "integer" });
+            if let Some(m) = min { s["minimum"] = json!(m); }
+            if let Some(m) = max { s["maximum"] = json!(m); }
+            if let Some(m) = mul { s["multipleOf"] = json!(m); }
+            s
+        }),
+        (prop::option::of(prop_oneof![Just(0.0f64), Just(-1.5)]), prop::option::of(prop_oneof![Just(1.0f64), Just(100.0)])).prop_map(|(xmin, max)| {
+            let mut s = json!({ "type": "number" });
+            if let Some(m) = xmin { s["exclusiveMinimum"] = json!(m); }
+            if let Some(m) = max { s["maximum"] = json!(m); }
+            s
+        }),
+        (prop::option::of(0u64..3), prop::option::of(1u64..6), prop::option::of(prop_oneof![Just("^[a-z]+$"), Just("^acct-[0-9]{1,4}$"), Just("b")])).prop_map(|(min, max, pattern)| {
+            let mut s = json!({ "type": "string" });
+            if let Some(m) = min { s["minLength"] = json!(m); }
+            if let Some(m) = max { s["maxLength"] = json!(m); }
+            if let Some(p) = pattern { s["pattern"] = json!(p); }
+            s
+        }),
+        Just(json!({ "type": "boolean" })),
+        Just(json!({ "type": "null" })),
+        Just(json!({ "enum": ["x", "y", 1, null] })),
+        Just(json!({ "enum": ["red", "green"] })),
+        Just(json!({ "const": 2 })),
+        Just(json!({ "type": ["string", "null"], "maxLength": 3 })),
+        Just(json!({})),
+    ]
+}
+
+fn schema() -> impl Strategy<Value = Value> + Clone {
+    leaf().prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            (inner.clone(), prop::option::of(0u64..2), prop::option::of(1u64..4), any::<bool>()).prop_map(|(items, min, max, unique)| {
+                let mut s = json!({ "type": "array", "items": items });
+                if let Some(m) = min { s["minItems"] = json!(m); }
+                if let Some(m) = max { s["maxItems"] = json!(m); }
+                if unique { s["uniqueItems"] = json!(true); }
+                s
+            }),
+            object(inner.clone()),
+            prop::collection::vec(inner.clone(), 2..4).prop_map(|options| json!({ "anyOf": options })),
+            prop::collection::vec(inner, 2..3).prop_map(|options| json!({ "oneOf": options })),
+        ]
+    })
+}
+
+fn object(inner: impl Strategy<Value = Value> + Clone) -> impl Strategy<Value = Value> {
+    (prop::collection::vec(inner.clone(), 0..4), prop::collection::vec(any::<bool>(), 4), 0u8..3, inner).prop_map(|(props, required, extra, extra_schema)| {
+        let mut properties = Map::new();
+        let mut req = Vec::new();
+        for (i, p) in props.into_iter().enumerate() {
+            properties.insert(KEYS[i].to_owned(), p);
+            if required[i] {
+                req.push(json!(KEYS[i]));
+            }
+        }
+        let mut s = json!({ "type": "object", "properties": properties, "required": req });
+        s["additionalProperties"] = match extra {
+            0 => json!(false),
+            1 => json!(true),
+            _ => extra_schema,
+        };
+        s
+    })
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        prop_oneof![Just(-3i64), Just(-1), Just(0), Just(1), Just(2), Just(3), Just(4), Just(6), Just(9), Just(10), Just(11), Just(100), Just(9_007_199_254_740_993)].prop_map(Value::from),
+        prop_oneof![Just(0.5f64), Just(-1.5), Just(1e-9), Just(2.0), Just(99.5), Just(100.5)].prop_map(Value::from),
+        prop_oneof![Just(""), Just("b"), Just("abc"), Just("ABC"), Just("acct-12"), Just("acct-12345"), Just("x"), Just("red"), Just("5"), Just("é")].prop_map(Value::from),
+    ];
+    leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((prop_oneof![Just("a"), Just("b"), Just("c"), Just("d"), Just("z")], inner), 0..5).prop_map(|members| Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+        ]
+    })
+}
+
+fn root_object() -> impl Strategy<Value = Value> {
+    object(schema())
+}
+
+fn arguments() -> impl Strategy<Value = Value> {
+    prop::collection::vec((prop_oneof![Just("a"), Just("b"), Just("c"), Just("d"), Just("z")], value()), 0..5).prop_map(|members| Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 10_000, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_dynamic_resolver_agrees_with_the_jsonschema_oracle(schema in root_object(), args in prop::collection::vec(arguments(), 4)) {
+        let registry = json!({ "tools": [{ "name": "t", "inputSchema": schema }] });
+        let registry = read_registry(registry.to_string().as_bytes()).expect("a registry");
+        let dynamic = match DynamicRegistry::new(&registry, &CompileOptions::default()) {
+            Ok(d) => d,
+            // A schema toolseal refuses (e.g. a `default` that violates it) is a build error, never a weaker check.
+            Err(_) => return Ok(()),
+        };
+        let oracle = jsonschema::options().build(&closed_world(&registry.tools[0].input_schema).to_value()).expect("the oracle compiles it");
+        for a in &args {
+            let tree = Json::from_value(a);
+            let ours = dynamic.resolve_parts("t", Some(&tree), &mut Options::strict().cx());
+            prop_assert_eq!(ours.is_ok(), oracle.is_valid(a), "schema {} arguments {} -> {:?}", schema, a, ours.err().map(|r| r.to_string()));
+        }
+    }
+}
+
+/// The generators make calls on both sides of the line: the agreement above is not vacuous.
+#[test]
+fn the_random_calls_are_both_accepted_and_rejected() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let (mut accepted, mut rejected) = (0, 0);
+    for _ in 0..2_000 {
+        let schema = root_object().new_tree(&mut runner).expect("a schema").current();
+        let args = arguments().new_tree(&mut runner).expect("arguments").current();
+        let tree = Json::from_value(&schema).into_owned();
+        let oracle = jsonschema::options().build(&closed_world(&tree).to_value()).expect("compiles");
+        if oracle.is_valid(&args) { accepted += 1 } else { rejected += 1 }
+    }
+    println!("random calls: {accepted} accepted, {rejected} rejected by the oracle");
+    assert!(accepted >= 200 && rejected >= 200, "{accepted} accepted, {rejected} rejected");
+}
