@@ -110,3 +110,37 @@ impl DynamicDeployment {
         resolve_routed(&self.catalog, stale, request.server.as_deref(), &request.name, request.arguments.as_ref(), &mut cx, &resolve_on).map(|((), route)| route)
     }
 }
+
+/// A dynamic registry that can be replaced while other threads resolve with
+/// it (a server's `list_changed`): each call is resolved against exactly one
+/// listing, whose version the result carries.
+#[derive(Debug)]
+pub struct LiveRegistry {
+    current: std::sync::RwLock<Arc<(u64, DynamicRegistry)>>,
+}
+
+impl LiveRegistry {
+    /// Starts with `registry` as version 0.
+    pub fn new(registry: DynamicRegistry) -> LiveRegistry {
+        LiveRegistry { current: std::sync::RwLock::new(Arc::new((0, registry))) }
+    }
+
+    /// The listing in force: its version and registry (held by the caller for as long as it needs).
+    pub fn snapshot(&self) -> Arc<(u64, DynamicRegistry)> {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// Replaces the listing; calls already resolving finish against the old one. Returns the new version.
+    pub fn swap(&self, registry: DynamicRegistry) -> u64 {
+        let mut current = self.current.write().unwrap_or_else(|p| p.into_inner());
+        let version = current.0 + 1;
+        *current = Arc::new((version, registry));
+        version
+    }
+
+    /// Resolves a call object against the listing in force; returns that listing's version too.
+    pub fn resolve(&self, bytes: &[u8], options: &Options) -> (u64, Result<DynamicCall, Rejection>) {
+        let snapshot = self.snapshot();
+        (snapshot.0, snapshot.1.resolve(bytes, options))
+    }
+}
