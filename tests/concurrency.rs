@@ -15,7 +15,7 @@ use toolseal_fixtures::bank::ToolCall;
 
 /// Listing `v`: tool `alpha` in even versions, `beta` in odd ones; both take `n` with maximum `v`.
 fn listing(v: u64) -> DynamicRegistry {
-    let name = if v % 2 == 0 { "alpha" } else { "beta" };
+    let name = if v.is_multiple_of(2) { "alpha" } else { "beta" };
     let text = format!(r#"{{"tools":[{{"name":"{name}","inputSchema":{{"type":"object","properties":{{"n":{{"type":"integer","maximum":{v}}}}},"additionalProperties":false}}}},{{"name":"stable","inputSchema":{{"type":"object"}}}}]}}"#);
     DynamicRegistry::new(&read_registry(text.as_bytes()).expect("registry"), &CompileOptions::default()).expect("compiles")
 }
