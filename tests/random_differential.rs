@@ -148,3 +148,27 @@ fn the_random_calls_are_both_accepted_and_rejected() {
     println!("random calls: {accepted} accepted, {rejected} rejected by the oracle");
     assert!(accepted >= 200 && rejected >= 200, "{accepted} accepted, {rejected} rejected");
 }
+
+/// The corpus of random registries the generated enum is held to: built from
+/// the same strategies with a fixed seed, committed under
+/// `tests/registries/random/`, compiled by the fixtures crate and checked against
+/// the oracle by `tests/differential.rs`. `UPDATE_RANDOM=1` rewrites it.
+#[test]
+fn the_random_registry_corpus_is_current() {
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+    let mut runner = TestRunner::deterministic();
+    let dir = support::root().join("tests/registries/random");
+    for file in 0..3 {
+        let tools: Vec<Value> = (0..15)
+            .map(|t| json!({ "name": format!("random_{file}_{t}"), "inputSchema": root_object().new_tree(&mut runner).expect("a schema").current() }))
+            .collect();
+        let text = format!("{}\n", serde_json::to_string_pretty(&json!({ "tools": tools })).expect("json"));
+        let path = dir.join(format!("random-{file}.json"));
+        if std::env::var_os("UPDATE_RANDOM").is_some() {
+            std::fs::create_dir_all(&dir).expect("dir");
+            std::fs::write(&path, &text).expect("write");
+        }
+        assert_eq!(std::fs::read_to_string(&path).ok().as_deref(), Some(text.as_str()), "{} is stale: UPDATE_RANDOM=1 cargo test --test random_differential", path.display());
+    }
+}

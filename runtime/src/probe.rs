@@ -5,10 +5,12 @@
 
 use std::borrow::Cow;
 
-use crate::check::Format;
+use crate::check::{Cx, Format};
 use crate::json::{Json, JsonKind, Number};
+use crate::path::Path;
 use crate::rejection::Class;
-use crate::schema::{Additional, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc};
+use crate::schema::{Additional, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, UnionMode};
+use crate::validate::validate_at;
 
 /// What resolving a probe must give.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -164,6 +166,10 @@ impl Gen<'_> {
             Node::Enum(values) => values.first().cloned(),
             Node::Const(v) => Some(v.clone()),
             Node::Nullable(inner) => self.honest(inner, depth + 1, full).or(Some(Json::Null)),
+            // Under `oneOf` a value must match exactly one option: keep the first candidate that does.
+            Node::Union { mode: UnionMode::OneOf, options } => options.iter().filter_map(|o| self.honest(o, depth + 1, full)).find(|v| {
+                options.iter().filter(|o| validate_at(self.doc, o, v, &Path::root(), &mut Cx::strict()).is_ok()).count() == 1
+            }),
             Node::Union { options, .. } => options.iter().find_map(|o| self.honest(o, depth + 1, full)),
             Node::Ref(_) => None,
         }
