@@ -12,6 +12,15 @@ fn estimate(root: &Path, group: &str, function: &str) -> Option<f64> {
 }
 
 fn main() {
+    // `perf-report --write-registry N FILE`: the N-tool synthetic registry, for scripts/measure_large_registry.sh.
+    let args: Vec<String> = std::env::args().collect();
+    if let [_, flag, n, file] = args.as_slice()
+        && flag == "--write-registry"
+    {
+        let n: usize = n.parse().expect("a tool count");
+        std::fs::write(file, serde_json::to_string_pretty(&toolseal_bench::registry_gen::registry_of(n)).expect("JSON")).expect("writable");
+        return;
+    }
     let root = std::env::var_os("CRITERION_HOME").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/criterion"));
     let get = |g: &str, f: &str| estimate(&root, g, f);
     let Some(accept_10) = get("accept_10", "generated") else {
