@@ -301,8 +301,8 @@ impl<C: ToolSet, S> Pipeline<C, S> {
         }
     }
 
-    /// Contract check and gate: the call is authorized, or the run ends here.
-    fn authorize(&self, resolved: Resolved<C>, state: &S) -> Result<(Authorized<C>, AuditRecord), Box<Run<C>>> {
+    /// A new record for a resolved call: its id, format, raw digest and the identity it is bound to.
+    fn bound_record(&self, resolved: &Resolved<C>) -> AuditRecord {
         let mut record = self.record();
         record.call_id = resolved.id().map(str::to_owned);
         record.format = resolved.format();
@@ -310,6 +310,12 @@ impl<C: ToolSet, S> Pipeline<C, S> {
         record.tool = Some(resolved.name().to_owned());
         record.schema_digest = Some(resolved.info().digest);
         record.coercions = resolved.coercions();
+        record
+    }
+
+    /// Contract check and gate: the call is authorized, or the run ends here.
+    fn authorize(&self, resolved: Resolved<C>, state: &S) -> Result<(Authorized<C>, AuditRecord), Box<Run<C>>> {
+        let mut record = self.bound_record(&resolved);
         if let Some(contract) = &self.contract {
             let verdict = guarded("the contract check", || contract.check(&resolved)).and_then(|r| r);
             if let Err(reason) = verdict {
@@ -446,13 +452,8 @@ impl<C: ToolSet, S> Pipeline<C, S> {
     where
         C: Clone,
     {
-        let mut record = self.record();
         let resolved = pending.resolved;
-        record.call_id = resolved.id().map(str::to_owned);
-        record.format = resolved.format();
-        record.raw_digest = resolved.raw_digest().to_owned();
-        record.tool = Some(resolved.name().to_owned());
-        record.schema_digest = Some(resolved.info().digest);
+        let mut record = self.bound_record(&resolved);
         match approval {
             Approval::Refuse { reason } => {
                 record.decision = Some(Decision::deny(format!("refused by a person (pending run {})", pending.seq)));
