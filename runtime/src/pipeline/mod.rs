@@ -280,7 +280,8 @@ impl<C: ToolSet, S> Pipeline<C, S> {
             Err(rejection) => {
                 let mut record = self.record();
                 record.raw_digest = digest;
-                record.tool = rejected_tool(bytes, &self.options);
+                // The rejection already names the tool the call gave (clipped); no second parse.
+                record.tool = rejection.tool().map(str::to_owned);
                 Err(Box::new(self.end(Outcome::Rejected(rejection), record)))
             }
         }
@@ -472,11 +473,3 @@ fn to_json<O: Serialize>(output: O) -> Executed {
     serde_json::to_value(output).map_err(|e| format!("the tool's output is not JSON: {e}"))
 }
 
-/// The name a rejected canonical call gave, when it gave one (for the record).
-fn rejected_tool(bytes: &[u8], options: &Options) -> Option<String> {
-    if bytes.len() > options.max_bytes {
-        return None;
-    }
-    let tree = crate::json::Json::parse(bytes).ok()?;
-    tree.get("name").and_then(crate::json::Json::as_str).map(clip)
-}
