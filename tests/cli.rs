@@ -206,3 +206,84 @@ fn a_merged_host_session_routes_every_call_to_one_server_or_rejects_it() {
     assert_eq!(seen, [("alpha".to_owned(), "add".to_owned()), ("beta".to_owned(), "echo".to_owned())], "only resolved calls reached a server, each the routed one");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Lines of a host run, as JSON.
+fn json_lines(out: &Output) -> Vec<serde_json::Value> {
+    text(&out.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect()
+}
+
+/// The `(server, name)` of every call the tiny servers logged.
+fn logged(log: &std::path::Path) -> Vec<(String, String)> {
+    std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| {
+        let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+        (v["server"].as_str().unwrap_or("").to_owned(), v["name"].as_str().unwrap_or("").to_owned())
+    }).collect()
+}
+
+#[test]
+fn a_listing_changed_mid_session_holds_changed_tools_as_m4_until_accepted() {
+    let log = std::env::temp_dir().join(format!("toolseal-host-change-{}.log", std::process::id()));
+    let log_arg = log.to_string_lossy().into_owned();
+    let replies = concat!(
+        r#"{"name":"add","arguments":{"a":2,"b":3}}"#, "\n",
+        r#"{"name":"add","arguments":{"a":2,"b":3}}"#, "\n",
+        r#"{"name":"zap","arguments":{}}"#, "\n",
+        r#"{"name":"sleep","arguments":{}}"#, "\n",
+        r#"{"toolseal":"accept","server":"nobody"}"#, "\n",
+        r#"{"toolseal":"accept","server":"tiny"}"#, "\n",
+        r#"{"name":"add","arguments":{"a":2,"b":3.5}}"#, "\n",
+        r#"{"name":"zap","arguments":{}}"#, "\n",
+        r#"{"name":"sleep","arguments":{}}"#, "\n",
+    );
+    // The server changes `add` (b becomes a number), drops `sleep` and adds `zap` after the first call.
+    let run = toolseal(&["host", "--", SERVER[0], SERVER[1]], &[("TINY_LOG", &log_arg), ("TINY_CHANGE_AFTER", "1")], replies.as_bytes());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let lines = json_lines(&run);
+    let outcome = |l: &serde_json::Value| match l["event"].as_str() {
+        Some(event) => format!("{event}:{}", l["accepted"]),
+        None => format!("{}:{}", l["line"], l["class"].as_str().unwrap_or(if l["forwarded"] == true { "forwarded" } else { "?" })),
+    };
+    let got: Vec<String> = lines.iter().map(outcome).collect();
+    assert_eq!(got, ["1:forwarded", "tools_list_changed:false", "2:M4", "3:H1", "4:M4", "accept:false", "accept:true", "7:forwarded", "8:forwarded", "9:H1"], "{lines:#?}");
+    assert_eq!((lines[1]["changed"].clone(), lines[1]["removed"].clone(), lines[1]["added"].clone()), (serde_json::json!(["add", "echo"]), serde_json::json!(["sleep"]), serde_json::json!(["zap"])));
+    assert!(lines[2]["result"]["content"][0]["text"].as_str().unwrap_or("").contains("\"tiny\" changed \"add\" since the session started"), "{}", lines[2]);
+    assert!(lines[5]["error"].as_str().unwrap_or("").contains("tiny"), "the error names the servers: {}", lines[5]);
+    assert_eq!(lines[7]["result"]["content"][0]["text"], "5.5", "resolved against the accepted schema, answered by the changed server");
+    let seen: Vec<String> = logged(&log).into_iter().map(|(_, name)| name).collect();
+    assert_eq!(seen, ["add", "add", "zap"], "held calls never reached the server");
+    std::fs::remove_file(&log).ok();
+}
+
+#[test]
+fn a_merged_host_accepting_changes_resolves_the_changed_server_against_its_new_listing() {
+    let dir = std::env::temp_dir().join(format!("toolseal-merged-change-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let server = support::root().join("tests/servers/tiny_mcp.py").to_string_lossy().into_owned();
+    for name in ["alpha", "beta"] {
+        let out = dir.join(format!("{name}.json")).to_string_lossy().into_owned();
+        assert_eq!(toolseal(&["capture", "--out", &out, "--", "python3", &server, name], &[], b"").status.code(), Some(0));
+    }
+    // Only beta changes, after its first call. Afterwards a fractional `b` fits
+    // beta's `add` but not alpha's: sent to alpha it is M5, not a guess.
+    let manifest = format!(
+        "tiers = [\"first-party\", \"community\"]\n\n[[servers]]\nname = \"alpha\"\ntier = \"first-party\"\nregistry = \"alpha.json\"\ncommand = [\"python3\", {server:?}, \"alpha\"]\n\n[[servers]]\nname = \"beta\"\ntier = \"community\"\nregistry = \"beta.json\"\ncommand = [\"env\", \"TINY_CHANGE_AFTER=1\", \"python3\", {server:?}, \"beta\"]\n"
+    );
+    std::fs::write(dir.join("toolseal.toml"), manifest).expect("manifest");
+    let log = dir.join("calls.log");
+    let replies = concat!(
+        r#"{"name":"beta__echo","arguments":{"text":"x"}}"#, "\n",
+        r#"{"name":"beta__add","arguments":{"a":1,"b":2.5}}"#, "\n",
+        r#"{"name":"alpha__add","arguments":{"a":1,"b":2.5}}"#, "\n",
+        r#"{"name":"beta__sleep","arguments":{}}"#, "\n",
+        r#"{"name":"beta__zap","arguments":{}}"#, "\n",
+    );
+    let manifest_arg = dir.join("toolseal.toml").to_string_lossy().into_owned();
+    let log_arg = log.to_string_lossy().into_owned();
+    let run = toolseal(&["host", "--manifest", &manifest_arg, "--on-change", "accept"], &[("TINY_LOG", &log_arg)], replies.as_bytes());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let lines = json_lines(&run);
+    let got: Vec<(Option<&str>, bool, Option<&str>)> = lines.iter().map(|l| (l["event"].as_str().or(l["class"].as_str()), l["forwarded"] == true || l["accepted"] == true, l["server"].as_str())).collect();
+    assert_eq!(got, [(None, true, Some("beta")), (Some("tools_list_changed"), true, Some("beta")), (None, true, Some("beta")), (Some("M5"), false, Some("alpha")), (Some("M1"), false, None), (None, true, Some("beta"))], "{lines:#?}");
+    assert_eq!(logged(&log), [("beta".to_owned(), "echo".to_owned()), ("beta".to_owned(), "add".to_owned()), ("beta".to_owned(), "zap".to_owned())]);
+    std::fs::remove_dir_all(&dir).ok();
+}

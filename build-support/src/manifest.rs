@@ -24,7 +24,9 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use serde::Deserialize;
-use toolseal_runtime::mcp::{Catalog, Policy, ServerSpec, ToolSpec};
+use toolseal_runtime::dynamic::DynamicDeployment;
+use toolseal_runtime::mcp::{Catalog, Policy, ServerSpec};
+use toolseal_runtime::registry::{read_registry, Registry};
 use toolseal_runtime::schema::CompileOptions;
 
 use crate::naming::{field_name, ident, type_name};
@@ -102,12 +104,25 @@ pub struct DeploymentServer {
 impl Deployment {
     /// The merged namespace (validates names, pins and qualified-name uniqueness).
     pub fn catalog(&self, path: &Path) -> Result<Catalog, Error> {
-        let mut specs = Vec::new();
-        for server in &self.servers {
-            let registry = toolseal_runtime::registry::read_registry(&server.registry_bytes).map_err(|source| Error::Registry { path: server.registry_path.clone(), source })?;
-            specs.push(ServerSpec { name: server.name.clone(), tier: server.tier, tier_name: server.tier_name.clone(), tools: registry.tools.iter().map(|t| ToolSpec { name: t.name.clone(), digest: t.digest() }).collect() });
-        }
+        let specs = self.registries()?.iter().map(|(name, tier, tier_name, registry)| ServerSpec::listing(name, *tier, tier_name, registry)).collect();
         Catalog::new(specs, &self.pins, self.policy).map_err(|e| manifest_error(path, e.to_string()))
+    }
+
+    /// Each server's registry, read: `(name, tier, tier name, registry)` in
+    /// manifest order, as `DynamicDeployment::new` takes them.
+    pub fn registries(&self) -> Result<Vec<(String, usize, String, Registry)>, Error> {
+        self.servers
+            .iter()
+            .map(|server| {
+                let registry = read_registry(&server.registry_bytes).map_err(|source| Error::Registry { path: server.registry_path.clone(), source })?;
+                Ok((server.name.clone(), server.tier, server.tier_name.clone(), registry))
+            })
+            .collect()
+    }
+
+    /// The deployment compiled at run time (the same rules as the generated `McpCall`).
+    pub fn compile_dynamic(&self, path: &Path, options: &CompileOptions) -> Result<DynamicDeployment, Error> {
+        DynamicDeployment::new(&self.registries()?, &self.pins, self.policy, options).map_err(|e| manifest_error(path, e))
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use crate::call::{parse_call, split_call, Options, EMPTY_ARGUMENTS};
 use crate::check::{Coercion, Cx};
 use crate::json::Json;
-use crate::mcp::{resolve_routed, Catalog, McpRequest, Policy, Route, ServerSpec, ToolSpec};
+use crate::mcp::{resolve_routed, Catalog, McpRequest, Policy, Route, ServerSpec};
 use crate::path::Path;
 use crate::registry::{Registry, ToolDef};
 use crate::rejection::{Names, Rejection};
@@ -84,8 +84,7 @@ impl DynamicDeployment {
         let mut specs = Vec::with_capacity(servers.len());
         let mut compiled = Vec::with_capacity(servers.len());
         for (name, tier, tier_name, registry) in servers {
-            let tools = registry.tools.iter().map(|t| ToolSpec { name: t.name.clone(), digest: t.digest() }).collect();
-            specs.push(ServerSpec { name: name.clone(), tier: *tier, tier_name: tier_name.clone(), tools });
+            specs.push(ServerSpec::listing(name, *tier, tier_name, registry));
             compiled.push(DynamicRegistry::new(registry, options).map_err(|(tool, e)| format!("server {name:?}, tool {tool:?}: {e}"))?);
         }
         let catalog = Catalog::new(specs, pins, policy).map_err(|e| e.to_string())?;

@@ -5,7 +5,10 @@ Usage: tiny_mcp.py [NAME]   (NAME is its serverInfo name, default "tiny")
 
 It lists five tools, two per page (so clients must follow `nextCursor`).
 TINY_VARIANT=changed changes one description and one schema, and drops and
-adds a tool; TINY_VARIANT=silent never answers `initialize`. Every
+adds a tool; TINY_VARIANT=silent never answers `initialize`.
+TINY_CHANGE_AFTER=N switches to the "changed" tools after its N-th
+`tools/call` and sends `notifications/tools/list_changed` (before that
+call's result, so the client learns of it first). Every
 `tools/call` it receives is appended to the file TINY_LOG names, so tests can
 show which calls reached the server. Its handlers trust their arguments, as
 servers do: `add` with a string adds nothing sensible.
@@ -16,6 +19,8 @@ import sys
 import time
 
 VARIANT = os.environ.get("TINY_VARIANT", "")
+CHANGE_AFTER = int(os.environ.get("TINY_CHANGE_AFTER", "0"))
+CALLS = 0
 NAME = sys.argv[1] if len(sys.argv) > 1 else "tiny"
 
 
@@ -40,6 +45,7 @@ def send(message):
 
 
 def main():
+    global VARIANT, CALLS
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -73,6 +79,10 @@ def main():
                 text = text.upper() if name == "upper" else text
             else:
                 text = "ok"
+            CALLS += 1
+            if CALLS == CHANGE_AFTER:
+                VARIANT = "changed"
+                send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}], "isError": False}})
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": rid, "result": {}})

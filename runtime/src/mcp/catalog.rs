@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::naming::{qualified_name, valid_server_name};
 use crate::canonical::sha256_hex;
+use crate::registry::Registry;
 use crate::rejection::{Class, Reason, Rejection};
 
 /// How a flat call on a name several same-tier servers provide is settled.
@@ -42,6 +43,14 @@ pub struct ServerSpec {
     pub tier_name: String,
     /// Its tools, in listing order.
     pub tools: Vec<ToolSpec>,
+}
+
+impl ServerSpec {
+    /// A server that lists `registry`'s tools (their names and digests).
+    pub fn listing(name: &str, tier: usize, tier_name: &str, registry: &Registry) -> ServerSpec {
+        let tools = registry.tools.iter().map(|t| ToolSpec { name: t.name.clone(), digest: t.digest() }).collect();
+        ServerSpec { name: name.to_owned(), tier, tier_name: tier_name.to_owned(), tools }
+    }
 }
 
 /// Where a call goes: indices of the server and of its tool.

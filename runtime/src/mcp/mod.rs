@@ -27,7 +27,7 @@ use crate::call::{parse_call, Options, ToolInfo};
 use crate::check::{Coercion, Cx};
 use crate::json::Json;
 use crate::path::Path;
-use crate::registry::{read_registry, RegistryError};
+use crate::registry::{read_registry, Registry, RegistryError};
 use crate::rejection::{Class, Reason, Rejection};
 use crate::wire::WireCall;
 
@@ -300,36 +300,47 @@ impl<M: McpSet> McpResolver<M> {
     pub fn verify_listing(&self, server: &str, tools_list: &[u8]) -> Result<ListingReport, ListingError> {
         let s = self.catalog.servers().iter().position(|x| x.name == server).ok_or_else(|| ListingError::UnknownServer(server.to_owned()))?;
         let live = read_registry(tools_list)?;
-        let digests: HashMap<&str, String> = live.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
-        let spec = &self.catalog.servers()[s];
-        let mut report = ListingReport { server: server.to_owned(), tools: Vec::new() };
+        let report = ListingReport { server: server.to_owned(), tools: diff_listing(&self.catalog.servers()[s].tools, &live) };
         let mut stale = self.stale.write().unwrap_or_else(|p| p.into_inner());
-        for (t, tool) in spec.tools.iter().enumerate() {
+        for (t, (tool, change)) in report.tools.iter().enumerate() {
             let route = Route { server: s, tool: t };
+            match change.stale_reason(server, tool, "the build") {
+                Some(reason) => stale.insert(route, reason),
+                None if *change == Change::Unchanged => stale.remove(&route),
+                None => None,
+            };
+        }
+        Ok(report)
+    }
+}
+
+/// How each tool of `compiled` fares in the `live` listing: the compiled
+/// tools first, in their order, then the tools only `live` lists (`Added`).
+pub fn diff_listing(compiled: &[ToolSpec], live: &Registry) -> Vec<(String, Change)> {
+    let digests: HashMap<&str, String> = live.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
+    let mut changes: Vec<(String, Change)> = compiled
+        .iter()
+        .map(|tool| {
             let change = match digests.get(tool.name.as_str()) {
                 None => Change::Removed,
                 Some(live) if *live != tool.digest => Change::Changed { compiled: tool.digest.clone(), live: live.clone() },
                 Some(_) => Change::Unchanged,
             };
-            match &change {
-                Change::Unchanged => {
-                    stale.remove(&route);
-                }
-                Change::Removed => {
-                    stale.insert(route, format!("{server:?} no longer lists {:?}", tool.name));
-                }
-                Change::Changed { compiled, live } => {
-                    stale.insert(route, format!("{server:?} changed {:?} since the build (digest {}… → {}…)", tool.name, &compiled[..12], &live[..12]));
-                }
-                Change::Added => {}
-            }
-            report.tools.push((tool.name.clone(), change));
+            (tool.name.clone(), change)
+        })
+        .collect();
+    changes.extend(live.tools.iter().filter(|t| !compiled.iter().any(|c| c.name == t.name)).map(|t| (t.name.clone(), Change::Added)));
+    changes
+}
+
+impl Change {
+    /// Why calls to `tool` of `server` are M4 after this change, if they are
+    /// (`since` names the listing the definitions were taken from).
+    pub fn stale_reason(&self, server: &str, tool: &str, since: &str) -> Option<String> {
+        match self {
+            Change::Removed => Some(format!("{server:?} no longer lists {tool:?}")),
+            Change::Changed { .. } => Some(format!("{server:?} changed {tool:?} since {since}")),
+            Change::Unchanged | Change::Added => None,
         }
-        for t in &live.tools {
-            if !spec.tools.iter().any(|c| c.name == t.name) {
-                report.tools.push((t.name.clone(), Change::Added));
-            }
-        }
-        Ok(report)
     }
 }

@@ -6,8 +6,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use rmcp::transport::TokioChildProcess;
-use rmcp::ServiceExt;
+use rmcp::{ClientHandler, ServiceExt};
 use serde_json::{json, Value};
+use toolseal::mcp::{diff_listing, Change, ServerSpec};
 use toolseal::runtime::canonical::canonical_json;
 use toolseal::runtime::json::Json;
 use toolseal::runtime::registry::{read_registry, Registry, ToolDef};
@@ -16,22 +17,23 @@ use crate::Failure;
 
 /// What `initialize` and `tools/list` returned.
 pub struct Listing {
-    server_info: Value,
+    pub server_info: Value,
     protocol_version: Value,
-    tools: Vec<Value>,
+    pub tools: Vec<Value>,
 }
 
-/// A connected client.
-pub type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+/// A connected client whose notifications `H` handles.
+pub type Client<H = ()> = rmcp::service::RunningService<rmcp::RoleClient, H>;
 
 async fn list(server: &[String], timeout: Duration) -> Result<Listing, Failure> {
-    let (client, listing) = connect(server, None, timeout).await?;
+    let (client, listing) = connect(server, None, timeout, ()).await?;
     let _ = client.cancel().await;
     Ok(listing)
 }
 
-/// Starts `server` (in `cwd`, if given), completes `initialize` and lists every tool.
-pub async fn connect(server: &[String], cwd: Option<&Path>, timeout: Duration) -> Result<(Client, Listing), Failure> {
+/// Starts `server` (in `cwd`, if given) with `handler` for its notifications,
+/// completes `initialize` and lists every tool.
+pub async fn connect<H: ClientHandler>(server: &[String], cwd: Option<&Path>, timeout: Duration, handler: H) -> Result<(Client<H>, Listing), Failure> {
     let mut command = tokio::process::Command::new(&server[0]);
     command.args(&server[1..]);
     if let Some(cwd) = cwd {
@@ -42,24 +44,35 @@ pub async fn connect(server: &[String], cwd: Option<&Path>, timeout: Duration) -
         .stderr(std::process::Stdio::null())
         .spawn()
         .map_err(|e| Failure::new(3, format!("cannot start {:?}: {e}", server[0])))?;
-    let client = tokio::time::timeout(timeout, ().serve(transport))
+    let client = tokio::time::timeout(timeout, handler.serve(transport))
         .await
         .map_err(|_| Failure::new(5, format!("{:?} did not complete `initialize` within {} s", server[0], timeout.as_secs())))?
         .map_err(|e| Failure::new(4, format!("{:?} did not complete `initialize`: {e}", server[0])))?;
     let info = client.peer_info().map(|i| serde_json::to_value(&*i).unwrap_or(Value::Null)).unwrap_or(Value::Null);
+    let tools = list_tools(&client, &server[0], timeout).await?;
+    Ok((client, Listing { server_info: info.get("serverInfo").cloned().unwrap_or(Value::Null), protocol_version: info.get("protocolVersion").cloned().unwrap_or(Value::Null), tools }))
+}
+
+/// Every tool `client`'s server lists (following `nextCursor`), sorted by name.
+pub async fn list_tools<H: ClientHandler>(client: &Client<H>, server: &str, timeout: Duration) -> Result<Vec<Value>, Failure> {
     let tools = tokio::time::timeout(timeout, client.list_all_tools())
         .await
-        .map_err(|_| Failure::new(5, format!("{:?} did not answer `tools/list` within {} s", server[0], timeout.as_secs())))?
-        .map_err(|e| Failure::new(4, format!("{:?} failed `tools/list`: {e}", server[0])))?;
+        .map_err(|_| Failure::new(5, format!("{server:?} did not answer `tools/list` within {} s", timeout.as_secs())))?
+        .map_err(|e| Failure::new(4, format!("{server:?} failed `tools/list`: {e}")))?;
     let mut tools: Vec<Value> = tools.iter().map(|t| serde_json::to_value(t).unwrap_or(Value::Null)).collect();
     tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    Ok((client, Listing { server_info: info.get("serverInfo").cloned().unwrap_or(Value::Null), protocol_version: info.get("protocolVersion").cloned().unwrap_or(Value::Null), tools }))
+    Ok(tools)
+}
+
+/// The registry of a `tools/list` result.
+pub fn listed_registry(tools: &[Value]) -> Result<Registry, Failure> {
+    read_registry(json!({ "tools": tools }).to_string().as_bytes()).map_err(|e| Failure::new(4, format!("the server's listing is not a valid registry: {e}")))
 }
 
 /// The registry file for a listing: deterministic, with a digest per tool.
 pub fn registry_file(listing: &Listing) -> Result<(String, Registry), Failure> {
+    let registry = listed_registry(&listing.tools)?;
     let body = json!({ "serverInfo": listing.server_info, "protocolVersion": listing.protocol_version, "tools": listing.tools });
-    let registry = read_registry(body.to_string().as_bytes()).map_err(|e| Failure::new(4, format!("the server's listing is not a valid registry: {e}")))?;
     let digests: BTreeMap<&str, String> = registry.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
     let mut file = body;
     file["digests"] = json!(digests);
@@ -118,16 +131,13 @@ pub fn run(server: &[String], out: Option<&Path>, check: Option<&Path>, timeout:
     let bytes = std::fs::read(check).map_err(|e| Failure::new(2, format!("cannot read {}: {e}", check.display())))?;
     let recorded = read_registry(&bytes).map_err(|e| Failure::new(2, format!("{} is not a registry: {e}", check.display())))?;
     let mut drift = Vec::new();
-    for old in &recorded.tools {
-        match live.tools.iter().find(|t| t.name == old.name) {
-            None => drift.push(format!("removed: {}", old.name)),
-            Some(new) if new.digest() != old.digest() => drift.push(format!("changed: {} ({})", old.name, differences(old, new).join(", "))),
-            Some(_) => {}
-        }
-    }
-    for new in &live.tools {
-        if !recorded.tools.iter().any(|t| t.name == new.name) {
-            drift.push(format!("added: {}", new.name));
+    let definition = |registry: &Registry, name: &str| registry.tools.iter().find(|t| t.name == name).cloned();
+    for (name, change) in diff_listing(&ServerSpec::listing("", 0, "", &recorded).tools, &live) {
+        match (change, definition(&recorded, &name), definition(&live, &name)) {
+            (Change::Removed, ..) => drift.push(format!("removed: {name}")),
+            (Change::Changed { .. }, Some(old), Some(new)) => drift.push(format!("changed: {name} ({})", differences(&old, &new).join(", "))),
+            (Change::Added, ..) => drift.push(format!("added: {name}")),
+            _ => {}
         }
     }
     if drift.is_empty() {

@@ -4,6 +4,14 @@
 //! servers (M1–M5) — only resolved calls are forwarded over rmcp, and each
 //! rejection comes back as an `isError` result with its class: the server
 //! never sees it.
+//!
+//! A server's `notifications/tools/list_changed` makes the host list its tools
+//! again: tools whose definition changed (or vanished) are M4 and new tools
+//! are unknown until the new listing is accepted — by the policy
+//! `--on-change accept`, or by the control line
+//! `{"toolseal":"accept","server":"NAME"}` on stdin. Accepting recompiles the
+//! deployment (its tier rules apply to the new listing) and swaps it in
+//! between two calls, so each call is resolved and sent against one listing.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -11,24 +19,84 @@ use std::path::Path;
 use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
+use rmcp::service::NotificationContext;
+use rmcp::{ClientHandler, RoleClient};
 use serde_json::{json, Value};
+use tokio::sync::mpsc;
 use toolseal::feedback::mcp_tool_result;
-use toolseal::mcp::{McpRequest, Route};
+use toolseal::mcp::{diff_listing, Change, McpRequest, Policy, Route, ServerSpec};
 use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
 use toolseal::runtime::registry::{read_registry, Registry};
 use toolseal::runtime::schema::CompileOptions;
 use toolseal::wire::{parse_reply, WireCall};
 use toolseal::{Class, Options, Reason, Rejection};
 
-use crate::capture::{connect, registry_file, runtime, Client};
+use crate::capture::{connect, list_tools, listed_registry, runtime, Client};
 use crate::Failure;
 
-/// How calls are resolved and where they go.
-enum Router {
-    /// One server: its registry, and its tools that changed since it was captured.
-    Single { resolver: DynamicRegistry, stale: HashMap<String, String> },
-    /// A manifest's servers.
+/// What the host does when a server's listing changes mid-session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnChange {
+    /// Changed and removed tools are M4, added ones unknown, until a control line accepts the listing.
+    Hold,
+    /// Accept the new listing at once (if the deployment still compiles with it).
+    Accept,
+}
+
+/// Tells the session which server announced `notifications/tools/list_changed`.
+#[derive(Clone)]
+struct Watch {
+    server: usize,
+    changes: mpsc::UnboundedSender<usize>,
+}
+
+impl ClientHandler for Watch {
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.changes.send(self.server);
+    }
+}
+
+/// One server of the session.
+struct Server {
+    name: String,
+    tier: usize,
+    tier_name: String,
+    /// The listing calls are resolved against: the capture, or an accepted live listing.
+    accepted: Registry,
+    /// Where `accepted` came from, for M4 reasons.
+    since: String,
+    /// The newest live listing, while it differs from `accepted`.
+    pending: Option<Registry>,
+    /// Tools of `accepted` that are M4, with why.
+    stale: HashMap<String, String>,
+}
+
+impl Server {
+    /// Compares `live` with the accepted listing; returns the changes.
+    fn observe(&mut self, live: Registry) -> Vec<(String, Change)> {
+        let changes = diff_listing(&ServerSpec::listing(&self.name, self.tier, &self.tier_name, &self.accepted).tools, &live);
+        self.stale = changes.iter().filter_map(|(tool, change)| Some((tool.clone(), change.stale_reason(&self.name, tool, &self.since)?))).collect();
+        self.pending = changes.iter().any(|(_, c)| *c != Change::Unchanged).then_some(live);
+        changes
+    }
+}
+
+/// How calls are resolved.
+enum Resolver {
+    /// One server: its registry.
+    Single(DynamicRegistry),
+    /// A manifest's servers, and the routes that are M4.
     Merged { deployment: DynamicDeployment, stale: HashMap<Route, String> },
+}
+
+/// The servers, their clients, and the resolver compiled from their accepted listings.
+struct Session {
+    servers: Vec<Server>,
+    clients: Vec<Client<Watch>>,
+    /// `None` for one server; the manifest's pins and policy for several.
+    manifest: Option<(Vec<(String, String)>, Policy)>,
+    resolver: Resolver,
+    timeout: Duration,
 }
 
 /// Where a resolved call goes.
@@ -39,19 +107,37 @@ struct Destination {
     arguments: Value,
 }
 
-impl Router {
+fn compile(servers: &[Server], manifest: Option<&(Vec<(String, String)>, Policy)>) -> Result<Resolver, String> {
+    let options = CompileOptions::default();
+    let Some((pins, policy)) = manifest else {
+        return DynamicRegistry::new(&servers[0].accepted, &options).map(Resolver::Single).map_err(|(tool, e)| format!("tool {tool:?}: {e}"));
+    };
+    let registries: Vec<_> = servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), s.accepted.clone())).collect();
+    let deployment = DynamicDeployment::new(&registries, pins, *policy, &options)?;
+    let mut stale = HashMap::new();
+    for (s, server) in servers.iter().enumerate() {
+        for (tool, why) in &server.stale {
+            if let Some(route) = deployment.catalog().route_to(s, tool) {
+                stale.insert(route, why.clone());
+            }
+        }
+    }
+    Ok(Resolver::Merged { deployment, stale })
+}
+
+impl Session {
     fn route(&self, call: &WireCall, options: &Options) -> Result<Destination, Rejection> {
         let arguments = call.arguments.as_ref().map_err(Clone::clone)?;
-        match self {
-            Router::Single { resolver, stale } => {
+        match &self.resolver {
+            Resolver::Single(resolver) => {
                 let name = call.name.clone().unwrap_or_default();
-                if let Some(change) = stale.get(&name) {
-                    return Err(Rejection::routing(Class::M4, Reason::Stale { change: change.clone() }, &name));
+                if let Some(why) = self.servers[0].stale.get(&name) {
+                    return Err(Rejection::routing(Class::M4, Reason::Stale { change: why.clone() }, &name));
                 }
                 resolver.resolve_parts(&name, Some(arguments), &mut options.cx())?;
                 Ok(Destination { client: 0, server: None, tool: name, arguments: arguments.to_value() })
             }
-            Router::Merged { deployment, stale } => {
+            Resolver::Merged { deployment, stale } => {
                 let request = McpRequest::from_wire(call)?;
                 let route = deployment.resolve_request_with(&request, options, stale)?;
                 let catalog = deployment.catalog();
@@ -59,20 +145,87 @@ impl Router {
             }
         }
     }
-}
 
-/// Tools of `pinned` whose live definition differs from it, or that the server no longer lists.
-fn stale_tools(pinned: &Registry, live: &Registry, what: &str) -> HashMap<String, String> {
-    let live: HashMap<&str, String> = live.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
-    pinned
-        .tools
-        .iter()
-        .filter_map(|t| match live.get(t.name.as_str()) {
-            None => Some((t.name.clone(), "the server no longer lists it".to_owned())),
-            Some(d) if *d != t.digest() => Some((t.name.clone(), format!("the server changed it since {what} was captured"))),
-            Some(_) => None,
-        })
-        .collect()
+    /// Recompiles the resolver from the accepted listings and their stale tools.
+    fn recompile(&mut self) -> Result<(), String> {
+        self.resolver = compile(&self.servers, self.manifest.as_ref())?;
+        Ok(())
+    }
+
+    /// Lists server `s`'s tools again after its `list_changed`; the event line to print.
+    async fn relist(&mut self, s: usize, on_change: OnChange) -> Value {
+        let name = self.servers[s].name.clone();
+        let live = match list_tools(&self.clients[s], &name, self.timeout).await.and_then(|tools| listed_registry(&tools)) {
+            Ok(live) => live,
+            Err(f) => return json!({ "event": "tools_list_changed", "server": name, "error": f.message }),
+        };
+        let changes = self.servers[s].observe(live);
+        let names = |kind: fn(&Change) -> bool| changes.iter().filter(|(_, c)| kind(c)).map(|(t, _)| t.as_str()).collect::<Vec<_>>();
+        let mut event = json!({
+            "event": "tools_list_changed",
+            "server": name,
+            "changed": names(|c| matches!(c, Change::Changed { .. })),
+            "removed": names(|c| *c == Change::Removed),
+            "added": names(|c| *c == Change::Added),
+        });
+        let outcome = match on_change {
+            OnChange::Accept => self.accept(s),
+            OnChange::Hold => self.recompile().map(|()| self.servers[s].pending.is_none()),
+        };
+        match outcome {
+            Ok(accepted) => event["accepted"] = json!(accepted),
+            Err(e) => {
+                event["accepted"] = json!(false);
+                event["error"] = json!(e);
+            }
+        }
+        event
+    }
+
+    /// Accepts server `s`'s pending listing: whether the listing in force is now the live one.
+    fn accept(&mut self, s: usize) -> Result<bool, String> {
+        let Some(live) = self.servers[s].pending.take() else {
+            return Ok(true);
+        };
+        let previous = (std::mem::replace(&mut self.servers[s].accepted, live.clone()), std::mem::take(&mut self.servers[s].stale));
+        match self.recompile() {
+            Ok(()) => {
+                self.servers[s].since = "the host accepted it".to_owned();
+                Ok(true)
+            }
+            Err(e) => {
+                // The deployment does not compile with it: keep the old listing (its changed tools stay M4).
+                (self.servers[s].accepted, self.servers[s].stale) = previous;
+                self.servers[s].pending = Some(live);
+                self.recompile()?;
+                Err(format!("the new listing was not accepted: {e}"))
+            }
+        }
+    }
+
+    /// Handles a control line `{"toolseal":"accept","server":NAME}`; the event line to print.
+    fn control(&mut self, line: &Value) -> Value {
+        let server = line.get("server").and_then(Value::as_str);
+        let found = match (server, self.servers.len()) {
+            (Some(name), _) => self.servers.iter().position(|s| s.name == name),
+            (None, 1) => Some(0),
+            (None, _) => None,
+        };
+        let mut event = json!({ "event": "accept", "server": server.or_else(|| found.map(|s| self.servers[s].name.as_str())) });
+        let outcome = match (line.get("toolseal").and_then(Value::as_str), found) {
+            (Some("accept"), Some(s)) => self.accept(s),
+            (Some("accept"), None) => Err(format!("name one of the servers: {:?}", self.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>())),
+            _ => Err("the only control line is {\"toolseal\":\"accept\",\"server\":NAME}".to_owned()),
+        };
+        match outcome {
+            Ok(accepted) => event["accepted"] = json!(accepted),
+            Err(e) => {
+                event["accepted"] = json!(false);
+                event["error"] = json!(e);
+            }
+        }
+        event
+    }
 }
 
 fn read(path: &Path) -> Result<Registry, Failure> {
@@ -80,110 +233,158 @@ fn read(path: &Path) -> Result<Registry, Failure> {
     read_registry(&bytes).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))
 }
 
-async fn single(server: &[String], registry: Option<&Path>, timeout: Duration) -> Result<(Vec<Client>, Router), Failure> {
-    let (client, listing) = connect(server, None, timeout).await?;
-    let (_, live) = registry_file(&listing)?;
-    let (registry, stale) = match registry {
-        Some(path) => {
-            let pinned = read(path)?;
-            let stale = stale_tools(&pinned, &live, &path.display().to_string());
-            (pinned, stale)
-        }
-        None => (live, HashMap::new()),
-    };
-    let resolver = DynamicRegistry::new(&registry, &CompileOptions::default()).map_err(|(tool, e)| Failure::new(2, format!("tool {tool:?}: {e}")))?;
-    Ok((vec![client], Router::Single { resolver, stale }))
+/// Starts server number `s`: its client, the registry it lists now, and its `serverInfo`.
+async fn start(s: usize, command: &[String], cwd: Option<&Path>, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<(Client<Watch>, Registry, Option<Value>), Failure> {
+    let (client, listing) = connect(command, cwd, timeout, Watch { server: s, changes: changes.clone() }).await?;
+    let live = listed_registry(&listing.tools)?;
+    Ok((client, live, Some(listing.server_info).filter(Value::is_object)))
 }
 
-async fn merged(manifest: &Path, timeout: Duration) -> Result<(Vec<Client>, Router), Failure> {
-    let deployment = toolseal_build::read_manifest(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
-    let dir = manifest.parent().filter(|d| !d.as_os_str().is_empty());
-    let mut clients = Vec::new();
-    let mut servers = Vec::new();
-    let mut stale = HashMap::new();
-    for (s, server) in deployment.servers.iter().enumerate() {
-        let Some(command) = &server.command else {
-            return Err(Failure::new(2, format!("{}: server {:?} has no `command` to start it with", manifest.display(), server.name)));
+/// A server whose calls resolve against `accepted` (taken from `since`), compared with `live`.
+fn server(name: String, tier: usize, tier_name: String, accepted: Registry, since: String, live: Registry) -> Server {
+    let mut server = Server { name, tier, tier_name, accepted, since, pending: None, stale: HashMap::new() };
+    server.observe(live);
+    server
+}
+
+async fn single(command: &[String], registry: Option<&Path>, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<Session, Failure> {
+    let (client, live, info) = start(0, command, None, timeout, changes).await?;
+    let name = info.as_ref().and_then(|i| i.get("name")?.as_str()).unwrap_or(&command[0]).to_owned();
+    let (accepted, since) = match registry {
+        Some(path) => (read(path)?, "its capture".to_owned()),
+        None => (live.clone(), "the session started".to_owned()),
+    };
+    let servers = vec![server(name, 0, String::new(), accepted, since, live)];
+    let resolver = compile(&servers, None).map_err(|e| Failure::new(2, e))?;
+    Ok(Session { servers, clients: vec![client], manifest: None, resolver, timeout })
+}
+
+async fn merged(path: &Path, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<Session, Failure> {
+    let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
+    let registries = deployment.registries().map_err(|e| Failure::new(2, e.to_string()))?;
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    let (mut clients, mut servers) = (Vec::new(), Vec::new());
+    for (s, ((name, tier, tier_name, pinned), spec)) in registries.into_iter().zip(&deployment.servers).enumerate() {
+        let Some(command) = &spec.command else {
+            return Err(Failure::new(2, format!("{}: server {name:?} has no `command` to start it with", path.display())));
         };
-        let (client, listing) = connect(command, dir, timeout).await?;
-        let (_, live) = registry_file(&listing)?;
-        let pinned = read_registry(&server.registry_bytes).map_err(|e| Failure::new(2, format!("{}: {e}", server.registry_path.display())))?;
-        for (tool, change) in stale_tools(&pinned, &live, &server.registry_path.display().to_string()) {
-            if let Some(t) = pinned.tools.iter().position(|x| x.name == tool) {
-                stale.insert(Route { server: s, tool: t }, change);
+        let (client, live, _) = start(s, command, dir, timeout, changes).await?;
+        clients.push(client);
+        servers.push(server(name, tier, tier_name, pinned, "its capture".to_owned(), live));
+    }
+    let manifest = Some((deployment.pins, deployment.policy));
+    let resolver = compile(&servers, manifest.as_ref()).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))?;
+    Ok(Session { servers, clients, manifest, resolver, timeout })
+}
+
+/// Reads stdin on a thread of its own, so that notifications are handled while the host waits for input.
+fn stdin_lines() -> mpsc::Receiver<std::io::Result<String>> {
+    let (tx, rx) = mpsc::channel(16);
+    std::thread::spawn(move || {
+        for line in std::io::stdin().lock().lines() {
+            if tx.blocking_send(line).is_err() {
+                break;
             }
         }
-        clients.push(client);
-        servers.push((server.name.clone(), server.tier, server.tier_name.clone(), pinned));
+    });
+    rx
+}
+
+/// The host's own instruction, if `line` is one (an object with a `"toolseal"` key) rather than a model reply.
+fn control_line(line: &str) -> Option<Value> {
+    if !line.contains("\"toolseal\"") {
+        return None;
     }
-    let deployment = DynamicDeployment::new(&servers, &deployment.pins, deployment.policy, &CompileOptions::default()).map_err(|e| Failure::new(2, format!("{}: {e}", manifest.display())))?;
-    Ok((clients, Router::Merged { deployment, stale }))
+    serde_json::from_str::<Value>(line).ok().filter(|v| v.get("toolseal").is_some())
+}
+
+/// Resolves and forwards one call; the line to print.
+async fn call(session: &Session, call: &WireCall, options: &Options, line: usize, counts: &mut (usize, usize)) -> Value {
+    let mut out = json!({ "line": line });
+    if let Some(id) = &call.id {
+        out["id"] = json!(id);
+    }
+    match session.route(call, options) {
+        Ok(to) => {
+            let mut params = CallToolRequestParams::new(to.tool.clone());
+            params.arguments = to.arguments.as_object().cloned();
+            let result = tokio::time::timeout(session.timeout, session.clients[to.client].call_tool(params)).await;
+            counts.0 += 1;
+            out["forwarded"] = json!(true);
+            out["tool"] = json!(to.tool);
+            if let Some(server) = to.server {
+                out["server"] = json!(server);
+            }
+            out["result"] = match result {
+                Ok(Ok(r)) => serde_json::to_value(r).unwrap_or(Value::Null),
+                Ok(Err(e)) => json!({ "isError": true, "content": [{ "type": "text", "text": format!("the server failed: {e}") }] }),
+                Err(_) => json!({ "isError": true, "content": [{ "type": "text", "text": "the server did not answer in time" }] }),
+            };
+        }
+        Err(r) => {
+            counts.1 += 1;
+            out["forwarded"] = json!(false);
+            out["class"] = json!(r.class().as_str());
+            if let Some(server) = r.server() {
+                out["server"] = json!(server);
+            }
+            out["result"] = mcp_tool_result(&r);
+        }
+    }
+    out
 }
 
 /// Runs `host` with one server (`server`, optionally checked against `registry`) or a manifest's servers.
-pub fn run(server: &[String], registry: Option<&Path>, manifest: Option<&Path>, timeout: Duration) -> Result<u8, Failure> {
+pub fn run(server: &[String], registry: Option<&Path>, manifest: Option<&Path>, timeout: Duration, on_change: OnChange) -> Result<u8, Failure> {
     let runtime = runtime()?;
     runtime.block_on(async {
-        let (clients, router) = match manifest {
-            Some(manifest) => merged(manifest, timeout).await?,
+        let (changes, mut changed) = mpsc::unbounded_channel();
+        let mut session = match manifest {
+            Some(manifest) => merged(manifest, timeout, &changes).await?,
             None if server.is_empty() => return Err(Failure::new(2, "give the server command after `--`, or --manifest")),
-            None => single(server, registry, timeout).await?,
+            None => single(server, registry, timeout, &changes).await?,
         };
         let options = Options::strict();
-        let (mut forwarded, mut rejected) = (0usize, 0usize);
-        let stdout = std::io::stdout();
-        for (number, line) in std::io::stdin().lock().lines().enumerate() {
+        let mut counts = (0usize, 0usize);
+        let print = |value: Value| writeln!(std::io::stdout().lock(), "{value}").ok();
+        let mut lines = stdin_lines();
+        let mut number = 0;
+        loop {
+            // A listing change is taken in before the next line is resolved.
+            let line = tokio::select! {
+                biased;
+                Some(s) = changed.recv() => {
+                    print(session.relist(s, on_change).await);
+                    continue;
+                }
+                line = lines.recv() => line,
+            };
+            let Some(line) = line else { break };
             let line = line.map_err(|e| Failure::new(2, format!("cannot read stdin: {e}")))?;
+            number += 1;
             if line.trim().is_empty() {
                 continue;
             }
-            let calls = match parse_reply(line.as_bytes(), &options) {
-                Ok(calls) => calls,
+            if let Some(control) = control_line(&line) {
+                print(session.control(&control));
+                continue;
+            }
+            match parse_reply(line.as_bytes(), &options) {
+                Ok(calls) => {
+                    for c in &calls {
+                        print(call(&session, c, &options, number, &mut counts).await);
+                    }
+                }
                 Err(r) => {
-                    rejected += 1;
-                    writeln!(stdout.lock(), "{}", json!({ "line": number + 1, "forwarded": false, "class": r.class().as_str(), "result": mcp_tool_result(&r) })).ok();
-                    continue;
+                    counts.1 += 1;
+                    print(json!({ "line": number, "forwarded": false, "class": r.class().as_str(), "result": mcp_tool_result(&r) }));
                 }
-            };
-            for call in &calls {
-                let mut out = json!({ "line": number + 1 });
-                if let Some(id) = &call.id {
-                    out["id"] = json!(id);
-                }
-                match router.route(call, &options) {
-                    Ok(to) => {
-                        let mut params = CallToolRequestParams::new(to.tool.clone());
-                        params.arguments = to.arguments.as_object().cloned();
-                        let result = tokio::time::timeout(timeout, clients[to.client].call_tool(params)).await;
-                        forwarded += 1;
-                        out["forwarded"] = json!(true);
-                        out["tool"] = json!(to.tool);
-                        if let Some(server) = to.server {
-                            out["server"] = json!(server);
-                        }
-                        out["result"] = match result {
-                            Ok(Ok(r)) => serde_json::to_value(r).unwrap_or(Value::Null),
-                            Ok(Err(e)) => json!({ "isError": true, "content": [{ "type": "text", "text": format!("the server failed: {e}") }] }),
-                            Err(_) => json!({ "isError": true, "content": [{ "type": "text", "text": "the server did not answer in time" }] }),
-                        };
-                    }
-                    Err(r) => {
-                        rejected += 1;
-                        out["forwarded"] = json!(false);
-                        out["class"] = json!(r.class().as_str());
-                        if let Some(server) = r.server() {
-                            out["server"] = json!(server);
-                        }
-                        out["result"] = mcp_tool_result(&r);
-                    }
-                }
-                writeln!(stdout.lock(), "{out}").ok();
             }
         }
-        for client in clients {
+        for client in session.clients {
             let _ = client.cancel().await;
         }
-        eprintln!("toolseal: {forwarded} calls forwarded, {rejected} rejected before any server");
+        eprintln!("toolseal: {} calls forwarded, {} rejected before any server", counts.0, counts.1);
         Ok(0)
     })
 }

@@ -5,7 +5,7 @@
 //! toolseal capture [--out FILE] [--check FILE] [--timeout SECS] -- <server command...>
 //! toolseal resolve (--registry FILE | --manifest toolseal.toml) [--lenient]  < calls.jsonl
 //! toolseal host [--registry FILE] [--timeout SECS] -- <server command...>     < replies.jsonl
-//! toolseal host --manifest toolseal.toml                                      < replies.jsonl
+//! toolseal host --manifest toolseal.toml [--on-change hold|accept]            < replies.jsonl
 //! toolseal lint FILE...
 //! ```
 //!
@@ -70,6 +70,10 @@ enum Command {
         /// Seconds to wait for `initialize`, `tools/list` and each call.
         #[arg(long, default_value_t = 60)]
         timeout: u64,
+        /// When a server announces `notifications/tools/list_changed`: `hold` keeps its changed tools M4 (and new ones
+        /// unknown) until the control line {"toolseal":"accept","server":NAME}; `accept` takes the new listing at once.
+        #[arg(long, value_enum, default_value = "hold")]
+        on_change: host::OnChange,
         /// The server command and its arguments (after `--`), unless --manifest.
         #[arg(last = true, required_unless_present = "manifest")]
         server: Vec<String>,
@@ -85,7 +89,8 @@ enum Command {
 /// A failure with its exit code.
 pub struct Failure {
     code: u8,
-    message: String,
+    /// What went wrong.
+    pub message: String,
 }
 
 impl Failure {
@@ -100,7 +105,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Capture { out, check, timeout, server } => capture::run(&server, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout)),
         Command::Resolve { registry, manifest, lenient } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient),
-        Command::Host { registry, manifest, timeout, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout)),
+        Command::Host { registry, manifest, timeout, on_change, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout), on_change),
         Command::Lint { files } => lint::run(&files),
     };
     match result {

@@ -50,12 +50,7 @@ fn load(registry: Option<&Path>, manifest: Option<&Path>) -> Result<Resolver, Fa
     }
     let path = manifest.ok_or_else(|| Failure::new(2, "give --registry or --manifest"))?;
     let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
-    let mut servers = Vec::new();
-    for s in &deployment.servers {
-        let registry = read_registry(&s.registry_bytes).map_err(|e| Failure::new(2, format!("{}: {e}", s.registry_path.display())))?;
-        servers.push((s.name.clone(), s.tier, s.tier_name.clone(), registry));
-    }
-    let compiled = DynamicDeployment::new(&servers, &deployment.pins, deployment.policy, &options).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))?;
+    let compiled = deployment.compile_dynamic(path, &options).map_err(|e| Failure::new(2, e.to_string()))?;
     Ok(Resolver::Deployment(compiled))
 }
 
