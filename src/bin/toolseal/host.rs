@@ -86,7 +86,7 @@ enum Resolver {
     /// One server: its registry.
     Single(DynamicRegistry),
     /// A manifest's servers, and the routes that are M4.
-    Merged { deployment: DynamicDeployment, stale: HashMap<Route, String> },
+    Merged { deployment: Box<DynamicDeployment>, stale: HashMap<Route, String> },
 }
 
 /// The servers, their clients, and the resolver compiled from their accepted listings.
@@ -122,7 +122,7 @@ fn compile(servers: &[Server], manifest: Option<&(Vec<(String, String)>, Policy)
             }
         }
     }
-    Ok(Resolver::Merged { deployment, stale })
+    Ok(Resolver::Merged { deployment: Box::new(deployment), stale })
 }
 
 impl Session {
