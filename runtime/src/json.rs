@@ -185,10 +185,13 @@ impl<'a> Json<'a> {
             serde_json::Value::Number(n) => Json::Number(Number::from(n)),
             serde_json::Value::String(s) => Json::String(Cow::Borrowed(s)),
             serde_json::Value::Array(a) => Json::Array(a.iter().map(Json::from_value).collect()),
-            serde_json::Value::Object(o) => {
-                Json::Object(o.iter().map(|(k, v)| (Cow::Borrowed(k.as_str()), Json::from_value(v))).collect())
-            }
+            serde_json::Value::Object(o) => Json::from_map(o),
         }
+    }
+
+    /// Borrows a `serde_json` object as a tree.
+    pub fn from_map(map: &'a serde_json::Map<String, serde_json::Value>) -> Json<'a> {
+        Json::Object(map.iter().map(|(k, v)| (Cow::Borrowed(k.as_str()), Json::from_value(v))).collect())
     }
 
     /// The kind of this value.

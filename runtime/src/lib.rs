@@ -24,6 +24,8 @@ pub mod dispatch;
 pub mod dynamic;
 pub mod feedback;
 pub mod format;
+#[cfg(feature = "rmcp")]
+pub mod guard;
 pub mod json;
 pub mod mcp;
 pub mod path;

@@ -1,0 +1,168 @@
+//! A guarded rmcp server (feature `rmcp`): every `tools/call` is resolved
+//! against the server's own registry before its handler runs, so undeclared
+//! keys (H2), wrong types and out-of-range values (H3) never reach it — rmcp
+//! itself deserializes arguments leniently (unknown keys are dropped, declared
+//! ranges are not checked). Every other request and notification passes
+//! through unchanged.
+//!
+//! An unknown tool (H1) is answered with the JSON-RPC error the MCP
+//! specification gives for it (`-32602`, the [`Feedback`] as `data`); every
+//! other rejection is a tool result with `isError: true`, so that the model
+//! reads it and can retry.
+//!
+//! ```ignore
+//! use toolseal_runtime::guard::{GuardedServer, Sealed};
+//! // Against the generated enum of the server's registry:
+//! let service = GuardedServer::new(BankServer::new(), Sealed::<bank::ToolCall>::new());
+//! // Or against the schemas the server itself lists (e.g. an rmcp `ToolRouter`):
+//! let service = GuardedServer::listed(BankServer::new(), &BankServer::tool_router().list_all())?;
+//! service.serve(rmcp::transport::stdio()).await?;
+//! ```
+//!
+//! rmcp has parsed the request before the guard sees it: a key given twice
+//! has already been collapsed to its last value.
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientNotification, ClientRequest, ContentBlock, ErrorData, ProtocolVersion, ServerResult, Tool};
+use rmcp::service::{NotificationContext, RequestContext, Service};
+use rmcp::RoleServer;
+
+use crate::call::ToolSet;
+use crate::check::Cx;
+use crate::dynamic::{DynamicRegistry, LiveRegistry};
+use crate::feedback::Feedback;
+use crate::json::Json;
+use crate::registry::{read_registry, RegistryError};
+use crate::rejection::{Class, Rejection};
+use crate::schema::{CompileOptions, SchemaError};
+
+/// What a guarded server resolves a `tools/call` against.
+pub trait CallCheck: Send + Sync + 'static {
+    /// Resolves `arguments` (absent means `{}`) for the tool `name`; `Ok` lets the call through.
+    fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection>;
+}
+
+/// The sealed enum `T` generated from the server's registry.
+pub struct Sealed<T>(PhantomData<fn() -> T>);
+
+impl<T: ToolSet> Sealed<T> {
+    /// Resolves calls as `T` does.
+    pub fn new() -> Sealed<T> {
+        Sealed(PhantomData)
+    }
+}
+
+impl<T: ToolSet> Default for Sealed<T> {
+    fn default() -> Self {
+        Sealed::new()
+    }
+}
+
+impl<T: ToolSet + 'static> CallCheck for Sealed<T> {
+    fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection> {
+        T::resolve_parts(name, arguments, &mut Cx::strict()).map(drop)
+    }
+}
+
+impl CallCheck for DynamicRegistry {
+    fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection> {
+        self.resolve_parts(name, arguments, &mut Cx::strict())
+    }
+}
+
+/// Each call is checked against the listing in force when it arrives.
+impl CallCheck for LiveRegistry {
+    fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection> {
+        self.snapshot().1.resolve_parts(name, arguments, &mut Cx::strict())
+    }
+}
+
+/// Why the tools a server lists cannot guard it.
+#[derive(Debug, thiserror::Error)]
+pub enum ListedError {
+    /// The tools do not form a registry (a name twice, a schema that is not an object…).
+    #[error("the listed tools are not a registry: {0}")]
+    Registry(#[from] RegistryError),
+    /// A tool's input schema uses what closed-world resolution cannot enforce.
+    #[error("tool {tool:?}: {error}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// What its schema uses.
+        error: SchemaError,
+    },
+}
+
+/// An rmcp server whose `tools/call` requests are resolved by `C` first.
+pub struct GuardedServer<S, C> {
+    inner: S,
+    check: C,
+}
+
+impl<S, C: CallCheck> GuardedServer<S, C> {
+    /// Guards `inner` with `check`.
+    pub fn new(inner: S, check: C) -> GuardedServer<S, C> {
+        GuardedServer { inner, check }
+    }
+
+    /// The wrapped server.
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
+    /// What calls are resolved against.
+    pub fn check(&self) -> &C {
+        &self.check
+    }
+
+    /// Resolves one `tools/call`: `None` lets it through, `Some` is the answer in its place.
+    pub fn screen(&self, params: &CallToolRequestParams) -> Option<Result<CallToolResult, ErrorData>> {
+        let arguments = params.arguments.as_ref().map(Json::from_map);
+        let rejection = self.check.check(&params.name, arguments.as_ref()).err()?;
+        tracing::info!(target: "toolseal::guard", tool = %params.name, class = rejection.class().as_str(), pointer = rejection.pointer(), "tools/call rejected before the handler");
+        let feedback = Feedback::from(&rejection);
+        if rejection.class() == Class::H1 {
+            return Some(Err(ErrorData::invalid_params(feedback.text.clone(), serde_json::to_value(&feedback).ok())));
+        }
+        let mut result = CallToolResult::error(vec![ContentBlock::text(feedback.text.clone())]);
+        result.structured_content = serde_json::to_value(&feedback).ok();
+        Some(Ok(result))
+    }
+}
+
+impl<S> GuardedServer<S, DynamicRegistry> {
+    /// Guards `inner` with the tools it lists (for example an rmcp
+    /// `ToolRouter::list_all()`), compiled closed-world: undeclared keys are
+    /// rejected even where the listed schema leaves `additionalProperties` open.
+    pub fn listed(inner: S, tools: &[Tool]) -> Result<GuardedServer<S, DynamicRegistry>, ListedError> {
+        let listing = serde_json::json!({ "tools": tools }).to_string();
+        let registry = read_registry(listing.as_bytes())?;
+        let compiled = DynamicRegistry::new(&registry, &CompileOptions::default()).map_err(|(tool, error)| ListedError::Schema { tool, error })?;
+        Ok(GuardedServer::new(inner, compiled))
+    }
+}
+
+impl<S: Service<RoleServer>, C: CallCheck> Service<RoleServer> for GuardedServer<S, C> {
+    async fn handle_request(&self, request: ClientRequest, context: RequestContext<RoleServer>) -> Result<ServerResult, ErrorData> {
+        if let ClientRequest::CallToolRequest(call) = &request {
+            if let Some(answer) = self.screen(&call.params) {
+                return answer.map(ServerResult::CallToolResult);
+            }
+        }
+        self.inner.handle_request(request, context).await
+    }
+
+    async fn handle_notification(&self, notification: ClientNotification, context: NotificationContext<RoleServer>) -> Result<(), ErrorData> {
+        self.inner.handle_notification(notification, context).await
+    }
+
+    fn get_info(&self) -> <RoleServer as rmcp::service::ServiceRole>::Info {
+        self.inner.get_info()
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        self.inner.supported_protocol_versions()
+    }
+}

@@ -1,0 +1,155 @@
+//! The guarded rmcp server: a bank server written with rmcp's own macros,
+//! over an in-process transport. Unguarded, rmcp runs its handler on calls
+//! with undeclared keys and out-of-range values; guarded — by the sealed enum
+//! generated from the bank registry, or by the server's own listed schemas —
+//! those calls are answered with their class and the handler never runs.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolRequestParams, CallToolResult, ServerCapabilities, ServerConfig};
+use rmcp::service::{RoleServer, Service};
+use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceError, ServiceExt};
+use serde_json::{json, Value};
+use toolseal_fixtures::bank;
+use toolseal_runtime::guard::{GuardedServer, Sealed};
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Transfer {
+    /// Opaque account id of the recipient.
+    #[schemars(regex(pattern = r"^acct-[0-9]{1,12}$"))]
+    recipient_id: String,
+    /// Amount, at most 10,000.
+    #[schemars(range(min = 0.01, max = 10000.0))]
+    amount: f64,
+    /// ISO currency.
+    currency: String,
+}
+
+#[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
+struct Balance {
+    #[schemars(regex(pattern = r"^acct-[0-9]{1,12}$"))]
+    account_id: String,
+}
+
+/// A bank whose handlers trust their arguments, as rmcp servers do; it counts the calls it runs.
+#[derive(Clone)]
+struct Bank {
+    ran: Arc<AtomicUsize>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Bank {
+    fn new() -> Bank {
+        Bank { ran: Arc::new(AtomicUsize::new(0)), tool_router: Self::tool_router() }
+    }
+
+    #[tool(description = "Transfer money to a recipient.")]
+    fn transfer_funds(&self, Parameters(t): Parameters<Transfer>) -> String {
+        self.ran.fetch_add(1, Ordering::SeqCst);
+        format!("sent {} {} to {}", t.amount, t.currency, t.recipient_id)
+    }
+
+    #[tool(description = "Read an account's balance.")]
+    fn get_balance(&self, Parameters(b): Parameters<Balance>) -> String {
+        self.ran.fetch_add(1, Ordering::SeqCst);
+        format!("{}: 100.00", b.account_id)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Bank {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+/// What a client sees for each call, in order: the result's text and `isError`, or the JSON-RPC error code.
+async fn session<S: Service<RoleServer>>(server: S, calls: &[Value]) -> Vec<Result<(String, bool, Option<Value>), i32>> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = tokio::spawn(async move {
+        let running = server.serve(server_io).await.expect("the server starts");
+        running.waiting().await.ok();
+    });
+    let client = ().serve(client_io).await.expect("the client connects");
+    let mut seen = Vec::new();
+    for call in calls {
+        let mut params = CallToolRequestParams::new(call["name"].as_str().expect("a name").to_owned());
+        params.arguments = call["arguments"].as_object().cloned();
+        seen.push(match client.call_tool(params).await {
+            Ok(CallToolResult { content, is_error, structured_content, .. }) => {
+                let text = content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).unwrap_or_default();
+                Ok((text, is_error == Some(true), structured_content))
+            }
+            Err(ServiceError::McpError(e)) => Err(e.code.0),
+            Err(e) => panic!("transport failure: {e}"),
+        });
+    }
+    client.cancel().await.ok();
+    server.abort();
+    seen
+}
+
+fn hallucinated() -> Vec<Value> {
+    vec![
+        // Honest.
+        json!({ "name": "transfer_funds", "arguments": { "recipient_id": "acct-42", "amount": 25.5, "currency": "EUR" } }),
+        // H2: an undeclared key rmcp would drop.
+        json!({ "name": "transfer_funds", "arguments": { "recipient_id": "acct-42", "amount": 25.5, "currency": "EUR", "override_limits": true } }),
+        // H3: above the declared maximum.
+        json!({ "name": "transfer_funds", "arguments": { "recipient_id": "acct-42", "amount": 50000, "currency": "EUR" } }),
+        // H3: against the declared pattern.
+        json!({ "name": "get_balance", "arguments": { "account_id": "../../etc/passwd" } }),
+        // H1.
+        json!({ "name": "delete_account", "arguments": { "account_id": "acct-42" } }),
+    ]
+}
+
+#[tokio::test]
+async fn unguarded_rmcp_runs_its_handler_on_hallucinated_arguments() {
+    let bank = Bank::new();
+    let ran = bank.ran.clone();
+    let seen = session(bank, &hallucinated()).await;
+    // rmcp drops the undeclared key and ignores the range and the pattern: four handler runs.
+    assert_eq!(ran.load(Ordering::SeqCst), 4, "{seen:?}");
+    assert_eq!(seen[2].as_ref().map(|r| r.0.as_str()), Ok("sent 50000 EUR to acct-42"));
+}
+
+/// The classes a guarded bank answered with, and how many calls its handler ran.
+async fn guarded<C: toolseal_runtime::guard::CallCheck>(guard: impl FnOnce(Bank) -> GuardedServer<Bank, C>) -> (Vec<Result<(String, bool, Option<Value>), i32>>, usize) {
+    let bank = Bank::new();
+    let ran = bank.ran.clone();
+    let seen = session(guard(bank), &hallucinated()).await;
+    (seen, ran.load(Ordering::SeqCst))
+}
+
+fn classes(seen: &[Result<(String, bool, Option<Value>), i32>]) -> Vec<String> {
+    seen.iter()
+        .map(|r| match r {
+            Ok((_, false, _)) => "ran".to_owned(),
+            Ok((_, true, feedback)) => feedback.as_ref().and_then(|f| f["class"].as_str()).unwrap_or("?").to_owned(),
+            Err(code) => format!("error {code}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_server_guarded_by_its_generated_enum_runs_only_resolved_calls() {
+    let (seen, ran) = guarded(|bank| GuardedServer::new(bank, Sealed::<bank::ToolCall>::new())).await;
+    assert_eq!(classes(&seen), ["ran", "H2", "H3", "H3", "error -32602"]);
+    assert_eq!(ran, 1, "only the honest call reached the handler");
+    let (text, _, feedback) = seen[1].as_ref().expect("a tool result");
+    assert!(text.contains("override_limits"), "{text}");
+    assert_eq!(feedback.as_ref().map(|f| f["pointer"].clone()), Some(json!("/arguments/override_limits")));
+}
+
+#[tokio::test]
+async fn a_server_guarded_by_its_own_listed_schemas_runs_only_resolved_calls() {
+    let tools = Bank::tool_router().list_all();
+    let (seen, ran) = guarded(|bank| GuardedServer::listed(bank, &tools).expect("rmcp's schemas compile")).await;
+    assert_eq!(classes(&seen), ["ran", "H2", "H3", "H3", "error -32602"]);
+    assert_eq!(ran, 1);
+}
