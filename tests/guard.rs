@@ -67,8 +67,11 @@ impl ServerHandler for Bank {
     }
 }
 
-/// What a client sees for each call, in order: the result's text and `isError`, or the JSON-RPC error code.
-async fn session<S: Service<RoleServer>>(server: S, calls: &[Value]) -> Vec<Result<(String, bool, Option<Value>), i32>> {
+/// What a client sees for one call: the result's text, `isError` and structured content, or the JSON-RPC error code.
+type Seen = Result<(String, bool, Option<Value>), i32>;
+
+/// What a client sees for each call, in order.
+async fn session<S: Service<RoleServer>>(server: S, calls: &[Value]) -> Vec<Seen> {
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let server = tokio::spawn(async move {
         let running = server.serve(server_io).await.expect("the server starts");
@@ -119,14 +122,14 @@ async fn unguarded_rmcp_runs_its_handler_on_hallucinated_arguments() {
 }
 
 /// The classes a guarded bank answered with, and how many calls its handler ran.
-async fn guarded<C: toolseal_runtime::guard::CallCheck>(guard: impl FnOnce(Bank) -> GuardedServer<Bank, C>) -> (Vec<Result<(String, bool, Option<Value>), i32>>, usize) {
+async fn guarded<C: toolseal_runtime::guard::CallCheck>(guard: impl FnOnce(Bank) -> GuardedServer<Bank, C>) -> (Vec<Seen>, usize) {
     let bank = Bank::new();
     let ran = bank.ran.clone();
     let seen = session(guard(bank), &hallucinated()).await;
     (seen, ran.load(Ordering::SeqCst))
 }
 
-fn classes(seen: &[Result<(String, bool, Option<Value>), i32>]) -> Vec<String> {
+fn classes(seen: &[Seen]) -> Vec<String> {
     seen.iter()
         .map(|r| match r {
             Ok((_, false, _)) => "ran".to_owned(),

@@ -146,10 +146,10 @@ impl<S> GuardedServer<S, DynamicRegistry> {
 
 impl<S: Service<RoleServer>, C: CallCheck> Service<RoleServer> for GuardedServer<S, C> {
     async fn handle_request(&self, request: ClientRequest, context: RequestContext<RoleServer>) -> Result<ServerResult, ErrorData> {
-        if let ClientRequest::CallToolRequest(call) = &request {
-            if let Some(answer) = self.screen(&call.params) {
-                return answer.map(ServerResult::CallToolResult);
-            }
+        if let ClientRequest::CallToolRequest(call) = &request
+            && let Some(answer) = self.screen(&call.params)
+        {
+            return answer.map(ServerResult::CallToolResult);
         }
         self.inner.handle_request(request, context).await
     }
