@@ -138,7 +138,7 @@ pub mod __private {
     pub use toolseal_runtime::dispatch::{output_value, DispatchError};
     pub use toolseal_runtime::json::Json;
     pub use toolseal_runtime::path::Path;
-    pub use toolseal_runtime::pattern::Pattern;
+    pub use toolseal_runtime::pattern::{LazyPattern, Pattern};
     pub use toolseal_runtime::mcp;
     pub use toolseal_runtime::rejection::{Class, Keyword, Names, Reason, Rejection};
     pub use toolseal_runtime::typed::{deserialize_via, elements, elements_from, try_from_serialize, FromJson};

@@ -2,6 +2,8 @@
 //! tool, and a named type for every constrained value, each with a validating
 //! `FromJson`, `Deserialize` and `JsonSchema` and a `Serialize` back to JSON.
 
+use std::collections::HashMap;
+
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 use toolseal_runtime::call::lookup;
@@ -90,6 +92,9 @@ pub struct Generator {
     impls: Vec<TokenStream>,
     /// The fields of the object generated last (`None` when it keeps extra keys).
     last_fields: Option<Vec<FieldShape>>,
+    /// Self-contained value types generated so far, by shape: a later type of
+    /// the same shape is an alias of the first (one set of impls for both).
+    shapes: HashMap<String, Ident>,
 }
 
 /// Per-tool state: its schema and the types made for its `$ref` targets.
@@ -114,7 +119,7 @@ impl Generator {
     /// Generates the module source (unformatted tokens) for `tools` and the
     /// contract `#[toolseal::tool]` checks against; `registry` names the file.
     pub fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str) -> (TokenStream, Contract) {
-        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new(), last_fields: None };
+        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new(), last_fields: None, shapes: HashMap::new() };
         let mut variants = Scope::default();
         let mut arms = Vec::new();
         let mut contract = Contract { registry: registry.to_owned(), module: module.to_owned(), tools: Vec::new() };
@@ -186,7 +191,7 @@ impl Generator {
         let (items, impls) = (g.items, g.impls);
         let tokens = quote! {
             #(#[allow(dead_code)] #items)*
-            #[allow(clippy::get_first, clippy::single_match)]
+            #[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
             const _: () = {
                 #(#impls)*
             };
@@ -273,6 +278,13 @@ impl Generator {
     fn named(&mut self, t: &mut ToolScope<'_>, s: &Schema, name: &str) -> Ident {
         let id = ident(name);
         let docs = doc_attr(s.doc());
+        if let Some(key) = shape_key(s) {
+            if let Some(first) = self.shapes.get(&key) {
+                self.items.push(quote!(#docs pub type #id = #first;));
+                return id;
+            }
+            self.shapes.insert(key, id.clone());
+        }
         let described = describe(t.doc, s);
         match &s.node {
             Node::Object(o) => self.object(t, &id, docs, o, s),
@@ -367,9 +379,8 @@ impl Generator {
 
     fn string_enum(&mut self, id: &Ident, docs: TokenStream, values: &[Json<'static>], is_const: bool, described: &str, s: &Schema) {
         let rt = rt();
-        let mut scope = Scope::default();
         let strings: Vec<&str> = values.iter().filter_map(Json::as_str).collect();
-        let variants: Vec<Ident> = strings.iter().map(|v| ident(&scope.claim(&type_name(v), "Empty"))).collect();
+        let variants = enum_variants(&strings);
         let keyword = if is_const { quote!(Const) } else { quote!(Enum) };
         let enum_values = values.iter().map(json_lit);
         let word = if is_const { "const" } else { "enum" };
@@ -578,6 +589,7 @@ impl Generator {
         let mut field_defs = Vec::new();
         let mut slot_arms = Vec::new();
         let mut required_checks = Vec::new();
+        let mut required_idx = Vec::new();
         let mut reads = Vec::new();
         let mut names = Vec::new();
         let mut schema_props = Vec::new();
@@ -601,16 +613,20 @@ impl Generator {
                         return ::core::result::Result::Err(#rt::Rejection::missing_key(at, #key, #rt::Names::Static(DECLARED)));
                     }
                 });
+                required_idx.push(idx.clone());
                 (ty.clone(), quote!(<#ty as #rt::FromJson>::from_json(slots[#idx].unwrap_or(&#rt::EMPTY_ARGUMENTS), &at.key(#key), cx)?))
             } else if let Some(d) = default {
-                let text = d.to_json_string();
+                let value = default_expr(&p.schema, &ty, d).unwrap_or_else(|| {
+                    let text = d.to_json_string();
+                    quote! {{
+                        static DEFAULT: ::std::sync::OnceLock<#ty> = ::std::sync::OnceLock::new();
+                        #rt::default_value(&DEFAULT, #text)
+                    }}
+                });
                 (ty.clone(), quote! {
                     match slots[#idx] {
                         ::core::option::Option::Some(x) => <#ty as #rt::FromJson>::from_json(x, &at.key(#key), cx)?,
-                        ::core::option::Option::None => {
-                            static DEFAULT: ::std::sync::OnceLock<#ty> = ::std::sync::OnceLock::new();
-                            #rt::default_value(&DEFAULT, #text)
-                        }
+                        ::core::option::Option::None => #value,
                     }
                 })
             } else {
@@ -709,19 +725,35 @@ impl Generator {
                 }
             },
         };
+        let body = if n > 0 && extra_field.is_none() {
+            // The common case, in one shared call: declared keys, duplicates, required keys, member count.
+            quote! {
+                static KEYS: #rt::check::ObjectKeys = #rt::check::ObjectKeys {
+                    declared: &[#(#names),*],
+                    required: &[#(#required_idx),*],
+                    min_properties: #minp,
+                    max_properties: #maxp,
+                };
+                let slots = #rt::check::slots::<#n>(v, at, &KEYS)?;
+            }
+        } else {
+            quote! {
+                #[allow(dead_code)]
+                const DECLARED: &[&str] = &[#(#names),*];
+                let members = #rt::check::object(v, at)?;
+                #(#extra_prep)*
+                #key_loop
+                #(#extra_dupes)*
+                #(#required_checks)*
+                #(#extra_required)*
+                #rt::check::property_count(members.len(), at, #minp, #maxp)?;
+            }
+        };
         self.impls.push(quote! {
             impl #rt::FromJson for #id {
                 fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
-                    #[allow(dead_code)]
-                    const DECLARED: &[&str] = &[#(#names),*];
                     let _ = &cx;
-                    let members = #rt::check::object(v, at)?;
-                    #(#extra_prep)*
-                    #key_loop
-                    #(#extra_dupes)*
-                    #(#required_checks)*
-                    #(#extra_required)*
-                    #rt::check::property_count(members.len(), at, #minp, #maxp)?;
+                    #body
                     ::core::result::Result::Ok(Self {
                         #(#reads)*
                         #(#extra_read)*
@@ -901,13 +933,16 @@ fn option_kind(doc: &SchemaDoc, s: &Schema) -> Option<String> {
 
 fn string_body(r: &StringRule) -> TokenStream {
     let rt = rt();
-    let (min, max) = (opt_u64(r.min_length), opt_u64(r.max_length));
+    let length = (r.min_length.is_some() || r.max_length.is_some()).then(|| {
+        let (min, max) = (opt_u64(r.min_length), opt_u64(r.max_length));
+        quote!(#rt::check::length(s, at, #min, #max)?;)
+    });
     let patterns = r.patterns.iter().enumerate().map(|(i, p)| {
         let src = &p.source;
         let re = format_ident!("PATTERN_{}", i);
         quote! {
-            static #re: ::std::sync::LazyLock<::core::result::Result<#rt::Pattern, ::std::string::String>> = ::std::sync::LazyLock::new(|| #rt::Pattern::new(#src));
-            #rt::check::compiled_pattern(s, at, &#re, #src)?;
+            static #re: #rt::LazyPattern = #rt::LazyPattern::new(#src);
+            #rt::check::lazy_pattern(s, at, &#re)?;
         }
     });
     let format = r.format.iter().map(|f| {
@@ -916,11 +951,63 @@ fn string_body(r: &StringRule) -> TokenStream {
     });
     quote! {
         let s = #rt::check::string(v, at)?;
-        #rt::check::length(s, at, #min, #max)?;
+        #length
         #(#patterns)*
         #(#format)*
         ::core::result::Result::Ok(Self(s.to_owned()))
     }
+}
+
+/// The shape of a value type that depends on nothing outside its schema
+/// (no `$ref`, no nested generated object): two schemas of one shape — same
+/// constraints, same docs — generate the same code, so the second is an alias.
+fn shape_key(s: &Schema) -> Option<String> {
+    let leaf = |s: &Schema| matches!(s.node, Node::Any | Node::Null | Node::Boolean | Node::Integer { .. } | Node::Number(_) | Node::String(_) | Node::Enum(_) | Node::Const(_));
+    let self_contained = match &s.node {
+        Node::Array(a) => a.prefix.is_empty() && match &a.items {
+            Items::Schema(i) => leaf(i),
+            Items::Any | Items::None => true,
+        },
+        _ => leaf(s),
+    };
+    self_contained.then(|| format!("{:?}|{:?}|{:?}", s.node, s.title, s.description))
+}
+
+/// The variant names of a string enum, in value order.
+fn enum_variants(strings: &[&str]) -> Vec<Ident> {
+    let mut scope = Scope::default();
+    strings.iter().map(|v| ident(&scope.claim(&type_name(v), "Empty"))).collect()
+}
+
+/// An expression for the `default` of a property of type `ty` (schema `s`),
+/// when it can be written directly; toolseal-build has checked it against `s`.
+/// Newtypes are built with `{ 0: .. }`, which also works through an alias.
+fn default_expr(s: &Schema, ty: &TokenStream, d: &Json<'static>) -> Option<TokenStream> {
+    Some(match (&s.node, d) {
+        (Node::Boolean, Json::Bool(b)) => quote!(#b),
+        (Node::Integer { bounds, repr }, Json::Number(n)) => {
+            let lit = match repr {
+                IntRepr::I64 => Literal::i64_suffixed(n.as_i64()?),
+                IntRepr::U64 => Literal::u64_suffixed(n.as_u64()?),
+            };
+            if bounds.is_empty() { quote!(#lit) } else { quote!(#ty { 0: #lit }) }
+        }
+        (Node::Number(bounds), Json::Number(n)) => {
+            let lit = f64_lit(n.as_f64());
+            if bounds.is_empty() { quote!(#lit) } else { quote!(#ty { 0: #lit }) }
+        }
+        (Node::String(r), Json::String(text)) => {
+            let text = text.as_ref();
+            let plain = r.min_length.is_none() && r.max_length.is_none() && r.patterns.is_empty() && r.format.is_none();
+            if plain { quote!(::std::string::String::from(#text)) } else { quote!(#ty { 0: ::std::string::String::from(#text) }) }
+        }
+        (Node::Enum(values), Json::String(text)) if values.iter().all(|v| v.as_str().is_some()) => {
+            let strings: Vec<&str> = values.iter().filter_map(Json::as_str).collect();
+            let variant = &enum_variants(&strings)[strings.iter().position(|v| *v == text.as_ref())?];
+            quote!(#ty::#variant)
+        }
+        _ => return None,
+    })
 }
 
 fn string_schema(r: &StringRule, s: &Schema) -> TokenStream {

@@ -86,12 +86,18 @@ impl<T: FromJson> FromJson for Vec<T> {
 
 /// Converts every element of an array found at `at`.
 pub fn elements<T: FromJson>(items: &[Json<'_>], at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
-    items.iter().enumerate().map(|(i, item)| T::from_json(item, &at.index(i), cx)).collect()
+    elements_from(items, 0, at, cx)
 }
 
 /// Converts the elements of an array from index `start` on (after a tuple prefix).
 pub fn elements_from<T: FromJson>(items: &[Json<'_>], start: usize, at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
-    items.iter().enumerate().skip(start).map(|(i, item)| T::from_json(item, &at.index(i), cx)).collect()
+    // A plain loop: generated code instantiates this once per element type,
+    // and iterator adapters would multiply the code each instance costs.
+    let mut out = Vec::with_capacity(items.len().saturating_sub(start));
+    for (i, item) in items.iter().enumerate().skip(start) {
+        out.push(T::from_json(item, &at.index(i), cx)?);
+    }
+    Ok(out)
 }
 
 /// A map whose every value matches one schema (`additionalProperties: {...}`, no `properties`).

@@ -62,9 +62,7 @@ pub struct GetBalanceArgs {
     pub account_id: GetBalanceAccountId,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct ListTransactionsAccountId(String);
+pub type ListTransactionsAccountId = GetBalanceAccountId;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -84,9 +82,7 @@ pub struct ListTransactionsArgs {
     pub since: ::core::option::Option<ListTransactionsSince>,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct FreezeAccountAccountId(String);
+pub type FreezeAccountAccountId = GetBalanceAccountId;
 #[allow(dead_code)]
 #[derive(
     Debug,
@@ -131,7 +127,7 @@ pub enum ToolCall {
     /// Freeze an account after suspected fraud.
     FreezeAccount(FreezeAccountArgs),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     ::toolseal::__newtype_access!(TransferFundsRecipientId, String);
     impl ::toolseal::__private::FromJson for TransferFundsRecipientId {
@@ -142,26 +138,10 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^acct-[0-9]{1,12}$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^acct-[0-9]{1,12}$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -344,59 +324,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["recipient_id", "amount", "currency", "memo"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "recipient_id" => 0,
-                    "amount" => 1,
-                    "currency" => 2,
-                    "memo" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "recipient_id",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "amount",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["recipient_id", "amount", "currency", "memo"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 recipient_id: <TransferFundsRecipientId as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -416,10 +351,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<TransferFundsCurrency> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "\"EUR\"")
-                    }
+                    ::core::option::Option::None => TransferFundsCurrency::Eur,
                 },
                 memo: match slots[3] {
                     ::core::option::Option::Some(x) => {
@@ -500,26 +432,10 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^acct-[0-9]{1,12}$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^acct-[0-9]{1,12}$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -549,47 +465,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["account_id"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "account_id" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "account_id",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["account_id"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 account_id: <GetBalanceAccountId as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -636,60 +519,6 @@ const _: () = {
                 "description".into(),
                 "Arguments of the `get_balance` tool.".into(),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(ListTransactionsAccountId, String);
-    impl ::toolseal::__private::FromJson for ListTransactionsAccountId {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
-                "^acct-[0-9]{1,12}$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^acct-[0-9]{1,12}$",
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListTransactionsAccountId);
-    impl ::toolseal::__private::schemars::JsonSchema for ListTransactionsAccountId {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListTransactionsAccountId")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ListTransactionsAccountId"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("pattern".into(), "^acct-[0-9]{1,12}$".into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -746,12 +575,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -786,49 +609,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["account_id", "limit", "since"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "account_id" => 0,
-                    "limit" => 1,
-                    "since" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "account_id",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["account_id", "limit", "since"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 account_id: <ListTransactionsAccountId as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -843,10 +631,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<ListTransactionsLimit> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "20")
-                    }
+                    ::core::option::Option::None => ListTransactionsLimit { 0: 20u64 },
                 },
                 since: match slots[2] {
                     ::core::option::Option::Some(x) => {
@@ -910,58 +695,6 @@ const _: () = {
                 "description".into(),
                 "Arguments of the `list_transactions` tool.".into(),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(FreezeAccountAccountId, String);
-    impl ::toolseal::__private::FromJson for FreezeAccountAccountId {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
-                "^acct-[0-9]{1,12}$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^acct-[0-9]{1,12}$",
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(FreezeAccountAccountId);
-    impl ::toolseal::__private::schemars::JsonSchema for FreezeAccountAccountId {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("FreezeAccountAccountId")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "FreezeAccountAccountId"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("pattern".into(), "^acct-[0-9]{1,12}$".into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -1036,57 +769,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["account_id", "reason"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "account_id" => 0,
-                    "reason" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "account_id",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "reason",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["account_id", "reason"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 account_id: <FreezeAccountAccountId as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),

@@ -17,7 +17,7 @@ pub enum ToolCall {
     /// Get the most popular song played on a radio station.
     TopSong(TopSongArgs),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     impl ::toolseal::__private::FromJson for TopSongArgs {
         fn from_json(
@@ -25,47 +25,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["sign"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "sign" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "sign",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["sign"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 sign: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),

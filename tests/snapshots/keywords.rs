@@ -309,9 +309,7 @@ pub struct UnionsShapeObject {
     pub radius: UnionsShapeObjectRadius,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct UnionsShapeObject2Side(f64);
+pub type UnionsShapeObject2Side = UnionsShapeObjectRadius;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -384,9 +382,7 @@ pub struct RefsArgs {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct AllOfA(String);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct AllOfB(u64);
+pub type AllOfB = UnionsNullableCount;
 #[allow(dead_code)]
 /// Arguments of the `all_of` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -522,7 +518,7 @@ pub enum ToolCall {
     /// The `draft07_tuple` tool.
     Draft07Tuple(Draft07TupleArgs),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     ::toolseal::__newtype_access!(StringsBounded, String);
     impl ::toolseal::__private::FromJson for StringsBounded {
@@ -572,26 +568,10 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^[A-Z]{3}-\\d{2}$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^[A-Z]{3}-\\d{2}$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -624,12 +604,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -667,12 +641,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -710,12 +678,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -753,12 +715,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -796,12 +752,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -839,12 +789,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -882,12 +826,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -964,78 +902,26 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "plain",
-                "bounded",
-                "code",
-                "email",
-                "link",
-                "when",
-                "day",
-                "id",
-                "v4",
-                "v6",
-                "short",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 11usize] = [::core::option::Option::None; 11usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "plain" => 0,
-                    "bounded" => 1,
-                    "code" => 2,
-                    "email" => 3,
-                    "link" => 4,
-                    "when" => 5,
-                    "day" => 6,
-                    "id" => 7,
-                    "v4" => 8,
-                    "v6" => 9,
-                    "short" => 10,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "plain",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "code",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "plain",
+                    "bounded",
+                    "code",
+                    "email",
+                    "link",
+                    "when",
+                    "day",
+                    "id",
+                    "v4",
+                    "v6",
+                    "short",
+                ],
+                required: &[0, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<11usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 plain: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1457,61 +1343,22 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "count",
-                "signed",
-                "ratio",
-                "step",
-                "price",
-                "big",
-                "any_number",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 7usize] = [::core::option::Option::None; 7usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "count" => 0,
-                    "signed" => 1,
-                    "ratio" => 2,
-                    "step" => 3,
-                    "price" => 4,
-                    "big" => 5,
-                    "any_number" => 6,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "count",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "count",
+                    "signed",
+                    "ratio",
+                    "step",
+                    "price",
+                    "big",
+                    "any_number",
+                ],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 count: <NumbersCount as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1914,60 +1761,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["color", "level", "mixed", "kind", "version"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "color" => 0,
-                    "level" => 1,
-                    "mixed" => 2,
-                    "kind" => 3,
-                    "version" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "color",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[3].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "kind",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["color", "level", "mixed", "kind", "version"],
+                required: &[0, 3],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 color: <EnumsAndConstsColor as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2312,51 +2113,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["tags", "matrix", "pair", "point", "anything"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "tags" => 0,
-                    "matrix" => 1,
-                    "pair" => 2,
-                    "point" => 3,
-                    "anything" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "tags",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["tags", "matrix", "pair", "point", "anything"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 tags: <ArraysTags as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2485,48 +2249,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["street", "city"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "street" => 0,
-                    "city" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "street",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["street", "city"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 street: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2625,9 +2355,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -2724,9 +2454,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -2801,57 +2531,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "address",
-                "meta",
-                "labels",
-                "extra_ok",
-                "counts",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "address" => 0,
-                    "meta" => 1,
-                    "labels" => 2,
-                    "extra_ok" => 3,
-                    "counts" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "address",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["address", "meta", "labels", "extra_ok", "counts"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 address: <ObjectsAddress as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3404,47 +3091,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["radius"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "radius" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "radius",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["radius"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 radius: <UnionsShapeObjectRadius as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3490,96 +3144,20 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(UnionsShapeObject2Side, f64);
-    impl ::toolseal::__private::FromJson for UnionsShapeObject2Side {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsShapeObject2Side);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsShapeObject2Side {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsShapeObject2Side")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsShapeObject2Side"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for UnionsShapeObject2 {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["side"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "side" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "side",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["side"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 side: <UnionsShapeObject2Side as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3725,57 +3303,20 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "maybe_name",
-                "either",
-                "exactly",
-                "nullable_count",
-                "shape",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "maybe_name" => 0,
-                    "either" => 1,
-                    "exactly" => 2,
-                    "nullable_count" => 3,
-                    "shape" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "either",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "maybe_name",
+                    "either",
+                    "exactly",
+                    "nullable_count",
+                    "shape",
+                ],
+                required: &[1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 maybe_name: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -3902,48 +3443,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["value", "children"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "value" => 0,
-                    "children" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "value",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["value", "children"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 value: <i64 as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -4072,48 +3579,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["tree", "favorite"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "tree" => 0,
-                    "favorite" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "tree",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["tree", "favorite"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 tree: <::std::boxed::Box<
                     RefsNode,
@@ -4217,97 +3690,20 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(AllOfB, u64);
-    impl ::toolseal::__private::FromJson for AllOfB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(AllOfB);
-    impl ::toolseal::__private::schemars::JsonSchema for AllOfB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("AllOfB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "AllOfB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for AllOfArgs {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <AllOfA as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -4471,42 +3867,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["mode", "retries", "verbose", "base", "tags"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "mode" => 0,
-                    "retries" => 1,
-                    "verbose" => 2,
-                    "base" => 3,
-                    "tags" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["mode", "retries", "verbose", "base", "tags"],
+                required: &[],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 mode: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -4516,10 +3884,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<DefaultsMode> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "\"fast\"")
-                    }
+                    ::core::option::Option::None => DefaultsMode::Fast,
                 },
                 retries: match slots[1] {
                     ::core::option::Option::Some(x) => {
@@ -4529,10 +3894,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<DefaultsRetries> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "3")
-                    }
+                    ::core::option::Option::None => DefaultsRetries { 0: 3u64 },
                 },
                 verbose: match slots[2] {
                     ::core::option::Option::Some(x) => {
@@ -4542,10 +3904,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "false")
-                    }
+                    ::core::option::Option::None => false,
                 },
                 base: match slots[3] {
                     ::core::option::Option::Some(x) => {
@@ -4639,9 +3998,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -4697,72 +4056,23 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "get-sum",
-                "math.hypot",
-                "type",
-                "self",
-                "aB",
-                "a_b",
-                "2fa",
-                "a/b~c",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 8usize] = [::core::option::Option::None; 8usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "get-sum" => 0,
-                    "math.hypot" => 1,
-                    "type" => 2,
-                    "self" => 3,
-                    "aB" => 4,
-                    "a_b" => 5,
-                    "2fa" => 6,
-                    "a/b~c" => 7,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "type",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[7].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a/b~c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "get-sum",
+                    "math.hypot",
+                    "type",
+                    "self",
+                    "aB",
+                    "a_b",
+                    "2fa",
+                    "a/b~c",
+                ],
+                required: &[2, 7],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<8usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 get_sum: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -4899,9 +4209,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["x"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5138,47 +4448,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["pair"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "pair" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pair",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["pair"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 pair: <Draft07TuplePair as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),

@@ -54,7 +54,7 @@ pub enum ToolCall {
     /// Although originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.
     Fetch(FetchArgs),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     ::toolseal::__newtype_access!(FetchUrl, String);
     impl ::toolseal::__private::FromJson for FetchUrl {
@@ -203,50 +203,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["url", "max_length", "start_index", "raw"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "url" => 0,
-                    "max_length" => 1,
-                    "start_index" => 2,
-                    "raw" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "url",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["url", "max_length", "start_index", "raw"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 url: <FetchUrl as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -261,10 +225,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<FetchMaxLength> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "5000")
-                    }
+                    ::core::option::Option::None => FetchMaxLength { 0: 5000u64 },
                 },
                 start_index: match slots[2] {
                     ::core::option::Option::Some(x) => {
@@ -274,10 +235,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<FetchStartIndex> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "0")
-                    }
+                    ::core::option::Option::None => FetchStartIndex { 0: 0u64 },
                 },
                 raw: match slots[3] {
                     ::core::option::Option::Some(x) => {
@@ -287,10 +245,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "false")
-                    }
+                    ::core::option::Option::None => false,
                 },
             })
         }

@@ -176,7 +176,7 @@ pub enum ToolCall {
     /// Shows the working tree status
     GitStatus(GitStatusArgs),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     ::toolseal::__newtype_access!(GitAddFiles, ::std::vec::Vec < String >);
     impl ::toolseal::__private::FromJson for GitAddFiles {
@@ -224,57 +224,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path", "files"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "files" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "files",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "files"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -336,64 +293,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "repo_path",
-                "branch_type",
-                "contains",
-                "not_contains",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "branch_type" => 1,
-                    "contains" => 2,
-                    "not_contains" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "branch_type",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "branch_type", "contains", "not_contains"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -499,57 +406,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path", "branch_name"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "branch_name" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "branch_name",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "branch_name"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -611,57 +475,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path", "message"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "message" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "message",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "message"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -720,58 +541,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path", "branch_name", "base_branch"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "branch_name" => 1,
-                    "base_branch" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "branch_name",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "branch_name", "base_branch"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -855,58 +632,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path", "target", "context_lines"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "target" => 1,
-                    "context_lines" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "target",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "target", "context_lines"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -926,10 +659,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<i64> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "3")
-                    }
+                    ::core::option::Option::None => 3i64,
                 },
             })
         }
@@ -982,48 +712,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path", "context_lines"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "context_lines" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "context_lines"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1038,10 +734,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<i64> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "3")
-                    }
+                    ::core::option::Option::None => 3i64,
                 },
             })
         }
@@ -1093,48 +786,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path", "context_lines"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "context_lines" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "context_lines"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1149,10 +808,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<i64> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "3")
-                    }
+                    ::core::option::Option::None => 3i64,
                 },
             })
         }
@@ -1204,55 +860,19 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "repo_path",
-                "max_count",
-                "start_timestamp",
-                "end_timestamp",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "max_count" => 1,
-                    "start_timestamp" => 2,
-                    "end_timestamp" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "repo_path",
+                    "max_count",
+                    "start_timestamp",
+                    "end_timestamp",
+                ],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1267,10 +887,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<i64> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "10")
-                    }
+                    ::core::option::Option::None => 10i64,
                 },
                 start_timestamp: match slots[2] {
                     ::core::option::Option::Some(x) => {
@@ -1362,47 +979,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1454,57 +1038,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path", "revision"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    "revision" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "revision",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path", "revision"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1566,47 +1107,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["repo_path"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "repo_path" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo_path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["repo_path"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 repo_path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),

@@ -116,28 +116,9 @@ pub struct Random01Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random02AItemOption0(String);
+pub type Random02AItemOption0 = Random01ABOption1;
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random02AItemEnum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random02AItemEnum = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -151,9 +132,7 @@ pub enum Random02AItem {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02A(::std::vec::Vec<Random02AItem>);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random02BAItem(::toolseal::__private::serde_json::Value);
+pub type Random02BAItem = Random00ValueObjectB;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -186,21 +165,15 @@ pub enum Random02ValueBA {
     Null(()),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random02ValueBB(String);
+pub type Random02ValueBB = Random01ABOption1;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random02ValueBCB(String);
+pub type Random02ValueBCB = Random01ABOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02ValueBCC(i64);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random02ValueBCValue(::toolseal::__private::serde_json::Value);
+pub type Random02ValueBCValue = Random00ValueObjectB;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -238,24 +211,7 @@ pub struct Random02ValueB {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02ValueC(String);
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random02ValueValueB {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random02ValueValueB = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -308,24 +264,7 @@ pub struct Random03A(::std::vec::Vec<bool>);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random03BInteger(i64);
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random03BOption1Enum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random03BOption1Enum = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -334,13 +273,9 @@ pub enum Random03BOption1 {
     Enum(Random03BOption1Enum),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random03BOption2Enum(::toolseal::__private::serde_json::Value);
+pub type Random03BOption2Enum = Random00ValueEnum;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random03BOption2Enum2(::toolseal::__private::serde_json::Value);
+pub type Random03BOption2Enum2 = Random00ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -358,9 +293,7 @@ pub enum Random03B {
     Option2(Random03BOption2),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random03ValueObjectValue(String);
+pub type Random03ValueObjectValue = Random01ABOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -379,9 +312,7 @@ pub struct Random03ValueObject {
     >,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random03ValueObject2B(String);
+pub type Random03ValueObject2B = Random01ABOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -428,24 +359,7 @@ pub struct Random03Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random04AItem {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random04AItem = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -480,9 +394,7 @@ pub enum Random04C {
     Boolean(bool),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random04ValueItem(i64);
+pub type Random04ValueItem = Random03BInteger;
 #[allow(dead_code)]
 /// Arguments of the `random_0_4` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -499,32 +411,13 @@ pub struct Random04Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random05AItem {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random05AItem = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random05A(::std::vec::Vec<Random05AItem>);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random05BItemOption1(String);
+pub type Random05BItemOption1 = Random01ABOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -537,9 +430,7 @@ pub enum Random05BItem {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random05B(::std::vec::Vec<Random05BItem>);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random05CA(String);
+pub type Random05CA = Random00ValueObjectCItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -619,21 +510,13 @@ pub enum Random09A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random09B(i64);
+pub type Random09B = Random02ValueBCC;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random09ValueOption0Option0(String);
+pub type Random09ValueOption0Option0 = Random01ABOption1;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random09ValueOption0Const(::toolseal::__private::serde_json::Value);
+pub type Random09ValueOption0Const = Random00ValueObjectB;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random09ValueOption0Option2(String);
+pub type Random09ValueOption0Option2 = Random01ABOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -643,28 +526,9 @@ pub enum Random09ValueOption0 {
     Option2(::core::option::Option<Random09ValueOption0Option2>),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random09ValueObjectA(::toolseal::__private::serde_json::Value);
+pub type Random09ValueObjectA = Random00ValueObjectB;
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random09ValueObjectB {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random09ValueObjectB = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -703,9 +567,7 @@ pub struct Random09Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random010AA(::toolseal::__private::serde_json::Value);
+pub type Random010AA = Random00ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -731,28 +593,9 @@ pub enum Random010B {
     Number(Random010BNumber),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random010CA(::toolseal::__private::serde_json::Value);
+pub type Random010CA = Random00ValueObjectB;
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random010CCValue {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random010CCValue = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -783,13 +626,9 @@ pub struct Random010Args {
     pub c: Random010C,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random011ANumber(f64);
+pub type Random011ANumber = Random03ValueObject2Value;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random011AInteger(i64);
+pub type Random011AInteger = Random03BInteger;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -798,21 +637,15 @@ pub enum Random011A {
     Integer(Random011AInteger),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random011BItem(::toolseal::__private::serde_json::Value);
+pub type Random011BItem = Random00ValueObjectB;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random011C {}
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random011ValueOption0String(String);
+pub type Random011ValueOption0String = Random00ValueObjectCItem;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random011ValueOption0Number(f64);
+pub type Random011ValueOption0Number = Random03ValueObject2Value;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -843,40 +676,15 @@ pub struct Random011Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random012ValueEnum(::toolseal::__private::serde_json::Value);
+pub type Random012ValueEnum = Random00ValueEnum;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random012ValueOption1Option0(String);
+pub type Random012ValueOption1Option0 = Random01ABOption1;
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random012ValueOption1Enum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random012ValueOption1Enum = Random01ABEnum;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random012ValueOption1ObjectA(::toolseal::__private::serde_json::Value);
+pub type Random012ValueOption1ObjectA = Random00ValueObjectB;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random012ValueOption1ObjectValue(::toolseal::__private::serde_json::Value);
+pub type Random012ValueOption1ObjectValue = Random00ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -923,9 +731,7 @@ pub struct Random012Args {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random013Args {}
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random014ValueConst(::toolseal::__private::serde_json::Value);
+pub type Random014ValueConst = Random00ValueObjectB;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -981,7 +787,7 @@ pub enum ToolCall {
     /// The `random_0_14` tool.
     Random014(Random014Args),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     ::toolseal::__newtype_access!(
         Random00ValueObjectB, ::toolseal::__private::serde_json::Value
@@ -1117,9 +923,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1374,9 +1180,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -1647,9 +1453,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1792,9 +1598,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1883,104 +1689,6 @@ const _: () = {
                 ::toolseal::__private::serde_json::Value::Bool(true),
             );
             s.insert("description".into(), "Arguments of the `random_0_1` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random02AItemOption0, String);
-    impl ::toolseal::__private::FromJson for Random02AItemOption0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02AItemOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02AItemOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02AItemOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02AItemOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random02AItemEnum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02AItemEnum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02AItemEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02AItemEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02AItemEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02AItemEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -2111,51 +1819,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random02BAItem, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random02BAItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02BAItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02BAItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02BAItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02BAItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random02BA, ::std::vec::Vec < Random02BAItem >);
     impl ::toolseal::__private::FromJson for Random02BA {
         fn from_json(
@@ -2206,9 +1869,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -2448,82 +2111,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random02ValueBB, String);
-    impl ::toolseal::__private::FromJson for Random02ValueBB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueBB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueBB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueBB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueBB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random02ValueBCB, String);
-    impl ::toolseal::__private::FromJson for Random02ValueBCB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueBCB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueBCB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueBCB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueBCB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random02ValueBCC, i64);
     impl ::toolseal::__private::FromJson for Random02ValueBCC {
         fn from_json(
@@ -2567,60 +2154,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random02ValueBCValue, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random02ValueBCValue {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueBCValue);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueBCValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueBCValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueBCValue"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random02ValueBC {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -2759,9 +2301,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -2913,20 +2455,10 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::Some(5),
             )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^[a-z]+$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^[a-z]+$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -2951,75 +2483,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Random02ValueValueB {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02ValueValueB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueValueB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueValueB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueValueB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueValueB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random02ValueValue {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -3136,9 +2608,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -3273,9 +2745,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -3465,66 +2937,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Random03BOption1Enum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random03BOption1Enum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03BOption1Enum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03BOption1Enum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03BOption1Enum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03BOption1Enum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random03BOption1 {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -3621,108 +3033,6 @@ const _: () = {
                         ::toolseal::__private::subschema:: < Random03BOption1Enum > (g)
                     ],
                 ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random03BOption2Enum, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random03BOption2Enum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03BOption2Enum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03BOption2Enum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03BOption2Enum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03BOption2Enum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random03BOption2Enum2, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random03BOption2Enum2 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03BOption2Enum2);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03BOption2Enum2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03BOption2Enum2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03BOption2Enum2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -3896,53 +3206,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random03ValueObjectValue, String);
-    impl ::toolseal::__private::FromJson for Random03ValueObjectValue {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03ValueObjectValue);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03ValueObjectValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03ValueObjectValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03ValueObjectValue"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random03ValueObject {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -4071,44 +3343,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random03ValueObject2B, String);
-    impl ::toolseal::__private::FromJson for Random03ValueObject2B {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03ValueObject2B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03ValueObject2B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03ValueObject2B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03ValueObject2B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random03ValueObject2C, i64);
     impl ::toolseal::__private::FromJson for Random03ValueObject2C {
         fn from_json(
@@ -4204,9 +3438,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -4414,9 +3648,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -4525,66 +3759,6 @@ const _: () = {
                 ::toolseal::__private::subschema::<Random03Value>(g),
             );
             s.insert("description".into(), "Arguments of the `random_0_3` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random04AItem {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random04AItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random04AItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random04AItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random04AItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random04AItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -4737,9 +3911,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -4914,58 +4088,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random04ValueItem, i64);
-    impl ::toolseal::__private::FromJson for Random04ValueItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(3.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random04ValueItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random04ValueItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random04ValueItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random04ValueItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(3.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random04Args {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5095,66 +4226,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Random05AItem {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random05AItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random05AItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random05AItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random05AItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random05AItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random05A, ::std::vec::Vec < Random05AItem >);
     impl ::toolseal::__private::FromJson for Random05A {
         fn from_json(
@@ -5197,44 +4268,6 @@ const _: () = {
             s.insert("minItems".into(), 1u64.into());
             s.insert("maxItems".into(), 3u64.into());
             s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random05BItemOption1, String);
-    impl ::toolseal::__private::FromJson for Random05BItemOption1 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random05BItemOption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random05BItemOption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random05BItemOption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random05BItemOption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -5376,82 +4409,20 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random05CA, String);
-    impl ::toolseal::__private::FromJson for Random05CA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random05CA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random05CA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random05CA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random05CA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 0u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random05C {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a"],
+                required: &[],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -5504,58 +4475,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b", "c"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <Random05A as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -5632,20 +4559,10 @@ const _: () = {
                 ::core::option::Option::Some(0),
                 ::core::option::Option::Some(4),
             )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^[a-z]+$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^[a-z]+$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -5819,9 +4736,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5969,40 +4886,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b", "c"],
+                required: &[],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -6100,9 +4991,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -6247,176 +5138,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random09B, i64);
-    impl ::toolseal::__private::FromJson for Random09B {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(6.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random09B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(6.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random09ValueOption0Option0, String);
-    impl ::toolseal::__private::FromJson for Random09ValueOption0Option0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09ValueOption0Option0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09ValueOption0Option0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09ValueOption0Option0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random09ValueOption0Option0"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random09ValueOption0Const, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random09ValueOption0Const {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09ValueOption0Const);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09ValueOption0Const {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09ValueOption0Const")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random09ValueOption0Const"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random09ValueOption0Option2, String);
-    impl ::toolseal::__private::FromJson for Random09ValueOption0Option2 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09ValueOption0Option2);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09ValueOption0Option2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09ValueOption0Option2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random09ValueOption0Option2"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random09ValueOption0 {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -6497,120 +5218,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random09ValueObjectA, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random09ValueObjectA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09ValueObjectA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09ValueObjectA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09ValueObjectA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random09ValueObjectA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random09ValueObjectB {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random09ValueObjectB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09ValueObjectB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09ValueObjectB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09ValueObjectB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random09ValueObjectB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random09ValueObject {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -6831,9 +5447,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -6939,64 +5555,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random010AA, ::toolseal::__private::serde_json::Value);
-    impl ::toolseal::__private::FromJson for Random010AA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random010AA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random010AA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random010AA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random010AA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random010A {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -7227,118 +5794,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random010CA, ::toolseal::__private::serde_json::Value);
-    impl ::toolseal::__private::FromJson for Random010CA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random010CA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random010CA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random010CA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random010CA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random010CCValue {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random010CCValue {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random010CCValue);
-    impl ::toolseal::__private::schemars::JsonSchema for Random010CCValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random010CCValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random010CCValue"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random010C {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -7477,49 +5941,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b", "c"],
+                required: &[2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -7586,92 +6015,6 @@ const _: () = {
                 "description".into(),
                 "Arguments of the `random_0_10` tool.".into(),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random011ANumber, f64);
-    impl ::toolseal::__private::FromJson for Random011ANumber {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(1.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011ANumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011ANumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011ANumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random011ANumber"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random011AInteger, i64);
-    impl ::toolseal::__private::FromJson for Random011AInteger {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(3.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011AInteger);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011AInteger {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011AInteger")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random011AInteger"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(3.0));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -7773,60 +6116,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random011BItem, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random011BItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011BItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011BItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011BItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random011BItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random011C {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -7872,91 +6170,6 @@ const _: () = {
                 "additionalProperties".into(),
                 ::toolseal::__private::serde_json::Value::Bool(false),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random011ValueOption0String, String);
-    impl ::toolseal::__private::FromJson for Random011ValueOption0String {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011ValueOption0String);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011ValueOption0String {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011ValueOption0String")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random011ValueOption0String"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 0u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random011ValueOption0Number, f64);
-    impl ::toolseal::__private::FromJson for Random011ValueOption0Number {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(1.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011ValueOption0Number);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011ValueOption0Number {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011ValueOption0Number")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random011ValueOption0Number"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(1.0));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -8103,9 +6316,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -8248,269 +6461,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random012ValueEnum, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random012ValueEnum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012ValueEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random012ValueEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012ValueEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random012ValueEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random012ValueOption1Option0, String);
-    impl ::toolseal::__private::FromJson for Random012ValueOption1Option0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012ValueOption1Option0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random012ValueOption1Option0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012ValueOption1Option0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random012ValueOption1Option0"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random012ValueOption1Enum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random012ValueOption1Enum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012ValueOption1Enum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random012ValueOption1Enum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012ValueOption1Enum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random012ValueOption1Enum"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random012ValueOption1ObjectA, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random012ValueOption1ObjectA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012ValueOption1ObjectA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random012ValueOption1ObjectA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012ValueOption1ObjectA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random012ValueOption1ObjectA"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random012ValueOption1ObjectValue, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random012ValueOption1ObjectValue {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012ValueOption1ObjectValue);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for Random012ValueOption1ObjectValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012ValueOption1ObjectValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random012ValueOption1ObjectValue"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random012ValueOption1Object {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -8817,9 +6776,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -8896,9 +6855,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -8948,51 +6907,6 @@ const _: () = {
                 "description".into(),
                 "Arguments of the `random_0_13` tool.".into(),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random014ValueConst, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random014ValueConst {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random014ValueConst);
-    impl ::toolseal::__private::schemars::JsonSchema for Random014ValueConst {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random014ValueConst")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random014ValueConst"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -9103,9 +7017,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {

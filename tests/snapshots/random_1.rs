@@ -111,9 +111,7 @@ pub struct Random12Args {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random13AA(u64);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random13AB(String);
+pub type Random13AB = Random10AOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -133,9 +131,7 @@ pub enum Random13B {
     Number(f64),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random13C(::toolseal::__private::serde_json::Value);
+pub type Random13C = Random12BA;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -255,13 +251,9 @@ pub enum Random16A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random16BOption0Option0(String);
+pub type Random16BOption0Option0 = Random10AOption1;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random16BOption0Const(::toolseal::__private::serde_json::Value);
+pub type Random16BOption0Const = Random12BA;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -270,9 +262,7 @@ pub enum Random16BOption0 {
     Const(Random16BOption0Const),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random16BConst(::toolseal::__private::serde_json::Value);
+pub type Random16BConst = Random12BA;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -281,9 +271,7 @@ pub enum Random16B {
     Const(Random16BConst),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random16CItem(::toolseal::__private::serde_json::Value);
+pub type Random16CItem = Random12BA;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -304,24 +292,7 @@ pub struct Random16Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random17AOption0Enum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random17AOption0Enum = Random14ValueAValue;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -361,9 +332,7 @@ pub enum Random17A {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17ValueEnum(::toolseal::__private::serde_json::Value);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random17ValueOption2Option0(String);
+pub type Random17ValueOption2Option0 = Random10AOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -409,28 +378,9 @@ pub enum Random19AOption0 {
     Any2(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random19AOption1Enum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random19AOption1Enum = Random14ValueAValue;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random19AOption1Enum2(::toolseal::__private::serde_json::Value);
+pub type Random19AOption1Enum2 = Random17ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -472,36 +422,15 @@ pub struct Random110Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random111BA {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random111BA = Random14ValueAValue;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random111BValueOption0(String);
+pub type Random111BValueOption0 = Random10AOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random111BValueInteger(u64);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random111BValueConst(::toolseal::__private::serde_json::Value);
+pub type Random111BValueConst = Random12BA;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -545,13 +474,9 @@ pub struct Random111Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random112AItem(::toolseal::__private::serde_json::Value);
+pub type Random112AItem = Random17ValueEnum;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random112BItemA(String);
+pub type Random112BItemA = Random10AOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -577,9 +502,7 @@ pub struct Random112Args {
     pub b: Random112B,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random113ValueEnum(::toolseal::__private::serde_json::Value);
+pub type Random113ValueEnum = Random17ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -647,7 +570,7 @@ pub enum ToolCall {
     /// The `random_1_14` tool.
     Random114(Random114Args),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     ::toolseal::__newtype_access!(Random10AString, String);
     impl ::toolseal::__private::FromJson for Random10AString {
@@ -664,20 +587,10 @@ const _: () = {
                 ::core::option::Option::Some(0),
                 ::core::option::Option::Some(5),
             )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^[a-z]+$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^[a-z]+$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -858,9 +771,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -915,57 +828,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <Random10ValueA as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1027,9 +897,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1127,9 +997,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -1433,9 +1303,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1548,9 +1418,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1700,101 +1570,20 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random13AB, String);
-    impl ::toolseal::__private::FromJson for Random13AB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13AB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13AB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13AB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13AB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random13A {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <Random13AA as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1859,26 +1648,10 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^[a-z]+$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^[a-z]+$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -2000,49 +1773,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random13C, ::toolseal::__private::serde_json::Value);
-    impl ::toolseal::__private::FromJson for Random13C {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random13ValueA {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -2148,9 +1878,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -2253,9 +1983,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -2493,9 +2223,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -2596,47 +2326,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <Random14ValueA as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2686,9 +2383,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -2762,9 +2459,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -3018,89 +2715,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random16BOption0Option0, String);
-    impl ::toolseal::__private::FromJson for Random16BOption0Option0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16BOption0Option0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16BOption0Option0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16BOption0Option0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16BOption0Option0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random16BOption0Const, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random16BOption0Const {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16BOption0Const);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16BOption0Const {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16BOption0Const")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16BOption0Const"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random16BOption0 {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -3197,51 +2811,6 @@ const _: () = {
                     ],
                 ),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random16BConst, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random16BConst {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16BConst);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16BConst {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16BConst")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16BConst"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -3345,51 +2914,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random16CItem, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random16CItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16CItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16CItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16CItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16CItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random16C, ::std::vec::Vec < Random16CItem >);
     impl ::toolseal::__private::FromJson for Random16C {
         fn from_json(
@@ -3440,9 +2964,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -3567,66 +3091,6 @@ const _: () = {
                 ::toolseal::__private::serde_json::Value::Bool(true),
             );
             s.insert("description".into(), "Arguments of the `random_1_6` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random17AOption0Enum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random17AOption0Enum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17AOption0Enum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17AOption0Enum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17AOption0Enum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17AOption0Enum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -3771,20 +3235,10 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::Some(3),
             )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^acct-[0-9]{1,4}$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^acct-[0-9]{1,4}$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -4102,46 +3556,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random17ValueOption2Option0, String);
-    impl ::toolseal::__private::FromJson for Random17ValueOption2Option0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17ValueOption2Option0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17ValueOption2Option0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17ValueOption2Option0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random17ValueOption2Option0"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random17ValueOption2String, String);
     impl ::toolseal::__private::FromJson for Random17ValueOption2String {
         fn from_json(
@@ -4342,9 +3756,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -4444,9 +3858,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -4588,117 +4002,6 @@ const _: () = {
                         ::toolseal::__private::serde_json::Value > (g)
                     ],
                 ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random19AOption1Enum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random19AOption1Enum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random19AOption1Enum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random19AOption1Enum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random19AOption1Enum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random19AOption1Enum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random19AOption1Enum2, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random19AOption1Enum2 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random19AOption1Enum2);
-    impl ::toolseal::__private::schemars::JsonSchema for Random19AOption1Enum2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random19AOption1Enum2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random19AOption1Enum2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -4894,9 +4197,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -4996,9 +4299,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -5069,104 +4372,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Random111BA {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random111BA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random111BA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random111BA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random111BA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random111BA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random111BValueOption0, String);
-    impl ::toolseal::__private::FromJson for Random111BValueOption0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random111BValueOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random111BValueOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random111BValueOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random111BValueOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random111BValueInteger, u64);
     impl ::toolseal::__private::FromJson for Random111BValueInteger {
         fn from_json(
@@ -5208,51 +4413,6 @@ const _: () = {
             s.insert("type".into(), "integer".into());
             s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
             s.insert("multipleOf".into(), ::toolseal::__private::number_value(2.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random111BValueConst, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random111BValueConst {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random111BValueConst);
-    impl ::toolseal::__private::schemars::JsonSchema for Random111BValueConst {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random111BValueConst")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random111BValueConst"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -5346,9 +4506,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5471,9 +4631,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5594,104 +4754,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random112AItem, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random112AItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random112AItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random112AItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random112AItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random112AItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random112BItemA, String);
-    impl ::toolseal::__private::FromJson for Random112BItemA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random112BItemA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random112BItemA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random112BItemA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random112BItemA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random112BItem {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5842,57 +4913,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <::std::vec::Vec<
                     Random112AItem,
@@ -5948,57 +4976,6 @@ const _: () = {
             s.insert(
                 "description".into(),
                 "Arguments of the `random_1_12` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random113ValueEnum, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random113ValueEnum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random113ValueEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random113ValueEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random113ValueEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random113ValueEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -6080,9 +5057,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -6163,9 +5140,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {

@@ -120,24 +120,7 @@ pub struct Random23Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random24AAEnum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random24AAEnum = Random21ValueItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -152,9 +135,7 @@ pub struct Random24A {
     pub a: Random24AA,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random24ValueEnum(::toolseal::__private::serde_json::Value);
+pub type Random24ValueEnum = Random21BItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -188,28 +169,9 @@ pub struct Random25AItem(::std::vec::Vec<Random25AItemItem>);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random25A(::std::vec::Vec<Random25AItem>);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random25CConst(::toolseal::__private::serde_json::Value);
+pub type Random25CConst = Random20ValueOption1Const;
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random25CEnum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random25CEnum = Random21ValueItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -268,24 +230,7 @@ pub struct Random27Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random28A {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random28A = Random21ValueItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -304,9 +249,7 @@ pub struct Random28B {
     >,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random28CNumber(f64);
+pub type Random28CNumber = Random26AItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -319,13 +262,9 @@ pub enum Random28C {
     Option1(::core::option::Option<Random28COption1>),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random28ValueOption0(String);
+pub type Random28ValueOption0 = Random28COption1;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random28ValueConst(::toolseal::__private::serde_json::Value);
+pub type Random28ValueConst = Random20ValueOption1Const;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -350,32 +289,13 @@ pub struct Random28Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random29AArrayItem {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random29AArrayItem = Random21ValueItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random29AArray(::std::vec::Vec<Random29AArrayItem>);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random29AConst(::toolseal::__private::serde_json::Value);
+pub type Random29AConst = Random20ValueOption1Const;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -385,9 +305,7 @@ pub enum Random29A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random29BNumber(f64);
+pub type Random29BNumber = Random26AItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -396,9 +314,7 @@ pub enum Random29B {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random29ValueConst(::toolseal::__private::serde_json::Value);
+pub type Random29ValueConst = Random20ValueOption1Const;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -426,9 +342,7 @@ pub struct Random29Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random210AOption0(String);
+pub type Random210AOption0 = Random28COption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -437,9 +351,7 @@ pub enum Random210A {
     Null(()),
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random210BConst(::toolseal::__private::serde_json::Value);
+pub type Random210BConst = Random20ValueOption1Const;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -448,43 +360,9 @@ pub enum Random210B {
     Const(Random210BConst),
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random210CEnum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random210CEnum = Random21ValueItem;
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random210COption1Enum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random210COption1Enum = Random21ValueItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -500,24 +378,7 @@ pub enum Random210C {
     Option1(Random210COption1),
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random210Value {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random210Value = Random21ValueItem;
 #[allow(dead_code)]
 /// Arguments of the `random_2_10` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -534,32 +395,11 @@ pub struct Random210Args {
     >,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum Random211ValueValueEnum {
-    ///red
-    #[serde(rename = "red")]
-    Red,
-    ///green
-    #[serde(rename = "green")]
-    Green,
-}
+pub type Random211ValueValueEnum = Random21ValueItem;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random211ValueValueEnum2(::toolseal::__private::serde_json::Value);
+pub type Random211ValueValueEnum2 = Random21BItem;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random211ValueValueNumber(f64);
+pub type Random211ValueValueNumber = Random29ValueNumber;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -608,9 +448,7 @@ pub struct Random212AA {
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, ()>,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random212AC(String);
+pub type Random212AC = Random28COption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
@@ -641,17 +479,13 @@ pub struct Random212Args {
     pub b: Random212B,
 }
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random213AArrayItem(String);
+pub type Random213AArrayItem = Random28COption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random213AArray(::std::vec::Vec<::core::option::Option<Random213AArrayItem>>);
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct Random213ANumber(f64);
+pub type Random213ANumber = Random23AItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
@@ -707,7 +541,7 @@ pub enum ToolCall {
     /// The `random_2_14` tool.
     Random214(Random214Args),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     ::toolseal::__newtype_access!(Random20A, ::std::vec::Vec < bool >);
     impl ::toolseal::__private::FromJson for Random20A {
@@ -1076,9 +910,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1374,9 +1208,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1488,9 +1322,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -1635,9 +1469,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -1728,66 +1562,6 @@ const _: () = {
                 ::toolseal::__private::serde_json::Value::Bool(true),
             );
             s.insert("description".into(), "Arguments of the `random_2_3` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random24AAEnum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random24AAEnum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random24AAEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random24AAEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random24AAEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random24AAEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -1897,47 +1671,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <Random24AA as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1973,57 +1714,6 @@ const _: () = {
             s.insert(
                 "additionalProperties".into(),
                 ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random24ValueEnum, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random24ValueEnum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random24ValueEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random24ValueEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random24ValueEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random24ValueEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
             );
             ::toolseal::__private::schemars::Schema::from(s)
         }
@@ -2134,9 +1824,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -2245,20 +1935,10 @@ const _: () = {
                 ::core::option::Option::Some(0),
                 ::core::option::Option::Some(1),
             )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^[a-z]+$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^[a-z]+$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -2371,111 +2051,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random25CConst, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random25CConst {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random25CConst);
-    impl ::toolseal::__private::schemars::JsonSchema for Random25CConst {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random25CConst")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random25CConst"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random25CEnum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random25CEnum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random25CEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random25CEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random25CEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random25CEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random25C {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -2582,49 +2157,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b", "c"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <Random25A as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2788,38 +2328,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a"],
+                required: &[],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -2876,26 +2392,10 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            static PATTERN_0: ::std::sync::LazyLock<
-                ::core::result::Result<
-                    ::toolseal::__private::Pattern,
-                    ::std::string::String,
-                >,
-            > = ::std::sync::LazyLock::new(|| ::toolseal::__private::Pattern::new(
+            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
                 "^acct-[0-9]{1,4}$",
-            ));
-            ::toolseal::__private::check::compiled_pattern(
-                s,
-                at,
-                &PATTERN_0,
-                "^acct-[0-9]{1,4}$",
-            )?;
+            );
+            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
             ::core::result::Result::Ok(Self(s.to_owned()))
         }
     }
@@ -3023,9 +2523,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -3093,66 +2593,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Random28A {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random28A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random28BB, f64);
     impl ::toolseal::__private::FromJson for Random28BB {
         fn from_json(
@@ -3202,9 +2642,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -3321,52 +2761,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random28CNumber, f64);
-    impl ::toolseal::__private::FromJson for Random28CNumber {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::Some(0.0),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28CNumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28CNumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28CNumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28CNumber"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(0.0),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(Random28COption1, String);
     impl ::toolseal::__private::FromJson for Random28COption1 {
         fn from_json(
@@ -3470,89 +2864,6 @@ const _: () = {
                     ],
                 ),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random28ValueOption0, String);
-    impl ::toolseal::__private::FromJson for Random28ValueOption0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28ValueOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28ValueOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28ValueOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28ValueOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random28ValueConst, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random28ValueConst {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28ValueConst);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28ValueConst {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28ValueConst")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28ValueConst"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -3661,9 +2972,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -3789,66 +3100,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Random29AArrayItem {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random29AArrayItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29AArrayItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29AArrayItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29AArrayItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29AArrayItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(
         Random29AArray, ::std::vec::Vec < Random29AArrayItem >
     );
@@ -3892,51 +3143,6 @@ const _: () = {
             );
             s.insert("maxItems".into(), 2u64.into());
             s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random29AConst, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random29AConst {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29AConst);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29AConst {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29AConst")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29AConst"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -4025,52 +3231,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random29BNumber, f64);
-    impl ::toolseal::__private::FromJson for Random29BNumber {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::Some(0.0),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29BNumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29BNumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29BNumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29BNumber"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(0.0),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random29B {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -4138,51 +3298,6 @@ const _: () = {
                     ],
                 ),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random29ValueConst, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random29ValueConst {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29ValueConst);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29ValueConst {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29ValueConst")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29ValueConst"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -4304,9 +3419,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -4414,44 +3529,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random210AOption0, String);
-    impl ::toolseal::__private::FromJson for Random210AOption0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210AOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210AOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210AOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210AOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random210A {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -4547,51 +3624,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(
-        Random210BConst, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random210BConst {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210BConst);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210BConst {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210BConst")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210BConst"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random210B {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -4680,126 +3712,6 @@ const _: () = {
                     ::std::vec![
                         ::toolseal::__private::subschema:: < () > (g),
                         ::toolseal::__private::subschema:: < Random210BConst > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random210CEnum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random210CEnum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210CEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210CEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210CEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210CEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random210COption1Enum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random210COption1Enum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210COption1Enum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210COption1Enum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210COption1Enum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210COption1Enum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
                     ],
                 ),
             );
@@ -5006,75 +3918,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Random210Value {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random210Value {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random210Args {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5205,162 +4057,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    #[allow(dead_code)]
-    impl Random211ValueValueEnum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random211ValueValueEnum {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random211ValueValueEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random211ValueValueEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random211ValueValueEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random211ValueValueEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random211ValueValueEnum2, ::toolseal::__private::serde_json::Value
-    );
-    impl ::toolseal::__private::FromJson for Random211ValueValueEnum2 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random211ValueValueEnum2);
-    impl ::toolseal::__private::schemars::JsonSchema for Random211ValueValueEnum2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random211ValueValueEnum2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random211ValueValueEnum2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random211ValueValueNumber, f64);
-    impl ::toolseal::__private::FromJson for Random211ValueValueNumber {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(100.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random211ValueValueNumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random211ValueValueNumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random211ValueValueNumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random211ValueValueNumber"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(100.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random211ValueValue {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
@@ -5453,9 +4149,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5564,9 +4260,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
@@ -5643,9 +4339,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5738,53 +4434,15 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random212AC, String);
-    impl ::toolseal::__private::FromJson for Random212AC {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random212AC);
-    impl ::toolseal::__private::schemars::JsonSchema for Random212AC {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random212AC")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random212AC"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     impl ::toolseal::__private::FromJson for Random212A {
         fn from_json(
             v: &::toolseal::__private::Json<'_>,
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
             let mut slots: [::core::option::Option<
@@ -5967,48 +4625,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b"],
+                required: &[1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -6065,44 +4689,6 @@ const _: () = {
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
-    ::toolseal::__newtype_access!(Random213AArrayItem, String);
-    impl ::toolseal::__private::FromJson for Random213AArrayItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random213AArrayItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random213AArrayItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random213AArrayItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random213AArrayItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
     ::toolseal::__newtype_access!(
         Random213AArray, ::std::vec::Vec < ::core::option::Option < Random213AArrayItem >
         >
@@ -6149,52 +4735,6 @@ const _: () = {
             );
             s.insert("maxItems".into(), 1u64.into());
             s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random213ANumber, f64);
-    impl ::toolseal::__private::FromJson for Random213ANumber {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::Some(-1.5),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random213ANumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random213ANumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random213ANumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random213ANumber"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(-1.5),
-            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -6302,47 +4842,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <Random213A as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -6392,9 +4899,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(

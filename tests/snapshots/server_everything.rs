@@ -250,7 +250,7 @@ pub enum ToolCall {
     /// Demonstrates a long running operation with progress updates.
     TriggerLongRunningOperation(TriggerLongRunningOperationArgs),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     impl ::toolseal::__private::FromJson for EchoArgs {
         fn from_json(
@@ -258,47 +258,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["message"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "message" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "message",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["message"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 message: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -417,48 +384,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["messageType", "includeImage"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "messageType" => 0,
-                    "includeImage" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "messageType",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["messageType", "includeImage"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 message_type: <GetAnnotatedMessageMessageType as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -473,10 +406,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "false")
-                    }
+                    ::core::option::Option::None => false,
                 },
             })
         }
@@ -532,9 +462,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -638,38 +568,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["count"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "count" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["count"],
+                required: &[],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 count: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -679,10 +585,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<GetResourceLinksCount> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "3")
-                    }
+                    ::core::option::Option::None => GetResourceLinksCount { 0: 3.0 },
                 },
             })
         }
@@ -794,39 +697,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["resourceType", "resourceId"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "resourceType" => 0,
-                    "resourceId" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["resourceType", "resourceId"],
+                required: &[],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 resource_type: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -837,10 +715,7 @@ const _: () = {
                         )?
                     }
                     ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<
-                            GetResourceReferenceResourceType,
-                        > = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "\"Text\"")
+                        GetResourceReferenceResourceType::Text
                     }
                 },
                 resource_id: match slots[1] {
@@ -851,10 +726,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<f64> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "1")
-                    }
+                    ::core::option::Option::None => 1.0,
                 },
             })
         }
@@ -973,47 +845,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["location"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "location" => 0,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "location",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["location"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 location: <GetStructuredContentLocation as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1069,67 +908,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["temperature", "conditions", "humidity"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "temperature" => 0,
-                    "conditions" => 1,
-                    "humidity" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "temperature",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "conditions",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "humidity",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["temperature", "conditions", "humidity"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 temperature: <f64 as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1205,57 +991,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["a", "b"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 a: <f64 as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1310,9 +1053,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -1374,12 +1117,6 @@ const _: () = {
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
             let _ = &cx;
             let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
             ::toolseal::__private::check::format(
                 s,
                 at,
@@ -1487,40 +1224,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["name", "data", "outputType"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "name" => 0,
-                    "data" => 1,
-                    "outputType" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["name", "data", "outputType"],
+                required: &[],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 name: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -1531,11 +1242,7 @@ const _: () = {
                         )?
                     }
                     ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<String> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(
-                            &DEFAULT,
-                            "\"README.md.gz\"",
-                        )
+                        ::std::string::String::from("README.md.gz")
                     }
                 },
                 data: match slots[1] {
@@ -1547,11 +1254,11 @@ const _: () = {
                         )?
                     }
                     ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<GzipFileAsResourceData> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(
-                            &DEFAULT,
-                            "\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\"",
-                        )
+                        GzipFileAsResourceData {
+                            0: ::std::string::String::from(
+                                "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md",
+                            ),
+                        }
                     }
                 },
                 output_type: match slots[2] {
@@ -1563,13 +1270,7 @@ const _: () = {
                         )?
                     }
                     ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<
-                            GzipFileAsResourceOutputType,
-                        > = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(
-                            &DEFAULT,
-                            "\"resourceLink\"",
-                        )
+                        GzipFileAsResourceOutputType::ResourceLink
                     }
                 },
             })
@@ -1625,48 +1326,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["topic", "ambiguous"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "topic" => 0,
-                    "ambiguous" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "topic",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["topic", "ambiguous"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 topic: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1681,10 +1348,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<bool> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "false")
-                    }
+                    ::core::option::Option::None => false,
                 },
             })
         }
@@ -1735,9 +1399,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -1798,9 +1462,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -1861,39 +1525,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["duration", "steps"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "duration" => 0,
-                    "steps" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["duration", "steps"],
+                required: &[],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 duration: match slots[0] {
                     ::core::option::Option::Some(x) => {
@@ -1903,10 +1542,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<f64> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "10")
-                    }
+                    ::core::option::Option::None => 10.0,
                 },
                 steps: match slots[1] {
                     ::core::option::Option::Some(x) => {
@@ -1916,10 +1552,7 @@ const _: () = {
                             cx,
                         )?
                     }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<f64> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "5")
-                    }
+                    ::core::option::Option::None => 5.0,
                 },
             })
         }

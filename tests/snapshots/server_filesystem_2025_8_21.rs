@@ -105,7 +105,7 @@ pub enum ToolCall {
     /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
     WriteFile(WriteFileArgs),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     impl ::toolseal::__private::FromJson for CreateDirectoryArgs {
         fn from_json(
@@ -113,9 +113,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -174,9 +174,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -235,9 +235,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -293,9 +293,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -354,9 +354,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -417,9 +417,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -478,9 +478,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -541,9 +541,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -599,9 +599,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -657,9 +657,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -718,9 +718,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -779,9 +779,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -840,9 +840,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(
@@ -901,9 +901,9 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
+            let _ = &cx;
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let _ = &cx;
             let members = ::toolseal::__private::check::object(v, at)?;
             if let ::core::option::Option::Some((k, _)) = members.first() {
                 return ::core::result::Result::Err(

@@ -548,24 +548,7 @@ pub struct PushFilesArgs {
     pub message: String,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum SearchCodeOrder {
-    ///asc
-    #[serde(rename = "asc")]
-    Asc,
-    ///desc
-    #[serde(rename = "desc")]
-    Desc,
-}
+pub type SearchCodeOrder = ListIssuesDirection;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
@@ -588,32 +571,11 @@ pub struct SearchCodeArgs {
     pub per_page: ::core::option::Option<SearchCodePerPage>,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum SearchIssuesOrder {
-    ///asc
-    #[serde(rename = "asc")]
-    Asc,
-    ///desc
-    #[serde(rename = "desc")]
-    Desc,
-}
+pub type SearchIssuesOrder = ListIssuesDirection;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct SearchIssuesPage(f64);
+pub type SearchIssuesPage = SearchCodePage;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct SearchIssuesPerPage(f64);
+pub type SearchIssuesPerPage = SearchCodePerPage;
 #[allow(dead_code)]
 #[derive(
     Debug,
@@ -691,32 +653,11 @@ pub struct SearchRepositoriesArgs {
     pub per_page: ::core::option::Option<f64>,
 }
 #[allow(dead_code)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub enum SearchUsersOrder {
-    ///asc
-    #[serde(rename = "asc")]
-    Asc,
-    ///desc
-    #[serde(rename = "desc")]
-    Desc,
-}
+pub type SearchUsersOrder = ListIssuesDirection;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct SearchUsersPage(f64);
+pub type SearchUsersPage = SearchCodePage;
 #[allow(dead_code)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
-pub struct SearchUsersPerPage(f64);
+pub type SearchUsersPerPage = SearchCodePerPage;
 #[allow(dead_code)]
 #[derive(
     Debug,
@@ -867,7 +808,7 @@ pub enum ToolCall {
     /// Update a pull request branch with the latest changes from the base branch
     UpdatePullRequestBranch(UpdatePullRequestBranchArgs),
 }
-#[allow(clippy::get_first, clippy::single_match)]
+#[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
 const _: () = {
     impl ::toolseal::__private::FromJson for AddIssueCommentArgs {
         fn from_json(
@@ -875,77 +816,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "issue_number", "body"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "issue_number" => 2,
-                    "body" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "issue_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[3].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "body",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "issue_number", "body"],
+                required: &[0, 1, 2, 3],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1022,68 +900,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "branch", "from_branch"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "branch" => 2,
-                    "from_branch" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "branch",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "branch", "from_branch"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1164,79 +988,22 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "title",
-                "body",
-                "assignees",
-                "milestone",
-                "labels",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 7usize] = [::core::option::Option::None; 7usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "title" => 2,
-                    "body" => 3,
-                    "assignees" => 4,
-                    "milestone" => 5,
-                    "labels" => 6,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "title",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "owner",
+                    "repo",
+                    "title",
+                    "body",
+                    "assignees",
+                    "milestone",
+                    "labels",
+                ],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1364,106 +1131,22 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "path",
-                "content",
-                "message",
-                "branch",
-                "sha",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 7usize] = [::core::option::Option::None; 7usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "path" => 2,
-                    "content" => 3,
-                    "message" => 4,
-                    "branch" => 5,
-                    "sha" => 6,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[3].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "content",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[4].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "message",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[5].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "branch",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "owner",
+                    "repo",
+                    "path",
+                    "content",
+                    "message",
+                    "branch",
+                    "sha",
+                ],
+                required: &[0, 1, 2, 3, 4, 5],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1563,99 +1246,23 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "title",
-                "body",
-                "head",
-                "base",
-                "draft",
-                "maintainer_can_modify",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 8usize] = [::core::option::Option::None; 8usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "title" => 2,
-                    "body" => 3,
-                    "head" => 4,
-                    "base" => 5,
-                    "draft" => 6,
-                    "maintainer_can_modify" => 7,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "title",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[4].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "head",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[5].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "base",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "owner",
+                    "repo",
+                    "title",
+                    "body",
+                    "head",
+                    "base",
+                    "draft",
+                    "maintainer_can_modify",
+                ],
+                required: &[0, 1, 2, 4, 5],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<8usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1845,67 +1452,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["path", "position", "body"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "path" => 0,
-                    "position" => 1,
-                    "body" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "position",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "body",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["path", "position", "body"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -1969,67 +1523,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["path", "line", "body"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "path" => 0,
-                    "line" => 1,
-                    "body" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "line",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "body",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["path", "line", "body"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2167,97 +1668,22 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "pull_number",
-                "commit_id",
-                "body",
-                "event",
-                "comments",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 7usize] = [::core::option::Option::None; 7usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "pull_number" => 2,
-                    "commit_id" => 3,
-                    "body" => 4,
-                    "event" => 5,
-                    "comments" => 6,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pull_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[4].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "body",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[5].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "event",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "owner",
+                    "repo",
+                    "pull_number",
+                    "commit_id",
+                    "body",
+                    "event",
+                    "comments",
+                ],
+                required: &[0, 1, 2, 4, 5],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2384,50 +1810,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["name", "description", "private", "autoInit"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "name" => 0,
-                    "description" => 1,
-                    "private" => 2,
-                    "autoInit" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "name",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["name", "description", "private", "autoInit"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 name: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2522,58 +1912,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "organization"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "organization" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "organization"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2648,68 +1994,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "path", "branch"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "path" => 2,
-                    "branch" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "path", "branch"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2786,67 +2078,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "issue_number"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "issue_number" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "issue_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "issue_number"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -2911,67 +2150,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "pull_number"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "pull_number" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pull_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "pull_number"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3039,67 +2225,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "pull_number"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "pull_number" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pull_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "pull_number"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3169,67 +2302,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "pull_number"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "pull_number" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pull_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "pull_number"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3297,67 +2377,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "pull_number"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "pull_number" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pull_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "pull_number"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3427,67 +2454,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "pull_number"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "pull_number" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pull_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "pull_number"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3555,60 +2529,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "sha", "page", "perPage"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "sha" => 2,
-                    "page" => 3,
-                    "perPage" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "sha", "page", "perPage"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -3891,74 +2819,24 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "direction",
-                "labels",
-                "page",
-                "per_page",
-                "since",
-                "sort",
-                "state",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 9usize] = [::core::option::Option::None; 9usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "direction" => 2,
-                    "labels" => 3,
-                    "page" => 4,
-                    "per_page" => 5,
-                    "since" => 6,
-                    "sort" => 7,
-                    "state" => 8,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "owner",
+                    "repo",
+                    "direction",
+                    "labels",
+                    "page",
+                    "per_page",
+                    "since",
+                    "sort",
+                    "state",
+                ],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -4324,74 +3202,24 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "state",
-                "head",
-                "base",
-                "sort",
-                "direction",
-                "per_page",
-                "page",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 9usize] = [::core::option::Option::None; 9usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "state" => 2,
-                    "head" => 3,
-                    "base" => 4,
-                    "sort" => 5,
-                    "direction" => 6,
-                    "per_page" => 7,
-                    "page" => 8,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "owner",
+                    "repo",
+                    "state",
+                    "head",
+                    "base",
+                    "sort",
+                    "direction",
+                    "per_page",
+                    "page",
+                ],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -4618,77 +3446,21 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "pull_number",
-                "commit_title",
-                "commit_message",
-                "merge_method",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 6usize] = [::core::option::Option::None; 6usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "pull_number" => 2,
-                    "commit_title" => 3,
-                    "commit_message" => 4,
-                    "merge_method" => 5,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pull_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "owner",
+                    "repo",
+                    "pull_number",
+                    "commit_title",
+                    "commit_message",
+                    "merge_method",
+                ],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<6usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -4807,57 +3579,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["path", "content"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "path" => 0,
-                    "content" => 1,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "path",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "content",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["path", "content"],
+                required: &[0, 1],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 path: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -4912,87 +3641,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["owner", "repo", "branch", "files", "message"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "branch" => 2,
-                    "files" => 3,
-                    "message" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "branch",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[3].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "files",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[4].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "message",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "branch", "files", "message"],
+                required: &[0, 1, 2, 3, 4],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -5068,66 +3724,6 @@ const _: () = {
                 ::toolseal::__private::serde_json::Value::Bool(false),
             );
             s.insert("description".into(), "Arguments of the `push_files` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl SearchCodeOrder {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Asc => "asc",
-                Self::Desc => "desc",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchCodeOrder {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "asc" => return ::core::result::Result::Ok(Self::Asc),
-                    "desc" => return ::core::result::Result::Ok(Self::Desc),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"asc\", \"desc\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchCodeOrder);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchCodeOrder {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchCodeOrder")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchCodeOrder"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"asc\""),
-                        ::toolseal::__private::json_literal("\"desc\"")
-                    ],
-                ),
-            );
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -5224,50 +3820,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["q", "order", "page", "per_page"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "q" => 0,
-                    "order" => 1,
-                    "page" => 2,
-                    "per_page" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "q",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["q", "order", "page", "per_page"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 q: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -5359,153 +3919,6 @@ const _: () = {
                 "description".into(),
                 "Arguments of the `search_code` tool.".into(),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl SearchIssuesOrder {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Asc => "asc",
-                Self::Desc => "desc",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchIssuesOrder {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "asc" => return ::core::result::Result::Ok(Self::Asc),
-                    "desc" => return ::core::result::Result::Ok(Self::Desc),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"asc\", \"desc\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchIssuesOrder);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesOrder {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchIssuesOrder")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchIssuesOrder"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"asc\""),
-                        ::toolseal::__private::json_literal("\"desc\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SearchIssuesPage, f64);
-    impl ::toolseal::__private::FromJson for SearchIssuesPage {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchIssuesPage);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesPage {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchIssuesPage")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchIssuesPage"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SearchIssuesPerPage, f64);
-    impl ::toolseal::__private::FromJson for SearchIssuesPerPage {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(100.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchIssuesPerPage);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesPerPage {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchIssuesPerPage")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchIssuesPerPage"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(100.0));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -5614,51 +4027,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["q", "order", "page", "per_page", "sort"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "q" => 0,
-                    "order" => 1,
-                    "page" => 2,
-                    "per_page" => 3,
-                    "sort" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "q",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["q", "order", "page", "per_page", "sort"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 q: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -5776,49 +4152,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["query", "page", "perPage"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "query" => 0,
-                    "page" => 1,
-                    "perPage" => 2,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "query",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["query", "page", "perPage"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 query: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -5887,153 +4228,6 @@ const _: () = {
                 "description".into(),
                 "Arguments of the `search_repositories` tool.".into(),
             );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl SearchUsersOrder {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Asc => "asc",
-                Self::Desc => "desc",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchUsersOrder {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "asc" => return ::core::result::Result::Ok(Self::Asc),
-                    "desc" => return ::core::result::Result::Ok(Self::Desc),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"asc\", \"desc\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchUsersOrder);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchUsersOrder {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchUsersOrder")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchUsersOrder"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"asc\""),
-                        ::toolseal::__private::json_literal("\"desc\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SearchUsersPage, f64);
-    impl ::toolseal::__private::FromJson for SearchUsersPage {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchUsersPage);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchUsersPage {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchUsersPage")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchUsersPage"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SearchUsersPerPage, f64);
-    impl ::toolseal::__private::FromJson for SearchUsersPerPage {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(100.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchUsersPerPage);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchUsersPerPage {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchUsersPerPage")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchUsersPerPage"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(100.0));
             ::toolseal::__private::schemars::Schema::from(s)
         }
     }
@@ -6108,51 +4302,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["q", "order", "page", "per_page", "sort"];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 5usize] = [::core::option::Option::None; 5usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "q" => 0,
-                    "order" => 1,
-                    "page" => 2,
-                    "per_page" => 3,
-                    "sort" => 4,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "q",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["q", "order", "page", "per_page", "sort"],
+                required: &[0],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 q: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -6330,83 +4487,24 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "issue_number",
-                "title",
-                "body",
-                "assignees",
-                "milestone",
-                "labels",
-                "state",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 9usize] = [::core::option::Option::None; 9usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "issue_number" => 2,
-                    "title" => 3,
-                    "body" => 4,
-                    "assignees" => 5,
-                    "milestone" => 6,
-                    "labels" => 7,
-                    "state" => 8,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "issue_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &[
+                    "owner",
+                    "repo",
+                    "issue_number",
+                    "title",
+                    "body",
+                    "assignees",
+                    "milestone",
+                    "labels",
+                    "state",
+                ],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
@@ -6568,73 +4666,14 @@ const _: () = {
             at: &::toolseal::__private::Path<'_>,
             cx: &mut ::toolseal::__private::Cx,
         ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[
-                "owner",
-                "repo",
-                "pull_number",
-                "expected_head_sha",
-            ];
             let _ = &cx;
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 4usize] = [::core::option::Option::None; 4usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "owner" => 0,
-                    "repo" => 1,
-                    "pull_number" => 2,
-                    "expected_head_sha" => 3,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::Rejection::undeclared_key(
-                                at,
-                                k,
-                                ::toolseal::__private::Names::Static(DECLARED),
-                            ),
-                        );
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
-                }
-            }
-            if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "owner",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "repo",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "pull_number",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
-                );
-            }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
+            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+                declared: &["owner", "repo", "pull_number", "expected_head_sha"],
+                required: &[0, 1, 2],
+                min_properties: ::core::option::Option::None,
+                max_properties: ::core::option::Option::None,
+            };
+            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
             ::core::result::Result::Ok(Self {
                 owner: <String as ::toolseal::__private::FromJson>::from_json(
                     slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
