@@ -73,4 +73,16 @@ touch "$work/large.json"
 start=$(date +%s)
 cargo build --release --quiet
 echo "rebuild after touching the registry (content unchanged, file not rewritten): $(( $(date +%s) - start )) s"
+# The edit loop: one tool's description changes, so code generation reruns and the crate recompiles.
+sed -i '0,/"description": "/s//"description": "Edited. /' "$work/large.json"
+start=$(date +%s)
+cargo build --release --quiet
+echo "release rebuild after editing the registry (dependencies built; code generation and the crate): $(( $(date +%s) - start )) s"
+start=$(date +%s)
+cargo build --quiet
+echo "clean debug build (dependencies included): $(( $(date +%s) - start )) s"
+sed -i '0,/"description": "Edited. /s//"description": "Edited twice. /' "$work/large.json"
+start=$(date +%s)
+cargo build --quiet
+echo "debug rebuild after editing the registry (dependencies built): $(( $(date +%s) - start )) s"
 "$work/target/release/large-registry"

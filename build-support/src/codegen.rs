@@ -730,6 +730,10 @@ impl Generator {
             quote! {
                 static KEYS: #rt::check::ObjectKeys = #rt::check::ObjectKeys {
                     declared: &[#(#names),*],
+                    index: |k| ::core::option::Option::Some(match k {
+                        #(#slot_arms)*
+                        _ => return ::core::option::Option::None,
+                    }),
                     required: &[#(#required_idx),*],
                     min_properties: #minp,
                     max_properties: #maxp,

@@ -425,6 +425,9 @@ pub fn object<'j, 'a>(v: &'j Json<'a>, at: &Path<'_>) -> Result<&'j [(Cow<'a, st
 pub struct ObjectKeys {
     /// Property names, in declaration order.
     pub declared: &'static [&'static str],
+    /// The index of a key in `declared` (a generated `match`, which compares
+    /// against constant strings faster than a search through `declared` could).
+    pub index: fn(&str) -> Option<usize>,
     /// Indices (into `declared`) of the required ones.
     pub required: &'static [usize],
     /// `minProperties`
@@ -444,7 +447,7 @@ pub fn slots<'j, 'a, const N: usize>(v: &'j Json<'a>, at: &Path<'_>, keys: &Obje
 
 fn fill_slots<'j, 'a>(members: &'j [(Cow<'a, str>, Json<'a>)], at: &Path<'_>, keys: &ObjectKeys, slots: &mut [Option<&'j Json<'a>>]) -> Result<(), Rejection> {
     for (k, x) in members {
-        let Some(i) = keys.declared.iter().position(|d| *d == k.as_ref()) else {
+        let Some(i) = (keys.index)(k) else {
             return Err(Rejection::undeclared_key(at, k, Names::Static(keys.declared)));
         };
         if slots[i].replace(x).is_some() {

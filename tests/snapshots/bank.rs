@@ -327,6 +327,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["recipient_id", "amount", "currency", "memo"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "recipient_id" => 0,
+                        "amount" => 1,
+                        "currency" => 2,
+                        "memo" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -468,6 +477,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["account_id"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "account_id" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -612,6 +627,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["account_id", "limit", "since"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "account_id" => 0,
+                        "limit" => 1,
+                        "since" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -772,6 +795,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["account_id", "reason"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "account_id" => 0,
+                        "reason" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

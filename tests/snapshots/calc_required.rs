@@ -55,6 +55,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -117,6 +124,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["sum"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "sum" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -176,6 +189,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["text", "shout", "times", "lang"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "text" => 0,
+                        "shout" => 1,
+                        "times" => 2,
+                        "lang" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 3],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

@@ -54,6 +54,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -116,6 +123,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["sum"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "sum" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -175,6 +188,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["text", "shout", "times"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "text" => 0,
+                        "shout" => 1,
+                        "times" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

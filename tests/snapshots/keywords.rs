@@ -917,6 +917,22 @@ const _: () = {
                     "v6",
                     "short",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "plain" => 0,
+                        "bounded" => 1,
+                        "code" => 2,
+                        "email" => 3,
+                        "link" => 4,
+                        "when" => 5,
+                        "day" => 6,
+                        "id" => 7,
+                        "v4" => 8,
+                        "v6" => 9,
+                        "short" => 10,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1354,6 +1370,18 @@ const _: () = {
                     "big",
                     "any_number",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "count" => 0,
+                        "signed" => 1,
+                        "ratio" => 2,
+                        "step" => 3,
+                        "price" => 4,
+                        "big" => 5,
+                        "any_number" => 6,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1764,6 +1792,16 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["color", "level", "mixed", "kind", "version"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "color" => 0,
+                        "level" => 1,
+                        "mixed" => 2,
+                        "kind" => 3,
+                        "version" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 3],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2116,6 +2154,16 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["tags", "matrix", "pair", "point", "anything"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "tags" => 0,
+                        "matrix" => 1,
+                        "pair" => 2,
+                        "point" => 3,
+                        "anything" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2252,6 +2300,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["street", "city"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "street" => 0,
+                        "city" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2534,6 +2589,16 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["address", "meta", "labels", "extra_ok", "counts"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "address" => 0,
+                        "meta" => 1,
+                        "labels" => 2,
+                        "extra_ok" => 3,
+                        "counts" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3094,6 +3159,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["radius"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "radius" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3153,6 +3224,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["side"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "side" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3312,6 +3389,16 @@ const _: () = {
                     "nullable_count",
                     "shape",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "maybe_name" => 0,
+                        "either" => 1,
+                        "exactly" => 2,
+                        "nullable_count" => 3,
+                        "shape" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3446,6 +3533,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["value", "children"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "value" => 0,
+                        "children" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3582,6 +3676,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["tree", "favorite"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "tree" => 0,
+                        "favorite" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3699,6 +3800,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3870,6 +3978,16 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["mode", "retries", "verbose", "base", "tags"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "mode" => 0,
+                        "retries" => 1,
+                        "verbose" => 2,
+                        "base" => 3,
+                        "tags" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4068,6 +4186,19 @@ const _: () = {
                     "2fa",
                     "a/b~c",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "get-sum" => 0,
+                        "math.hypot" => 1,
+                        "type" => 2,
+                        "self" => 3,
+                        "aB" => 4,
+                        "a_b" => 5,
+                        "2fa" => 6,
+                        "a/b~c" => 7,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[2, 7],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4451,6 +4582,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["pair"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "pair" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

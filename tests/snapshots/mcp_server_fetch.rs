@@ -206,6 +206,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["url", "max_length", "start_index", "raw"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "url" => 0,
+                        "max_length" => 1,
+                        "start_index" => 2,
+                        "raw" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

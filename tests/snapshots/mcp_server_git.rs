@@ -227,6 +227,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "files"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "files" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -296,6 +303,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "branch_type", "contains", "not_contains"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "branch_type" => 1,
+                        "contains" => 2,
+                        "not_contains" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -409,6 +425,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "branch_name"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "branch_name" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -478,6 +501,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "message"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "message" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -544,6 +574,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "branch_name", "base_branch"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "branch_name" => 1,
+                        "base_branch" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -635,6 +673,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "target", "context_lines"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "target" => 1,
+                        "context_lines" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -715,6 +761,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "context_lines"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "context_lines" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -789,6 +842,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "context_lines"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "context_lines" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -868,6 +928,15 @@ const _: () = {
                     "start_timestamp",
                     "end_timestamp",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "max_count" => 1,
+                        "start_timestamp" => 2,
+                        "end_timestamp" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -982,6 +1051,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1041,6 +1116,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path", "revision"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        "revision" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1110,6 +1192,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["repo_path"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "repo_path" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

@@ -88,6 +88,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["source_timezone", "time", "target_timezone"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "source_timezone" => 0,
+                        "time" => 1,
+                        "target_timezone" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -166,6 +174,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["timezone", "datetime", "day_of_week", "is_dst"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "timezone" => 0,
+                        "datetime" => 1,
+                        "day_of_week" => 2,
+                        "is_dst" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2, 3],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -256,6 +273,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["source", "target", "time_difference"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "source" => 0,
+                        "target" => 1,
+                        "time_difference" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -337,6 +362,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["timezone"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "timezone" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -396,6 +427,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["timezone", "datetime", "day_of_week", "is_dst"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "timezone" => 0,
+                        "datetime" => 1,
+                        "day_of_week" => 2,
+                        "is_dst" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2, 3],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

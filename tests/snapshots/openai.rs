@@ -92,6 +92,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["location", "units"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "location" => 0,
+                        "units" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

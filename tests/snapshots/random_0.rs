@@ -4418,6 +4418,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4478,6 +4484,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b", "c"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        "c" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4889,6 +4903,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b", "c"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        "c" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -5944,6 +5966,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b", "c"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        "c" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

@@ -831,6 +831,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1579,6 +1586,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2329,6 +2343,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4916,6 +4936,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

@@ -1674,6 +1674,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2160,6 +2166,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b", "c"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        "c" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2331,6 +2345,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4628,6 +4648,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4845,6 +4872,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

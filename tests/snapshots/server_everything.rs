@@ -261,6 +261,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["message"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "message" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -387,6 +393,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["messageType", "includeImage"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "messageType" => 0,
+                        "includeImage" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -571,6 +584,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["count"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "count" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -700,6 +719,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["resourceType", "resourceId"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "resourceType" => 0,
+                        "resourceId" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -848,6 +874,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["location"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "location" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -911,6 +943,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["temperature", "conditions", "humidity"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "temperature" => 0,
+                        "conditions" => 1,
+                        "humidity" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -994,6 +1034,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["a", "b"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "a" => 0,
+                        "b" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1227,6 +1274,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["name", "data", "outputType"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "name" => 0,
+                        "data" => 1,
+                        "outputType" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1329,6 +1384,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["topic", "ambiguous"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "topic" => 0,
+                        "ambiguous" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1528,6 +1590,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["duration", "steps"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "duration" => 0,
+                        "steps" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

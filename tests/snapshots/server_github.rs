@@ -819,6 +819,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "issue_number", "body"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "issue_number" => 2,
+                        "body" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2, 3],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -903,6 +912,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "branch", "from_branch"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "branch" => 2,
+                        "from_branch" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -999,6 +1017,18 @@ const _: () = {
                     "milestone",
                     "labels",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "title" => 2,
+                        "body" => 3,
+                        "assignees" => 4,
+                        "milestone" => 5,
+                        "labels" => 6,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1142,6 +1172,18 @@ const _: () = {
                     "branch",
                     "sha",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "path" => 2,
+                        "content" => 3,
+                        "message" => 4,
+                        "branch" => 5,
+                        "sha" => 6,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2, 3, 4, 5],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1258,6 +1300,19 @@ const _: () = {
                     "draft",
                     "maintainer_can_modify",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "title" => 2,
+                        "body" => 3,
+                        "head" => 4,
+                        "base" => 5,
+                        "draft" => 6,
+                        "maintainer_can_modify" => 7,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2, 4, 5],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1455,6 +1510,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["path", "position", "body"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "path" => 0,
+                        "position" => 1,
+                        "body" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1526,6 +1589,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["path", "line", "body"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "path" => 0,
+                        "line" => 1,
+                        "body" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1679,6 +1750,18 @@ const _: () = {
                     "event",
                     "comments",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "pull_number" => 2,
+                        "commit_id" => 3,
+                        "body" => 4,
+                        "event" => 5,
+                        "comments" => 6,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2, 4, 5],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1813,6 +1896,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["name", "description", "private", "autoInit"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "name" => 0,
+                        "description" => 1,
+                        "private" => 2,
+                        "autoInit" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1915,6 +2007,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "organization"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "organization" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1997,6 +2097,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "path", "branch"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "path" => 2,
+                        "branch" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2081,6 +2190,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "issue_number"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "issue_number" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2153,6 +2270,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "pull_number" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2228,6 +2353,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "pull_number" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2305,6 +2438,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "pull_number" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2380,6 +2521,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "pull_number" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2457,6 +2606,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "pull_number" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2532,6 +2689,16 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "sha", "page", "perPage"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "sha" => 2,
+                        "page" => 3,
+                        "perPage" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2832,6 +2999,20 @@ const _: () = {
                     "sort",
                     "state",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "direction" => 2,
+                        "labels" => 3,
+                        "page" => 4,
+                        "per_page" => 5,
+                        "since" => 6,
+                        "sort" => 7,
+                        "state" => 8,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3215,6 +3396,20 @@ const _: () = {
                     "per_page",
                     "page",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "state" => 2,
+                        "head" => 3,
+                        "base" => 4,
+                        "sort" => 5,
+                        "direction" => 6,
+                        "per_page" => 7,
+                        "page" => 8,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3456,6 +3651,17 @@ const _: () = {
                     "commit_message",
                     "merge_method",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "pull_number" => 2,
+                        "commit_title" => 3,
+                        "commit_message" => 4,
+                        "merge_method" => 5,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3582,6 +3788,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["path", "content"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "path" => 0,
+                        "content" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3644,6 +3857,16 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "branch", "files", "message"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "branch" => 2,
+                        "files" => 3,
+                        "message" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2, 3, 4],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -3823,6 +4046,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["q", "order", "page", "per_page"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "q" => 0,
+                        "order" => 1,
+                        "page" => 2,
+                        "per_page" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4030,6 +4262,16 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["q", "order", "page", "per_page", "sort"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "q" => 0,
+                        "order" => 1,
+                        "page" => 2,
+                        "per_page" => 3,
+                        "sort" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4155,6 +4397,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["query", "page", "perPage"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "query" => 0,
+                        "page" => 1,
+                        "perPage" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4305,6 +4555,16 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["q", "order", "page", "per_page", "sort"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "q" => 0,
+                        "order" => 1,
+                        "page" => 2,
+                        "per_page" => 3,
+                        "sort" => 4,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4500,6 +4760,20 @@ const _: () = {
                     "labels",
                     "state",
                 ],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "issue_number" => 2,
+                        "title" => 3,
+                        "body" => 4,
+                        "assignees" => 5,
+                        "milestone" => 6,
+                        "labels" => 7,
+                        "state" => 8,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -4669,6 +4943,15 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number", "expected_head_sha"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "owner" => 0,
+                        "repo" => 1,
+                        "pull_number" => 2,
+                        "expected_head_sha" => 3,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,

@@ -332,6 +332,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entityName", "contents"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entityName" => 0,
+                        "contents" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -406,6 +413,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["observations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "observations" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -473,6 +486,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entityName", "addedObservations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entityName" => 0,
+                        "addedObservations" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -547,6 +567,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["results"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "results" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -614,6 +640,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["name", "entityType", "observations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "name" => 0,
+                        "entityType" => 1,
+                        "observations" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -695,6 +729,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entities"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entities" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -762,6 +802,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["name", "entityType", "observations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "name" => 0,
+                        "entityType" => 1,
+                        "observations" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -844,6 +892,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entities"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entities" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -911,6 +965,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["from", "to", "relationType"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "from" => 0,
+                        "to" => 1,
+                        "relationType" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -984,6 +1046,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["relations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "relations" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1051,6 +1119,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["from", "to", "relationType"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "from" => 0,
+                        "to" => 1,
+                        "relationType" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1125,6 +1201,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["relations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "relations" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1192,6 +1274,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entityNames"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entityNames" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1257,6 +1345,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["success", "message"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "success" => 0,
+                        "message" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1323,6 +1418,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entityName", "observations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entityName" => 0,
+                        "observations" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1397,6 +1499,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["deletions"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "deletions" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1464,6 +1572,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["success", "message"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "success" => 0,
+                        "message" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1530,6 +1645,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["from", "to", "relationType"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "from" => 0,
+                        "to" => 1,
+                        "relationType" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1603,6 +1726,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["relations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "relations" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1670,6 +1799,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["success", "message"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "success" => 0,
+                        "message" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1736,6 +1872,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["names"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "names" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1798,6 +1940,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["name", "entityType", "observations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "name" => 0,
+                        "entityType" => 1,
+                        "observations" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1879,6 +2029,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["from", "to", "relationType"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "from" => 0,
+                        "to" => 1,
+                        "relationType" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -1952,6 +2110,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entities", "relations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entities" => 0,
+                        "relations" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2091,6 +2256,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["name", "entityType", "observations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "name" => 0,
+                        "entityType" => 1,
+                        "observations" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2172,6 +2345,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["from", "to", "relationType"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "from" => 0,
+                        "to" => 1,
+                        "relationType" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2245,6 +2426,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entities", "relations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entities" => 0,
+                        "relations" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2326,6 +2514,12 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["query"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "query" => 0,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2385,6 +2579,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["name", "entityType", "observations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "name" => 0,
+                        "entityType" => 1,
+                        "observations" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2466,6 +2668,14 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["from", "to", "relationType"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "from" => 0,
+                        "to" => 1,
+                        "relationType" => 2,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1, 2],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
@@ -2539,6 +2749,13 @@ const _: () = {
             let _ = &cx;
             static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
                 declared: &["entities", "relations"],
+                index: |k| ::core::option::Option::Some(
+                    match k {
+                        "entities" => 0,
+                        "relations" => 1,
+                        _ => return ::core::option::Option::None,
+                    },
+                ),
                 required: &[0, 1],
                 min_properties: ::core::option::Option::None,
                 max_properties: ::core::option::Option::None,
