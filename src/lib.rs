@@ -188,6 +188,78 @@ pub mod __private {
         }
     }
 
+    /// A function that returns a (sub)schema, registering definitions with the generator.
+    pub type SchemaFn = fn(&mut schemars::SchemaGenerator) -> serde_json::Value;
+
+    /// What an object schema says of keys beyond its `properties`.
+    pub enum AdditionalSchema {
+        /// `additionalProperties: false`.
+        Closed,
+        /// `additionalProperties: true`.
+        Open,
+        /// `additionalProperties: {...}`.
+        Schema(SchemaFn),
+    }
+
+    /// A generated object type's schema, as data: one shared builder serves every type.
+    pub struct ObjectSchema<'a> {
+        /// Each property and its schema, in declaration order.
+        pub properties: &'a [(&'a str, SchemaFn)],
+        /// The required keys.
+        pub required: &'a [&'a str],
+        /// Keys beyond `properties`.
+        pub additional: AdditionalSchema,
+        /// `minProperties`
+        pub min_properties: Option<u64>,
+        /// `maxProperties`
+        pub max_properties: Option<u64>,
+        /// `description`
+        pub description: Option<&'a str>,
+    }
+
+    /// The JSON Schema of a generated object type.
+    pub fn object_schema(g: &mut schemars::SchemaGenerator, o: &ObjectSchema<'_>) -> schemars::Schema {
+        let properties: serde_json::Map<String, serde_json::Value> = o.properties.iter().map(|(k, f)| ((*k).to_owned(), f(g))).collect();
+        let mut s = serde_json::Map::new();
+        s.insert("type".into(), "object".into());
+        s.insert("properties".into(), properties.into());
+        s.insert("required".into(), o.required.iter().map(|k| serde_json::Value::from(*k)).collect());
+        let additional = match &o.additional {
+            AdditionalSchema::Closed => serde_json::Value::Bool(false),
+            AdditionalSchema::Open => serde_json::Value::Bool(true),
+            AdditionalSchema::Schema(f) => f(g),
+        };
+        s.insert("additionalProperties".into(), additional);
+        if let Some(n) = o.min_properties {
+            s.insert("minProperties".into(), n.into());
+        }
+        if let Some(n) = o.max_properties {
+            s.insert("maxProperties".into(), n.into());
+        }
+        if let Some(d) = o.description {
+            s.insert("description".into(), d.into());
+        }
+        schemars::Schema::from(s)
+    }
+
+    /// The root schema of an arguments type — what `SchemaGenerator::into_root_schema_for`
+    /// builds (draft 2020-12: `title`, `$schema`, `$defs`), without an instance of it per type.
+    pub fn root_schema(name: fn() -> std::borrow::Cow<'static, str>, json_schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema) -> schemars::Schema {
+        let mut g = schemars::SchemaGenerator::default();
+        let mut schema = json_schema(&mut g);
+        let definitions = g.take_definitions(false);
+        let meta_schema = g.settings().meta_schema.clone();
+        let object = schema.ensure_object();
+        object.entry("title").or_insert_with(|| name().into());
+        if let Some(meta_schema) = meta_schema {
+            object.insert("$schema".into(), meta_schema.into());
+        }
+        if !definitions.is_empty() {
+            object.insert("$defs".into(), definitions.into());
+        }
+        schema
+    }
+
     /// The `default` of an absent optional property, built once.
     pub fn default_value<T: FromJson + Clone>(cell: &OnceLock<T>, text: &'static str) -> T {
         cell.get_or_init(|| {

@@ -172,9 +172,11 @@ fn host_forwards_only_resolved_calls_and_answers_rejections_as_is_error() {
     std::fs::remove_file(&log).ok();
 }
 
-#[test]
-fn a_merged_host_session_routes_every_call_to_one_server_or_rejects_it() {
-    let dir = std::env::temp_dir().join(format!("toolseal-merged-{}", std::process::id()));
+/// A directory with captures of two tiny servers, `alpha` (first-party) and
+/// `beta` (community), and a `toolseal.toml` that starts them; `beta`'s
+/// command starts with `beta_prefix` (TOML array items, e.g. an `env` call).
+fn two_tier_deployment(name: &str, beta_prefix: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let server = support::root().join("tests/servers/tiny_mcp.py").to_string_lossy().into_owned();
     for name in ["alpha", "beta"] {
@@ -182,9 +184,15 @@ fn a_merged_host_session_routes_every_call_to_one_server_or_rejects_it() {
         assert_eq!(toolseal(&["capture", "--out", &out, "--", "python3", &server, name], &[], b"").status.code(), Some(0));
     }
     let manifest = format!(
-        "tiers = [\"first-party\", \"community\"]\n\n[[servers]]\nname = \"alpha\"\ntier = \"first-party\"\nregistry = \"alpha.json\"\ncommand = [\"python3\", {server:?}, \"alpha\"]\n\n[[servers]]\nname = \"beta\"\ntier = \"community\"\nregistry = \"beta.json\"\ncommand = [\"python3\", {server:?}, \"beta\"]\n"
+        "tiers = [\"first-party\", \"community\"]\n\n[[servers]]\nname = \"alpha\"\ntier = \"first-party\"\nregistry = \"alpha.json\"\ncommand = [\"python3\", {server:?}, \"alpha\"]\n\n[[servers]]\nname = \"beta\"\ntier = \"community\"\nregistry = \"beta.json\"\ncommand = [{beta_prefix}\"python3\", {server:?}, \"beta\"]\n"
     );
     std::fs::write(dir.join("toolseal.toml"), manifest).expect("manifest");
+    dir
+}
+
+#[test]
+fn a_merged_host_session_routes_every_call_to_one_server_or_rejects_it() {
+    let dir = two_tier_deployment("toolseal-merged", "");
     let log = dir.join("calls.log").to_string_lossy().into_owned();
     let replies = concat!(
         r#"{"name":"add","arguments":{"a":1,"b":2}}"#, "\n",
@@ -256,19 +264,9 @@ fn a_listing_changed_mid_session_holds_changed_tools_as_m4_until_accepted() {
 
 #[test]
 fn a_merged_host_accepting_changes_resolves_the_changed_server_against_its_new_listing() {
-    let dir = std::env::temp_dir().join(format!("toolseal-merged-change-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let server = support::root().join("tests/servers/tiny_mcp.py").to_string_lossy().into_owned();
-    for name in ["alpha", "beta"] {
-        let out = dir.join(format!("{name}.json")).to_string_lossy().into_owned();
-        assert_eq!(toolseal(&["capture", "--out", &out, "--", "python3", &server, name], &[], b"").status.code(), Some(0));
-    }
     // Only beta changes, after its first call. Afterwards a fractional `b` fits
     // beta's `add` but not alpha's: sent to alpha it is M5, not a guess.
-    let manifest = format!(
-        "tiers = [\"first-party\", \"community\"]\n\n[[servers]]\nname = \"alpha\"\ntier = \"first-party\"\nregistry = \"alpha.json\"\ncommand = [\"python3\", {server:?}, \"alpha\"]\n\n[[servers]]\nname = \"beta\"\ntier = \"community\"\nregistry = \"beta.json\"\ncommand = [\"env\", \"TINY_CHANGE_AFTER=1\", \"python3\", {server:?}, \"beta\"]\n"
-    );
-    std::fs::write(dir.join("toolseal.toml"), manifest).expect("manifest");
+    let dir = two_tier_deployment("toolseal-merged-change", "\"env\", \"TINY_CHANGE_AFTER=1\", ");
     let log = dir.join("calls.log");
     let replies = concat!(
         r#"{"name":"beta__echo","arguments":{"text":"x"}}"#, "\n",

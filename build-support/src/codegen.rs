@@ -335,7 +335,18 @@ impl Generator {
         id
     }
 
+    /// `Deserialize` and `JsonSchema` for `id`; `schema_body` fills the schema map `s`.
     fn common_impls(&mut self, id: &Ident, schema_body: TokenStream) {
+        let rt = rt();
+        self.schema_impls(id, quote! {
+            let mut s = #rt::serde_json::Map::new();
+            #schema_body
+            #rt::schemars::Schema::from(s)
+        });
+    }
+
+    /// `Deserialize` and `JsonSchema` for `id`; `json_schema` is the body of `JsonSchema::json_schema(g)`.
+    fn schema_impls(&mut self, id: &Ident, json_schema: TokenStream) {
         let rt = rt();
         let name = id.to_string();
         self.impls.push(quote! {
@@ -349,9 +360,7 @@ impl Generator {
                 }
                 fn json_schema(g: &mut #rt::schemars::SchemaGenerator) -> #rt::schemars::Schema {
                     let _ = &g;
-                    let mut s = #rt::serde_json::Map::new();
-                    #schema_body
-                    #rt::schemars::Schema::from(s)
+                    #json_schema
                 }
             }
         });
@@ -644,7 +653,7 @@ impl Generator {
             slot_arms.push(quote!(#key => #idx,));
             reads.push(quote!(#fid: #read,));
             names.push(key.clone());
-            schema_props.push(quote!(props.insert(#key.into(), #rt::subschema::<#ty>(g));));
+            schema_props.push(quote!((#key, #rt::subschema::<#ty> as #rt::SchemaFn)));
             if p.required {
                 required_names.push(key.clone());
             }
@@ -766,23 +775,25 @@ impl Generator {
             }
         });
         let additional = match &extra {
-            None => quote!(#rt::serde_json::Value::Bool(false)),
-            Some(ty) if matches!(o.additional, Additional::Schema(_)) => quote!(#rt::subschema::<#ty>(g)),
-            Some(_) => quote!(#rt::serde_json::Value::Bool(true)),
+            None => quote!(#rt::AdditionalSchema::Closed),
+            Some(ty) if matches!(o.additional, Additional::Schema(_)) => quote!(#rt::AdditionalSchema::Schema(#rt::subschema::<#ty> as #rt::SchemaFn)),
+            Some(_) => quote!(#rt::AdditionalSchema::Open),
         };
-        let counts = props_schema(o.min_properties, o.max_properties);
-        let desc = s.description.iter();
+        let description = match &s.description {
+            Some(d) => quote!(::core::option::Option::Some(#d)),
+            None => quote!(::core::option::Option::None),
+        };
         let required_extra = &o.required_extra;
-        let props_mut = if schema_props.is_empty() { TokenStream::new() } else { quote!(mut) };
-        self.common_impls(id, quote! {
-            let #props_mut props = #rt::serde_json::Map::new();
-            #(#schema_props)*
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert("required".into(), #rt::serde_json::Value::Array(::std::vec![#(#required_names.into(),)* #(#required_extra.into()),*]));
-            s.insert("additionalProperties".into(), #additional);
-            #counts
-            #(s.insert("description".into(), #desc.into());)*
+        // One shared builder; per property only a pointer to its subschema function.
+        self.schema_impls(id, quote! {
+            #rt::object_schema(g, &#rt::ObjectSchema {
+                properties: &[#(#schema_props),*],
+                required: &[#(#required_names,)* #(#required_extra),*],
+                additional: #additional,
+                min_properties: #minp,
+                max_properties: #maxp,
+                description: #description,
+            })
         });
     }
 
@@ -850,7 +861,7 @@ impl Generator {
                 /// Each tool's arguments schema as derived from the generated types
                 /// (`schemars`), in registry order: the closed-world schema to show a model.
                 pub fn argument_schemas() -> ::std::vec::Vec<(&'static str, #rt::schemars::Schema)> {
-                    ::std::vec![#((#names, #rt::schemars::SchemaGenerator::default().into_root_schema_for::<#args>()),)*]
+                    ::std::vec![#((#names, #rt::root_schema(<#args as #rt::schemars::JsonSchema>::schema_name, <#args as #rt::schemars::JsonSchema>::json_schema)),)*]
                 }
                 /// The arguments as JSON (defaults applied).
                 pub fn arguments(&self) -> #rt::serde_json::Value {
@@ -1064,15 +1075,6 @@ fn counts_schema(min: Option<u64>, max: Option<u64>, unique: bool) -> TokenStrea
         #(s.insert("minItems".into(), #min.into());)*
         #(s.insert("maxItems".into(), #max.into());)*
         #(#unique)*
-    }
-}
-
-fn props_schema(min: Option<u64>, max: Option<u64>) -> TokenStream {
-    let min = min.map(Literal::u64_suffixed).into_iter();
-    let max = max.map(Literal::u64_suffixed).into_iter();
-    quote! {
-        #(s.insert("minProperties".into(), #min.into());)*
-        #(s.insert("maxProperties".into(), #max.into());)*
     }
 }
 

@@ -391,45 +391,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "recipient_id".into(),
-                    ::toolseal::__private::subschema::<TransferFundsRecipientId>(g),
-                );
-            props
-                .insert(
-                    "amount".into(),
-                    ::toolseal::__private::subschema::<TransferFundsAmount>(g),
-                );
-            props
-                .insert(
-                    "currency".into(),
-                    ::toolseal::__private::subschema::<TransferFundsCurrency>(g),
-                );
-            props
-                .insert(
-                    "memo".into(),
-                    ::toolseal::__private::subschema::<TransferFundsMemo>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["recipient_id".into(), "amount".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `transfer_funds` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "recipient_id",
+                            ::toolseal::__private::subschema::<TransferFundsRecipientId>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "amount",
+                            ::toolseal::__private::subschema::<TransferFundsAmount>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "currency",
+                            ::toolseal::__private::subschema::<TransferFundsCurrency>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "memo",
+                            ::toolseal::__private::subschema::<TransferFundsMemo>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["recipient_id", "amount"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `transfer_funds` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(GetBalanceAccountId, String);
@@ -511,30 +506,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "account_id".into(),
-                    ::toolseal::__private::subschema::<GetBalanceAccountId>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["account_id".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get_balance` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "account_id",
+                            ::toolseal::__private::subschema::<GetBalanceAccountId>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["account_id"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_balance` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(ListTransactionsLimit, u64);
@@ -685,40 +675,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "account_id".into(),
-                    ::toolseal::__private::subschema::<ListTransactionsAccountId>(g),
-                );
-            props
-                .insert(
-                    "limit".into(),
-                    ::toolseal::__private::subschema::<ListTransactionsLimit>(g),
-                );
-            props
-                .insert(
-                    "since".into(),
-                    ::toolseal::__private::subschema::<ListTransactionsSince>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["account_id".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `list_transactions` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "account_id",
+                            ::toolseal::__private::subschema::<ListTransactionsAccountId>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "limit",
+                            ::toolseal::__private::subschema::<ListTransactionsLimit>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "since",
+                            ::toolseal::__private::subschema::<ListTransactionsSince>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["account_id"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `list_transactions` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -835,35 +820,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "account_id".into(),
-                    ::toolseal::__private::subschema::<FreezeAccountAccountId>(g),
-                );
-            props
-                .insert(
-                    "reason".into(),
-                    ::toolseal::__private::subschema::<FreezeAccountReason>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["account_id".into(), "reason".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `freeze_account` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "account_id",
+                            ::toolseal::__private::subschema::<FreezeAccountAccountId>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "reason",
+                            ::toolseal::__private::subschema::<FreezeAccountReason>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["account_id", "reason"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `freeze_account` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -1049,15 +1029,21 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("transfer_funds",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < TransferFundsArgs > ()), ("get_balance",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetBalanceArgs > ()), ("list_transactions",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ListTransactionsArgs > ()), ("freeze_account",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < FreezeAccountArgs > ()),
+                ("transfer_funds", ::toolseal::__private::root_schema(< TransferFundsArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                TransferFundsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("get_balance", ::toolseal::__private::root_schema(<
+                GetBalanceArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GetBalanceArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("list_transactions", ::toolseal::__private::root_schema(<
+                ListTransactionsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < ListTransactionsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("freeze_account", ::toolseal::__private::root_schema(< FreezeAccountArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                FreezeAccountArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

@@ -94,24 +94,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<i64>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `get-sum` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get-sum` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetSumOutput {
@@ -157,26 +163,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("sum".into(), ::toolseal::__private::subschema::<i64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["sum".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `get-sum` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "sum",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["sum"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `get-sum` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for EchoArgs {
@@ -246,25 +251,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("text".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("shout".into(), ::toolseal::__private::subschema::<bool>(g));
-            props.insert("times".into(), ::toolseal::__private::subschema::<i64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["text".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `echo` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "text",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "shout",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "times",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["text"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `echo` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for TypeArgs {
@@ -309,20 +324,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `type` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `type` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -474,12 +488,15 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("get-sum", ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetSumArgs > ()), ("echo",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < EchoArgs > ()), ("type",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < TypeArgs > ()),
+                ("get-sum", ::toolseal::__private::root_schema(< GetSumArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GetSumArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("echo", ::toolseal::__private::root_schema(< EchoArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < EchoArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("type", ::toolseal::__private::root_schema(< TypeArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < TypeArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

@@ -1074,58 +1074,75 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("plain".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "bounded".into(),
-                    ::toolseal::__private::subschema::<StringsBounded>(g),
-                );
-            props
-                .insert(
-                    "code".into(),
-                    ::toolseal::__private::subschema::<StringsCode>(g),
-                );
-            props
-                .insert(
-                    "email".into(),
-                    ::toolseal::__private::subschema::<StringsEmail>(g),
-                );
-            props
-                .insert(
-                    "link".into(),
-                    ::toolseal::__private::subschema::<StringsLink>(g),
-                );
-            props
-                .insert(
-                    "when".into(),
-                    ::toolseal::__private::subschema::<StringsWhen>(g),
-                );
-            props
-                .insert("day".into(), ::toolseal::__private::subschema::<StringsDay>(g));
-            props.insert("id".into(), ::toolseal::__private::subschema::<StringsId>(g));
-            props.insert("v4".into(), ::toolseal::__private::subschema::<StringsV4>(g));
-            props.insert("v6".into(), ::toolseal::__private::subschema::<StringsV6>(g));
-            props
-                .insert(
-                    "short".into(),
-                    ::toolseal::__private::subschema::<StringsShort>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["plain".into(), "code".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `strings` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "plain",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "bounded",
+                            ::toolseal::__private::subschema::<StringsBounded>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "code",
+                            ::toolseal::__private::subschema::<StringsCode>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "email",
+                            ::toolseal::__private::subschema::<StringsEmail>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "link",
+                            ::toolseal::__private::subschema::<StringsLink>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "when",
+                            ::toolseal::__private::subschema::<StringsWhen>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "day",
+                            ::toolseal::__private::subschema::<StringsDay>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "id",
+                            ::toolseal::__private::subschema::<StringsId>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "v4",
+                            ::toolseal::__private::subschema::<StringsV4>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "v6",
+                            ::toolseal::__private::subschema::<StringsV6>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "short",
+                            ::toolseal::__private::subschema::<StringsShort>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["plain", "code"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `strings` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(NumbersCount, u64);
@@ -1482,50 +1499,55 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "count".into(),
-                    ::toolseal::__private::subschema::<NumbersCount>(g),
-                );
-            props
-                .insert(
-                    "signed".into(),
-                    ::toolseal::__private::subschema::<NumbersSigned>(g),
-                );
-            props
-                .insert(
-                    "ratio".into(),
-                    ::toolseal::__private::subschema::<NumbersRatio>(g),
-                );
-            props
-                .insert(
-                    "step".into(),
-                    ::toolseal::__private::subschema::<NumbersStep>(g),
-                );
-            props
-                .insert(
-                    "price".into(),
-                    ::toolseal::__private::subschema::<NumbersPrice>(g),
-                );
-            props.insert("big".into(), ::toolseal::__private::subschema::<i64>(g));
-            props
-                .insert("any_number".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["count".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `numbers` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "count",
+                            ::toolseal::__private::subschema::<NumbersCount>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "signed",
+                            ::toolseal::__private::subschema::<NumbersSigned>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "ratio",
+                            ::toolseal::__private::subschema::<NumbersRatio>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "step",
+                            ::toolseal::__private::subschema::<NumbersStep>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "price",
+                            ::toolseal::__private::subschema::<NumbersPrice>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "big",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "any_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["count"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `numbers` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -1871,50 +1893,45 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "color".into(),
-                    ::toolseal::__private::subschema::<EnumsAndConstsColor>(g),
-                );
-            props
-                .insert(
-                    "level".into(),
-                    ::toolseal::__private::subschema::<EnumsAndConstsLevel>(g),
-                );
-            props
-                .insert(
-                    "mixed".into(),
-                    ::toolseal::__private::subschema::<EnumsAndConstsMixed>(g),
-                );
-            props
-                .insert(
-                    "kind".into(),
-                    ::toolseal::__private::subschema::<EnumsAndConstsKind>(g),
-                );
-            props
-                .insert(
-                    "version".into(),
-                    ::toolseal::__private::subschema::<EnumsAndConstsVersion>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["color".into(), "kind".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `enums_and_consts` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "color",
+                            ::toolseal::__private::subschema::<EnumsAndConstsColor>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "level",
+                            ::toolseal::__private::subschema::<EnumsAndConstsLevel>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "mixed",
+                            ::toolseal::__private::subschema::<EnumsAndConstsMixed>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "kind",
+                            ::toolseal::__private::subschema::<EnumsAndConstsKind>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "version",
+                            ::toolseal::__private::subschema::<EnumsAndConstsVersion>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["color", "kind"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `enums_and_consts` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(ArraysTags, ::std::vec::Vec < String >);
@@ -2244,51 +2261,47 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "tags".into(),
-                    ::toolseal::__private::subschema::<ArraysTags>(g),
-                );
-            props
-                .insert(
-                    "matrix".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<::std::vec::Vec<i64>>,
-                    >(g),
-                );
-            props
-                .insert(
-                    "pair".into(),
-                    ::toolseal::__private::subschema::<ArraysPair>(g),
-                );
-            props
-                .insert(
-                    "point".into(),
-                    ::toolseal::__private::subschema::<ArraysPoint>(g),
-                );
-            props
-                .insert(
-                    "anything".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<::toolseal::__private::serde_json::Value>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["tags".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `arrays` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "tags",
+                            ::toolseal::__private::subschema::<ArraysTags>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "matrix",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<::std::vec::Vec<i64>>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pair",
+                            ::toolseal::__private::subschema::<ArraysPair>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "point",
+                            ::toolseal::__private::subschema::<ArraysPoint>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "anything",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<::toolseal::__private::serde_json::Value>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["tags"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `arrays` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ObjectsAddress {
@@ -2347,23 +2360,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("street".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("city".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["street".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "street",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "city",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["street"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(ObjectsLabelsValue, String);
@@ -2487,20 +2505,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ObjectsCounts {
@@ -2563,21 +2584,20 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<i64>(g),
-            );
-            s.insert("minProperties".into(), 1u64.into());
-            s.insert("maxProperties".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<i64>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::Some(1),
+                    max_properties: ::core::option::Option::Some(3),
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ObjectsArgs {
@@ -2681,57 +2701,53 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "address".into(),
-                    ::toolseal::__private::subschema::<ObjectsAddress>(g),
-                );
-            props
-                .insert(
-                    "meta".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::collections::BTreeMap<
-                            ::std::string::String,
-                            ::toolseal::__private::serde_json::Value,
-                        >,
-                    >(g),
-                );
-            props
-                .insert(
-                    "labels".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::collections::BTreeMap<
-                            ::std::string::String,
-                            ObjectsLabelsValue,
-                        >,
-                    >(g),
-                );
-            props
-                .insert(
-                    "extra_ok".into(),
-                    ::toolseal::__private::subschema::<ObjectsExtraOk>(g),
-                );
-            props
-                .insert(
-                    "counts".into(),
-                    ::toolseal::__private::subschema::<ObjectsCounts>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["address".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `objects` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "address",
+                            ::toolseal::__private::subschema::<ObjectsAddress>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "meta",
+                            ::toolseal::__private::subschema::<
+                                ::std::collections::BTreeMap<
+                                    ::std::string::String,
+                                    ::toolseal::__private::serde_json::Value,
+                                >,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "labels",
+                            ::toolseal::__private::subschema::<
+                                ::std::collections::BTreeMap<
+                                    ::std::string::String,
+                                    ObjectsLabelsValue,
+                                >,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "extra_ok",
+                            ::toolseal::__private::subschema::<ObjectsExtraOk>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "counts",
+                            ::toolseal::__private::subschema::<ObjectsCounts>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["address"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `objects` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(UnionsEitherString, String);
@@ -3193,26 +3209,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "radius".into(),
-                    ::toolseal::__private::subschema::<UnionsShapeObjectRadius>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["radius".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "radius",
+                            ::toolseal::__private::subschema::<UnionsShapeObjectRadius>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["radius"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for UnionsShapeObject2 {
@@ -3258,26 +3271,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "side".into(),
-                    ::toolseal::__private::subschema::<UnionsShapeObject2Side>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["side".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "side",
+                            ::toolseal::__private::subschema::<UnionsShapeObject2Side>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["side"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for UnionsShape {
@@ -3479,49 +3489,47 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "maybe_name".into(),
-                    ::toolseal::__private::subschema::<::core::option::Option<String>>(g),
-                );
-            props
-                .insert(
-                    "either".into(),
-                    ::toolseal::__private::subschema::<UnionsEither>(g),
-                );
-            props
-                .insert(
-                    "exactly".into(),
-                    ::toolseal::__private::subschema::<UnionsExactly>(g),
-                );
-            props
-                .insert(
-                    "nullable_count".into(),
-                    ::toolseal::__private::subschema::<
-                        ::core::option::Option<UnionsNullableCount>,
-                    >(g),
-                );
-            props
-                .insert(
-                    "shape".into(),
-                    ::toolseal::__private::subschema::<UnionsShape>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["either".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `unions` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "maybe_name",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<String>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "either",
+                            ::toolseal::__private::subschema::<UnionsEither>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "exactly",
+                            ::toolseal::__private::subschema::<UnionsExactly>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "nullable_count",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<UnionsNullableCount>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "shape",
+                            ::toolseal::__private::subschema::<UnionsShape>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["either"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `unions` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for RefsNode {
@@ -3582,29 +3590,29 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("value".into(), ::toolseal::__private::subschema::<i64>(g));
-            props
-                .insert(
-                    "children".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<::std::boxed::Box<RefsNode>>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["value".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "value",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "children",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<::std::boxed::Box<RefsNode>>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["value"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -3725,32 +3733,31 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "tree".into(),
-                    ::toolseal::__private::subschema::<::std::boxed::Box<RefsNode>>(g),
-                );
-            props
-                .insert(
-                    "favorite".into(),
-                    ::toolseal::__private::subschema::<RefsColor>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["tree".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `refs` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "tree",
+                            ::toolseal::__private::subschema::<
+                                ::std::boxed::Box<RefsNode>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "favorite",
+                            ::toolseal::__private::subschema::<RefsColor>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["tree"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `refs` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(AllOfA, String);
@@ -3847,22 +3854,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<AllOfA>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<AllOfB>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `all_of` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<AllOfA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<AllOfB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `all_of` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -4073,41 +4088,46 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "mode".into(),
-                    ::toolseal::__private::subschema::<DefaultsMode>(g),
-                );
-            props
-                .insert(
-                    "retries".into(),
-                    ::toolseal::__private::subschema::<DefaultsRetries>(g),
-                );
-            props.insert("verbose".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert(
-                    "base".into(),
-                    ::toolseal::__private::subschema::<::core::option::Option<String>>(g),
-                );
-            props
-                .insert(
-                    "tags".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `defaults` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "mode",
+                            ::toolseal::__private::subschema::<DefaultsMode>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "retries",
+                            ::toolseal::__private::subschema::<DefaultsRetries>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "verbose",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "base",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<String>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "tags",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `defaults` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for NoParamsArgs {
@@ -4152,20 +4172,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `no_params` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `no_params` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for OddNamesToolArgs {
@@ -4304,34 +4323,60 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("get-sum".into(), ::toolseal::__private::subschema::<i64>(g));
-            props
-                .insert("math.hypot".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("type".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("self".into(), ::toolseal::__private::subschema::<bool>(g));
-            props.insert("aB".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("a_b".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("2fa".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("a/b~c".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["type".into(), "a/b~c".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `odd-names.tool` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "get-sum",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "math.hypot",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "type",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "self",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "aB",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "a_b",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "2fa",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "a/b~c",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["type", "a/b~c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `odd-names.tool` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for OpenArgsArgs {
@@ -4419,21 +4464,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("x".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["x".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<i64>(g),
-            );
-            s.insert("description".into(), "Arguments of the `open_args` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "x",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["x"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<i64>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `open_args` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Draft07TupleLevel, u64);
@@ -4616,30 +4668,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "pair".into(),
-                    ::toolseal::__private::subschema::<Draft07TuplePair>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["pair".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `draft07_tuple` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "pair",
+                            ::toolseal::__private::subschema::<Draft07TuplePair>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["pair"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `draft07_tuple` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -5037,32 +5084,51 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("strings", ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < StringsArgs > ()), ("numbers",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < NumbersArgs > ()), ("enums_and_consts",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < EnumsAndConstsArgs > ()), ("arrays",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ArraysArgs > ()), ("objects",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ObjectsArgs > ()), ("unions",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < UnionsArgs > ()), ("refs",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < RefsArgs > ()), ("all_of",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < AllOfArgs > ()), ("defaults",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < DefaultsArgs > ()), ("no_params",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < NoParamsArgs > ()), ("odd-names.tool",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < OddNamesToolArgs > ()), ("open_args",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < OpenArgsArgs > ()), ("draft07_tuple",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Draft07TupleArgs > ()),
+                ("strings", ::toolseal::__private::root_schema(< StringsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                StringsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("numbers", ::toolseal::__private::root_schema(<
+                NumbersArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < NumbersArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("enums_and_consts", ::toolseal::__private::root_schema(<
+                EnumsAndConstsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < EnumsAndConstsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)), ("arrays",
+                ::toolseal::__private::root_schema(< ArraysArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < ArraysArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("objects", ::toolseal::__private::root_schema(< ObjectsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ObjectsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("unions", ::toolseal::__private::root_schema(<
+                UnionsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < UnionsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)), ("refs",
+                ::toolseal::__private::root_schema(< RefsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < RefsArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("all_of", ::toolseal::__private::root_schema(< AllOfArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < AllOfArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("defaults", ::toolseal::__private::root_schema(< DefaultsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                DefaultsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("no_params", ::toolseal::__private::root_schema(<
+                NoParamsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < NoParamsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("odd-names.tool", ::toolseal::__private::root_schema(< OddNamesToolArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                OddNamesToolArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("open_args", ::toolseal::__private::root_schema(<
+                OpenArgsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < OpenArgsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("draft07_tuple", ::toolseal::__private::root_schema(< Draft07TupleArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Draft07TupleArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

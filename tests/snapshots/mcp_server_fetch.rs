@@ -273,33 +273,38 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("url".into(), ::toolseal::__private::subschema::<FetchUrl>(g));
-            props
-                .insert(
-                    "max_length".into(),
-                    ::toolseal::__private::subschema::<FetchMaxLength>(g),
-                );
-            props
-                .insert(
-                    "start_index".into(),
-                    ::toolseal::__private::subschema::<FetchStartIndex>(g),
-                );
-            props.insert("raw".into(), ::toolseal::__private::subschema::<bool>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["url".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "url",
+                            ::toolseal::__private::subschema::<FetchUrl>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "max_length",
+                            ::toolseal::__private::subschema::<FetchMaxLength>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "start_index",
+                            ::toolseal::__private::subschema::<FetchStartIndex>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "raw",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["url"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -405,8 +410,9 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("fetch", ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < FetchArgs > ()),
+                ("fetch", ::toolseal::__private::root_schema(< FetchArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < FetchArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

@@ -267,31 +267,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "files".into(),
-                    ::toolseal::__private::subschema::<GitAddFiles>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(), "files".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "files",
+                            ::toolseal::__private::subschema::<GitAddFiles>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path", "files"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitBranchArgs {
@@ -379,41 +376,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "branch_type".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "contains".into(),
-                    ::toolseal::__private::subschema::<::core::option::Option<String>>(g),
-                );
-            props
-                .insert(
-                    "not_contains".into(),
-                    ::toolseal::__private::subschema::<::core::option::Option<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(), "branch_type".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branch_type",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "contains",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<String>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "not_contains",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<String>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path", "branch_type"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitCheckoutArgs {
@@ -465,31 +461,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "branch_name".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(), "branch_name".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branch_name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path", "branch_name"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitCommitArgs {
@@ -541,28 +534,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(), "message".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "message",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path", "message"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitCreateBranchArgs {
@@ -632,36 +625,34 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "branch_name".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "base_branch".into(),
-                    ::toolseal::__private::subschema::<::core::option::Option<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(), "branch_name".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branch_name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "base_branch",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<String>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path", "branch_name"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitDiffArgs {
@@ -724,32 +715,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props.insert("target".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "context_lines".into(),
-                    ::toolseal::__private::subschema::<i64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(), "target".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "target",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "context_lines",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path", "target"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitDiffStagedArgs {
@@ -806,31 +798,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "context_lines".into(),
-                    ::toolseal::__private::subschema::<i64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "context_lines",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitDiffUnstagedArgs {
@@ -887,31 +876,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "context_lines".into(),
-                    ::toolseal::__private::subschema::<i64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "context_lines",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitLogArgs {
@@ -1009,37 +995,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props.insert("max_count".into(), ::toolseal::__private::subschema::<i64>(g));
-            props
-                .insert(
-                    "start_timestamp".into(),
-                    ::toolseal::__private::subschema::<::core::option::Option<String>>(g),
-                );
-            props
-                .insert(
-                    "end_timestamp".into(),
-                    ::toolseal::__private::subschema::<::core::option::Option<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "max_count",
+                            ::toolseal::__private::subschema::<i64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "start_timestamp",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<String>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "end_timestamp",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<String>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitResetArgs {
@@ -1085,26 +1074,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitShowArgs {
@@ -1156,31 +1142,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "revision".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(), "revision".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "revision",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path", "revision"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GitStatusArgs {
@@ -1226,26 +1209,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "repo_path".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["repo_path".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "repo_path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["repo_path"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -1631,30 +1611,49 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("git_add", ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitAddArgs > ()), ("git_branch",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitBranchArgs > ()), ("git_checkout",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitCheckoutArgs > ()), ("git_commit",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitCommitArgs > ()), ("git_create_branch",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitCreateBranchArgs > ()), ("git_diff",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitDiffArgs > ()), ("git_diff_staged",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitDiffStagedArgs > ()), ("git_diff_unstaged",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitDiffUnstagedArgs > ()), ("git_log",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitLogArgs > ()), ("git_reset",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitResetArgs > ()), ("git_show",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitShowArgs > ()), ("git_status",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GitStatusArgs > ()),
+                ("git_add", ::toolseal::__private::root_schema(< GitAddArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GitAddArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("git_branch", ::toolseal::__private::root_schema(< GitBranchArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GitBranchArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("git_checkout", ::toolseal::__private::root_schema(<
+                GitCheckoutArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GitCheckoutArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("git_commit", ::toolseal::__private::root_schema(< GitCommitArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GitCommitArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("git_create_branch",
+                ::toolseal::__private::root_schema(< GitCreateBranchArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GitCreateBranchArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("git_diff", ::toolseal::__private::root_schema(<
+                GitDiffArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GitDiffArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("git_diff_staged", ::toolseal::__private::root_schema(<
+                GitDiffStagedArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GitDiffStagedArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("git_diff_unstaged", ::toolseal::__private::root_schema(<
+                GitDiffUnstagedArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GitDiffUnstagedArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("git_log", ::toolseal::__private::root_schema(< GitLogArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GitLogArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("git_reset", ::toolseal::__private::root_schema(< GitResetArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GitResetArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("git_show", ::toolseal::__private::root_schema(<
+                GitShowArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GitShowArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("git_status", ::toolseal::__private::root_schema(< GitStatusArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GitStatusArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

@@ -1026,30 +1026,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<()>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<Random00ValueObjectB>(g),
-                );
-            props
-                .insert(
-                    "c".into(),
-                    ::toolseal::__private::subschema::<Random00ValueObjectC>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<()>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random00ValueObjectB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random00ValueObjectC>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(
@@ -1234,20 +1237,22 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random00Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_0` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random00Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_0` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -1563,33 +1568,37 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::collections::BTreeMap<
-                            ::std::string::String,
-                            ::toolseal::__private::serde_json::Value,
-                        >,
-                    >(g),
-                );
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random01AB>(g));
-            props.insert("c".into(), ::toolseal::__private::subschema::<bool>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "c".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<
+                                ::std::collections::BTreeMap<
+                                    ::std::string::String,
+                                    ::toolseal::__private::serde_json::Value,
+                                >,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random01AB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random01Args {
@@ -1675,21 +1684,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random01A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_1` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random01A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_1` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random02AItem {
@@ -1949,25 +1962,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random02BA>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<
-                    ::std::collections::BTreeMap<
-                        ::std::string::String,
-                        ::toolseal::__private::serde_json::Value,
-                    >,
-                >(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random02BA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<
+                            ::std::collections::BTreeMap<
+                                ::std::string::String,
+                                ::toolseal::__private::serde_json::Value,
+                            >,
+                        > as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random02ValueBANumber, f64);
@@ -2267,32 +2285,37 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<
-                        ::core::option::Option<Random02ValueBCB>,
-                    >(g),
-                );
-            props
-                .insert(
-                    "c".into(),
-                    ::toolseal::__private::subschema::<Random02ValueBCC>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random02ValueBCValue>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<Random02ValueBCB>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random02ValueBCC>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random02ValueBCValue>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random02ValueB {
@@ -2408,36 +2431,34 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<Random02ValueBA>(g),
-                );
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<
-                        ::core::option::Option<Random02ValueBB>,
-                    >(g),
-                );
-            props
-                .insert(
-                    "c".into(),
-                    ::toolseal::__private::subschema::<Random02ValueBC>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random02ValueBA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<Random02ValueBB>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random02ValueBC>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random02ValueC, String);
@@ -2581,25 +2602,31 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<Random02ValueValueB>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<()>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random02ValueValueB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<()>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random02Value {
@@ -2713,30 +2740,36 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<()>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<Random02ValueB>(g),
-                );
-            props
-                .insert(
-                    "c".into(),
-                    ::toolseal::__private::subschema::<Random02ValueC>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["c".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random02ValueValue>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<()>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random02ValueB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random02ValueC>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random02ValueValue>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random02Args {
@@ -2835,22 +2868,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random02A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random02B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random02Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_2` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random02A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random02B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random02Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_2` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random03A, ::std::vec::Vec < bool >);
@@ -3317,30 +3361,38 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<
-                        ::toolseal::__private::serde_json::Value,
-                    >(g),
-                );
-            props.insert("c".into(), ::toolseal::__private::subschema::<bool>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<
-                    ::core::option::Option<Random03ValueObjectValue>,
-                >(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<
+                                ::toolseal::__private::serde_json::Value,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<
+                            ::core::option::Option<Random03ValueObjectValue>,
+                        > as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random03ValueObject2C, i64);
@@ -3545,32 +3597,37 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<
-                        ::core::option::Option<Random03ValueObject2B>,
-                    >(g),
-                );
-            props
-                .insert(
-                    "c".into(),
-                    ::toolseal::__private::subschema::<Random03ValueObject2C>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["c".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random03ValueObject2Value>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<Random03ValueObject2B>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random03ValueObject2C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random03ValueObject2Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random03Value {
@@ -3742,24 +3799,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random03A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random03B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random03Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_3` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random03A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random03B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random03Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_3` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random04A, ::std::vec::Vec < Random04AItem >);
@@ -4001,21 +4067,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<bool>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random04BB>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random04BB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random04C {
@@ -4205,25 +4278,39 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random04A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random04B>(g));
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random04C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(), "c".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<::std::vec::Vec<Random04ValueItem>>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_4` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random04A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random04B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random04C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b", "c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<
+                            ::std::vec::Vec<Random04ValueItem>,
+                        > as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_4` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random05A, ::std::vec::Vec < Random05AItem >);
@@ -4459,20 +4546,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random05CA>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random05CA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random05Args {
@@ -4537,25 +4627,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random05A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random05B>(g));
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random05C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_5` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random05A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random05B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random05C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_5` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random06AItemString, String);
@@ -4829,21 +4929,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random06A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_6` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random06A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_6` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(
@@ -4975,36 +5079,39 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<()>>(g),
-                );
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::collections::BTreeMap<
-                            ::std::string::String,
-                            ::toolseal::__private::serde_json::Value,
-                        >,
-                    >(g),
-                );
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random07C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_7` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<()>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<
+                                ::std::collections::BTreeMap<
+                                    ::std::string::String,
+                                    ::toolseal::__private::serde_json::Value,
+                                >,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random07C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_7` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random08Args {
@@ -5049,20 +5156,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_8` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_8` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random09A {
@@ -5338,29 +5444,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<Random09ValueObjectA>(g),
-                );
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<Random09ValueObjectB>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["b".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random09ValueObjectA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random09ValueObjectB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random09Value {
@@ -5559,22 +5664,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random09A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random09B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random09Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_0_9` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random09A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random09B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random09Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_9` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random010A {
@@ -5660,20 +5776,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random010AA>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random010AA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random010BNumber, f64);
@@ -5930,31 +6049,37 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random010CA>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<()>(g));
-            props
-                .insert(
-                    "c".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::collections::BTreeMap<
-                            ::std::string::String,
-                            Random010CCValue,
-                        >,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["b".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random010CA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<()>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<
+                                ::std::collections::BTreeMap<
+                                    ::std::string::String,
+                                    Random010CCValue,
+                                >,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random010Args {
@@ -6026,26 +6151,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random010A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random010B>(g));
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random010C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["c".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_0_10` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random010A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random010B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random010C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_10` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random011A {
@@ -6188,19 +6322,17 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random011ValueOption0 {
@@ -6459,36 +6591,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random011A>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<Random011BItem>,
-                    >(g),
-                );
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random011C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(), "c".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<
-                    ::core::option::Option<Random011Value>,
-                >(g),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_0_11` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random011A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<Random011BItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random011C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b", "c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<
+                            ::core::option::Option<Random011Value>,
+                        > as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_11` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random012ValueOption1Object {
@@ -6593,27 +6729,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<Random012ValueOption1ObjectA>(g),
-                );
-            props.insert("b".into(), ::toolseal::__private::subschema::<()>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random012ValueOption1ObjectValue>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<
+                                Random012ValueOption1ObjectA,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<()>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<
+                            Random012ValueOption1ObjectValue,
+                        > as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random012ValueOption1 {
@@ -6860,23 +7002,22 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random012Value>(g),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_0_12` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random012Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_12` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random013Args {
@@ -6921,23 +7062,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_0_13` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_13` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random014Value {
@@ -7101,23 +7238,22 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random014Value>(g),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_0_14` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random014Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_0_14` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -7559,37 +7695,59 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("random_0_0",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random00Args > ()), ("random_0_1",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random01Args > ()), ("random_0_2",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random02Args > ()), ("random_0_3",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random03Args > ()), ("random_0_4",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random04Args > ()), ("random_0_5",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random05Args > ()), ("random_0_6",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random06Args > ()), ("random_0_7",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random07Args > ()), ("random_0_8",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random08Args > ()), ("random_0_9",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random09Args > ()), ("random_0_10",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random010Args > ()), ("random_0_11",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random011Args > ()), ("random_0_12",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random012Args > ()), ("random_0_13",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random013Args > ()), ("random_0_14",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random014Args > ()),
+                ("random_0_0", ::toolseal::__private::root_schema(< Random00Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random00Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_0_1", ::toolseal::__private::root_schema(<
+                Random01Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random01Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_0_2", ::toolseal::__private::root_schema(< Random02Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random02Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_0_3", ::toolseal::__private::root_schema(<
+                Random03Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random03Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_0_4", ::toolseal::__private::root_schema(< Random04Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random04Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_0_5", ::toolseal::__private::root_schema(<
+                Random05Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random05Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_0_6", ::toolseal::__private::root_schema(< Random06Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random06Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_0_7", ::toolseal::__private::root_schema(<
+                Random07Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random07Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_0_8", ::toolseal::__private::root_schema(< Random08Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random08Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_0_9", ::toolseal::__private::root_schema(<
+                Random09Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random09Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_0_10", ::toolseal::__private::root_schema(< Random010Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random010Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_0_11", ::toolseal::__private::root_schema(<
+                Random011Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random011Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_0_12", ::toolseal::__private::root_schema(< Random012Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random012Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_0_13", ::toolseal::__private::root_schema(<
+                Random013Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random013Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_0_14", ::toolseal::__private::root_schema(< Random014Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random014Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

@@ -807,19 +807,17 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random10Value {
@@ -871,31 +869,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<Random10ValueA>(g),
-                );
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<Random10ValueB>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random10ValueA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random10ValueB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random10Args {
@@ -981,21 +976,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random10A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random10Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_0` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random10A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random10Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_0` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random11Args {
@@ -1058,20 +1060,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_1` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_1` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random12AInteger, u64);
@@ -1402,21 +1403,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random12BA>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random12BB>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random12BA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random12BB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random12Args {
@@ -1515,22 +1523,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random12A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random12B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_2` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random12A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random12B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_2` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random13AA, u64);
@@ -1628,29 +1644,29 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random13AA>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<
-                        ::core::option::Option<Random13AB>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random13AA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<Random13AB>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random13BString, String);
@@ -1971,24 +1987,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<Random13ValueA>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<f64>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random13ValueA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<f64>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random13Args {
@@ -2102,29 +2120,39 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random13A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random13B>(g));
-            props
-                .insert(
-                    "c".into(),
-                    ::toolseal::__private::subschema::<
-                        ::core::option::Option<Random13C>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random13Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_3` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random13A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random13B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<Random13C>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random13Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_3` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random14ValueAA, i64);
@@ -2314,24 +2342,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<Random14ValueAA>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random14ValueAValue>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random14ValueAA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random14ValueAValue>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random14Value {
@@ -2377,24 +2407,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<Random14ValueA>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random14ValueA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random14Args {
@@ -2457,20 +2486,22 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random14Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_4` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random14Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_4` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random15Args {
@@ -2533,20 +2564,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_5` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_5` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random16AOption0Number2, f64);
@@ -3093,25 +3123,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random16A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random16B>(g));
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random16C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(), "c".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_6` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random16A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random16B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random16C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b", "c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_6` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random17AOption0Array, ::std::vec::Vec < f64 >);
@@ -3855,21 +3895,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random17A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random17Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_7` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random17A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random17Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_7` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random18Args {
@@ -3914,20 +3961,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_8` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_8` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random19AOption0 {
@@ -4296,21 +4342,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random19A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert("description".into(), "Arguments of the `random_1_9` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random19A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_9` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random110Args {
@@ -4373,23 +4423,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_1_10` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_10` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random111BValueInteger, u64);
@@ -4620,29 +4666,32 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random111BA>(g));
-            props
-                .insert(
-                    "b".into(),
-                    ::toolseal::__private::subschema::<
-                        ::toolseal::__private::serde_json::Value,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random111BValue>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random111BA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<
+                                ::toolseal::__private::serde_json::Value,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random111BValue>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random111Args {
@@ -4744,34 +4793,34 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::collections::BTreeMap<
-                            ::std::string::String,
-                            ::toolseal::__private::serde_json::Value,
-                        >,
-                    >(g),
-                );
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random111B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_1_11` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<
+                                ::std::collections::BTreeMap<
+                                    ::std::string::String,
+                                    ::toolseal::__private::serde_json::Value,
+                                >,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random111B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_11` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random112BItem {
@@ -4861,26 +4910,24 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<
-                        ::core::option::Option<Random112BItemA>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<Random112BItemA>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random112B, ::std::vec::Vec < Random112BItem >);
@@ -4978,33 +5025,31 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<Random112AItem>,
-                    >(g),
-                );
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random112B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_1_12` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<Random112AItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random112B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_12` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random113Value {
@@ -5140,25 +5185,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<
-                    ::core::option::Option<Random113Value>,
-                >(g),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_1_13` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<
+                            ::core::option::Option<Random113Value>,
+                        > as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_13` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random114Args {
@@ -5221,23 +5264,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_1_14` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_1_14` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -5679,37 +5718,59 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("random_1_0",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random10Args > ()), ("random_1_1",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random11Args > ()), ("random_1_2",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random12Args > ()), ("random_1_3",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random13Args > ()), ("random_1_4",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random14Args > ()), ("random_1_5",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random15Args > ()), ("random_1_6",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random16Args > ()), ("random_1_7",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random17Args > ()), ("random_1_8",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random18Args > ()), ("random_1_9",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random19Args > ()), ("random_1_10",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random110Args > ()), ("random_1_11",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random111Args > ()), ("random_1_12",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random112Args > ()), ("random_1_13",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random113Args > ()), ("random_1_14",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random114Args > ()),
+                ("random_1_0", ::toolseal::__private::root_schema(< Random10Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random10Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_1_1", ::toolseal::__private::root_schema(<
+                Random11Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random11Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_1_2", ::toolseal::__private::root_schema(< Random12Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random12Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_1_3", ::toolseal::__private::root_schema(<
+                Random13Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random13Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_1_4", ::toolseal::__private::root_schema(< Random14Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random14Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_1_5", ::toolseal::__private::root_schema(<
+                Random15Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random15Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_1_6", ::toolseal::__private::root_schema(< Random16Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random16Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_1_7", ::toolseal::__private::root_schema(<
+                Random17Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random17Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_1_8", ::toolseal::__private::root_schema(< Random18Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random18Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_1_9", ::toolseal::__private::root_schema(<
+                Random19Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random19Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_1_10", ::toolseal::__private::root_schema(< Random110Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random110Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_1_11", ::toolseal::__private::root_schema(<
+                Random111Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random111Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_1_12", ::toolseal::__private::root_schema(< Random112Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random112Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_1_13", ::toolseal::__private::root_schema(<
+                Random113Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random113Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_1_14", ::toolseal::__private::root_schema(< Random114Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random114Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

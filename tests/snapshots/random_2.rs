@@ -987,21 +987,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random20A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random20Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_0` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random20A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random20Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_0` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(
@@ -1298,22 +1305,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<bool>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random21B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random21Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_1` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random21B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random21Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_1` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random22Args {
@@ -1358,20 +1376,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_2` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_2` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random23AItem, f64);
@@ -1548,21 +1565,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random23A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_3` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random23A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_3` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random24AA {
@@ -1708,20 +1729,23 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random24AA>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random24AA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random24Value {
@@ -1909,21 +1933,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random24A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random24Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_4` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random24A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random24Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_4` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random25AItemItem, String);
@@ -2226,23 +2257,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random25A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random25C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_5` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random25A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random25C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_5` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random26AItem, f64);
@@ -2386,21 +2429,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random26A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_6` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random26A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_6` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random27ValueString, String);
@@ -2597,20 +2644,22 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random27Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_7` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random27Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_7` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random28BB, f64);
@@ -2756,29 +2805,29 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<
-                        ::toolseal::__private::serde_json::Value,
-                    >(g),
-                );
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random28BB>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<
+                                ::toolseal::__private::serde_json::Value,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random28BB>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(Random28COption1, String);
@@ -3099,25 +3148,38 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random28A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random28B>(g));
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random28C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random28Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_8` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random28A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random28B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random28C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random28Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_8` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(
@@ -3531,22 +3593,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random29A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random29B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["b".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random29Value>(g),
-            );
-            s.insert("description".into(), "Arguments of the `random_2_9` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random29A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random29B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random29Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_9` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random210A {
@@ -4053,28 +4126,38 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random210A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random210B>(g));
-            props.insert("c".into(), ::toolseal::__private::subschema::<Random210C>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(), "c".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random210Value>(g),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_2_10` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random210A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random210B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<Random210C>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b", "c"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random210Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_10` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random211ValueValue {
@@ -4249,29 +4332,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "a".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::collections::BTreeMap<
-                            ::std::string::String,
-                            ::toolseal::__private::serde_json::Value,
-                        >,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random211ValueValue>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<
+                                ::std::collections::BTreeMap<
+                                    ::std::string::String,
+                                    ::toolseal::__private::serde_json::Value,
+                                >,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random211ValueValue>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random211Args {
@@ -4334,23 +4418,22 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<Random211Value>(g),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_2_11` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<Random211Value>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_11` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random212AA {
@@ -4438,20 +4521,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<()>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::subschema::<()>(g),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<()>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Schema(
+                        ::toolseal::__private::subschema::<()>
+                            as ::toolseal::__private::SchemaFn,
+                    ),
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random212A {
@@ -4567,28 +4656,34 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random212AA>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert(
-                    "c".into(),
-                    ::toolseal::__private::subschema::<
-                        ::core::option::Option<Random212AC>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(true),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random212AA>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "c",
+                            ::toolseal::__private::subschema::<
+                                ::core::option::Option<Random212AC>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Open,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(
@@ -4695,25 +4790,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random212A>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<Random212B>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["b".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_2_12` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random212A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<Random212B>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_12` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(
@@ -4906,24 +5006,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<Random213A>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["a".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_2_13` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<Random213A>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_13` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for Random214Args {
@@ -4968,23 +5069,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `random_2_14` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `random_2_14` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -5426,37 +5523,59 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("random_2_0",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random20Args > ()), ("random_2_1",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random21Args > ()), ("random_2_2",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random22Args > ()), ("random_2_3",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random23Args > ()), ("random_2_4",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random24Args > ()), ("random_2_5",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random25Args > ()), ("random_2_6",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random26Args > ()), ("random_2_7",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random27Args > ()), ("random_2_8",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random28Args > ()), ("random_2_9",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random29Args > ()), ("random_2_10",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random210Args > ()), ("random_2_11",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random211Args > ()), ("random_2_12",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random212Args > ()), ("random_2_13",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random213Args > ()), ("random_2_14",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < Random214Args > ()),
+                ("random_2_0", ::toolseal::__private::root_schema(< Random20Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random20Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_2_1", ::toolseal::__private::root_schema(<
+                Random21Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random21Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_2_2", ::toolseal::__private::root_schema(< Random22Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random22Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_2_3", ::toolseal::__private::root_schema(<
+                Random23Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random23Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_2_4", ::toolseal::__private::root_schema(< Random24Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random24Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_2_5", ::toolseal::__private::root_schema(<
+                Random25Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random25Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_2_6", ::toolseal::__private::root_schema(< Random26Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random26Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_2_7", ::toolseal::__private::root_schema(<
+                Random27Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random27Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_2_8", ::toolseal::__private::root_schema(< Random28Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random28Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_2_9", ::toolseal::__private::root_schema(<
+                Random29Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random29Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_2_10", ::toolseal::__private::root_schema(< Random210Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random210Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_2_11", ::toolseal::__private::root_schema(<
+                Random211Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random211Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_2_12", ::toolseal::__private::root_schema(< Random212Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random212Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("random_2_13", ::toolseal::__private::root_schema(<
+                Random213Args as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < Random213Args as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("random_2_14", ::toolseal::__private::root_schema(< Random214Args as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                Random214Args as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

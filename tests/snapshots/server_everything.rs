@@ -295,24 +295,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["message".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `echo` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "message",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["message"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `echo` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -438,35 +439,31 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "messageType".into(),
-                    ::toolseal::__private::subschema::<GetAnnotatedMessageMessageType>(g),
-                );
-            props
-                .insert(
-                    "includeImage".into(),
-                    ::toolseal::__private::subschema::<bool>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["messageType".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get-annotated-message` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "messageType",
+                            ::toolseal::__private::subschema::<
+                                GetAnnotatedMessageMessageType,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "includeImage",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["messageType"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get-annotated-message` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetEnvArgs {
@@ -511,20 +508,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `get-env` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get-env` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(GetResourceLinksCount, f64);
@@ -623,28 +619,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "count".into(),
-                    ::toolseal::__private::subschema::<GetResourceLinksCount>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get-resource-links` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "count",
+                            ::toolseal::__private::subschema::<GetResourceLinksCount>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get-resource-links` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -771,32 +764,31 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "resourceType".into(),
-                    ::toolseal::__private::subschema::<
-                        GetResourceReferenceResourceType,
-                    >(g),
-                );
-            props
-                .insert("resourceId".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get-resource-reference` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "resourceType",
+                            ::toolseal::__private::subschema::<
+                                GetResourceReferenceResourceType,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "resourceId",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get-resource-reference` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -908,30 +900,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "location".into(),
-                    ::toolseal::__private::subschema::<GetStructuredContentLocation>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["location".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get-structured-content` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "location",
+                            ::toolseal::__private::subschema::<
+                                GetStructuredContentLocation,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["location"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get-structured-content` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetStructuredContentOutput {
@@ -991,38 +979,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "temperature".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            props
-                .insert(
-                    "conditions".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props.insert("humidity".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "temperature".into(), "conditions".into(), "humidity".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "temperature",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "conditions",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "humidity",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `get-structured-content` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["temperature", "conditions", "humidity"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `get-structured-content` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetSumArgs {
@@ -1074,24 +1059,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("a".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("b".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["a".into(), "b".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `get-sum` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "a",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "b",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["a", "b"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get-sum` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetTinyImageArgs {
@@ -1136,23 +1127,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get-tiny-image` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get-tiny-image` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(GzipFileAsResourceData, String);
@@ -1345,34 +1332,36 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "data".into(),
-                    ::toolseal::__private::subschema::<GzipFileAsResourceData>(g),
-                );
-            props
-                .insert(
-                    "outputType".into(),
-                    ::toolseal::__private::subschema::<GzipFileAsResourceOutputType>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `gzip-file-as-resource` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "data",
+                            ::toolseal::__private::subschema::<GzipFileAsResourceData>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "outputType",
+                            ::toolseal::__private::subschema::<
+                                GzipFileAsResourceOutputType,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `gzip-file-as-resource` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for SimulateResearchQueryArgs {
@@ -1431,28 +1420,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("topic".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert("ambiguous".into(), ::toolseal::__private::subschema::<bool>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["topic".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `simulate-research-query` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "topic",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "ambiguous",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["topic"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `simulate-research-query` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ToggleSimulatedLoggingArgs {
@@ -1499,23 +1490,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `toggle-simulated-logging` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `toggle-simulated-logging` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ToggleSubscriberUpdatesArgs {
@@ -1562,23 +1549,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `toggle-subscriber-updates` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `toggle-subscriber-updates` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for TriggerLongRunningOperationArgs {
@@ -1643,25 +1626,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("duration".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("steps".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `trigger-long-running-operation` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "duration",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "steps",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `trigger-long-running-operation` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -2083,39 +2071,56 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("echo", ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < EchoArgs > ()), ("get-annotated-message",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetAnnotatedMessageArgs > ()), ("get-env",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetEnvArgs > ()), ("get-resource-links",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetResourceLinksArgs > ()),
-                ("get-resource-reference",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetResourceReferenceArgs > ()),
-                ("get-structured-content",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetStructuredContentArgs > ()), ("get-sum",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetSumArgs > ()), ("get-tiny-image",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetTinyImageArgs > ()),
-                ("gzip-file-as-resource",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GzipFileAsResourceArgs > ()),
-                ("simulate-research-query",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < SimulateResearchQueryArgs > ()),
-                ("toggle-simulated-logging",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ToggleSimulatedLoggingArgs > ()),
-                ("toggle-subscriber-updates",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ToggleSubscriberUpdatesArgs > ()),
-                ("trigger-long-running-operation",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < TriggerLongRunningOperationArgs > ()),
+                ("echo", ::toolseal::__private::root_schema(< EchoArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < EchoArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get-annotated-message", ::toolseal::__private::root_schema(<
+                GetAnnotatedMessageArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GetAnnotatedMessageArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get-env", ::toolseal::__private::root_schema(< GetEnvArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GetEnvArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get-resource-links", ::toolseal::__private::root_schema(<
+                GetResourceLinksArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GetResourceLinksArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get-resource-reference", ::toolseal::__private::root_schema(<
+                GetResourceReferenceArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GetResourceReferenceArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get-structured-content", ::toolseal::__private::root_schema(<
+                GetStructuredContentArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GetStructuredContentArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get-sum", ::toolseal::__private::root_schema(< GetSumArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GetSumArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get-tiny-image", ::toolseal::__private::root_schema(< GetTinyImageArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GetTinyImageArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("gzip-file-as-resource",
+                ::toolseal::__private::root_schema(< GzipFileAsResourceArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GzipFileAsResourceArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("simulate-research-query",
+                ::toolseal::__private::root_schema(< SimulateResearchQueryArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                SimulateResearchQueryArgs as ::toolseal::__private::schemars::JsonSchema
+                > ::json_schema)), ("toggle-simulated-logging",
+                ::toolseal::__private::root_schema(< ToggleSimulatedLoggingArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ToggleSimulatedLoggingArgs as ::toolseal::__private::schemars::JsonSchema
+                > ::json_schema)), ("toggle-subscriber-updates",
+                ::toolseal::__private::root_schema(< ToggleSubscriberUpdatesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ToggleSubscriberUpdatesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("trigger-long-running-operation", ::toolseal::__private::root_schema(<
+                TriggerLongRunningOperationArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                TriggerLongRunningOperationArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

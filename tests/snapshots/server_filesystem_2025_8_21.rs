@@ -149,23 +149,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_directory` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_directory` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DirectoryTreeArgs {
@@ -210,23 +206,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `directory_tree` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `directory_tree` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for EditFileArgs {
@@ -271,20 +263,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `edit_file` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `edit_file` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetFileInfoArgs {
@@ -329,23 +320,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get_file_info` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_file_info` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ListAllowedDirectoriesArgs {
@@ -392,23 +379,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `list_allowed_directories` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `list_allowed_directories` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ListDirectoryArgs {
@@ -453,23 +436,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `list_directory` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `list_directory` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ListDirectoryWithSizesArgs {
@@ -516,23 +495,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `list_directory_with_sizes` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `list_directory_with_sizes` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for MoveFileArgs {
@@ -577,20 +552,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `move_file` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `move_file` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ReadFileArgs {
@@ -635,20 +609,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `read_file` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `read_file` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ReadMediaFileArgs {
@@ -693,23 +666,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `read_media_file` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `read_media_file` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ReadMultipleFilesArgs {
@@ -754,23 +723,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `read_multiple_files` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `read_multiple_files` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ReadTextFileArgs {
@@ -815,23 +780,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `read_text_file` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `read_text_file` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for SearchFilesArgs {
@@ -876,23 +837,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `search_files` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `search_files` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for WriteFileArgs {
@@ -937,20 +894,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `write_file` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `write_file` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -1396,39 +1352,58 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("create_directory",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreateDirectoryArgs > ()), ("directory_tree",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < DirectoryTreeArgs > ()), ("edit_file",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < EditFileArgs > ()), ("get_file_info",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetFileInfoArgs > ()),
-                ("list_allowed_directories",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ListAllowedDirectoriesArgs > ()),
-                ("list_directory",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ListDirectoryArgs > ()),
-                ("list_directory_with_sizes",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ListDirectoryWithSizesArgs > ()), ("move_file",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < MoveFileArgs > ()), ("read_file",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ReadFileArgs > ()), ("read_media_file",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ReadMediaFileArgs > ()),
-                ("read_multiple_files",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ReadMultipleFilesArgs > ()), ("read_text_file",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ReadTextFileArgs > ()), ("search_files",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < SearchFilesArgs > ()), ("write_file",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < WriteFileArgs > ()),
+                ("create_directory", ::toolseal::__private::root_schema(<
+                CreateDirectoryArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < CreateDirectoryArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("directory_tree", ::toolseal::__private::root_schema(< DirectoryTreeArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                DirectoryTreeArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("edit_file", ::toolseal::__private::root_schema(<
+                EditFileArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < EditFileArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get_file_info", ::toolseal::__private::root_schema(< GetFileInfoArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GetFileInfoArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("list_allowed_directories",
+                ::toolseal::__private::root_schema(< ListAllowedDirectoriesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ListAllowedDirectoriesArgs as ::toolseal::__private::schemars::JsonSchema
+                > ::json_schema)), ("list_directory",
+                ::toolseal::__private::root_schema(< ListDirectoryArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ListDirectoryArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("list_directory_with_sizes",
+                ::toolseal::__private::root_schema(< ListDirectoryWithSizesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ListDirectoryWithSizesArgs as ::toolseal::__private::schemars::JsonSchema
+                > ::json_schema)), ("move_file", ::toolseal::__private::root_schema(<
+                MoveFileArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < MoveFileArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("read_file", ::toolseal::__private::root_schema(< ReadFileArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ReadFileArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("read_media_file", ::toolseal::__private::root_schema(<
+                ReadMediaFileArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < ReadMediaFileArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("read_multiple_files", ::toolseal::__private::root_schema(<
+                ReadMultipleFilesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < ReadMultipleFilesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("read_text_file", ::toolseal::__private::root_schema(< ReadTextFileArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ReadTextFileArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("search_files", ::toolseal::__private::root_schema(<
+                SearchFilesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < SearchFilesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("write_file", ::toolseal::__private::root_schema(< WriteFileArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                WriteFileArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

@@ -871,36 +871,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "issue_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            props.insert("body".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "owner".into(), "repo".into(), "issue_number".into(), "body"
-                        .into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "issue_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "body",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `add_issue_comment` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["owner", "repo", "issue_number", "body"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `add_issue_comment` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateBranchArgs {
@@ -971,33 +975,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("branch".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "from_branch".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "branch".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_branch` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branch",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "from_branch",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "branch"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_branch` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateIssueArgs {
@@ -1119,40 +1130,55 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("title".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("body".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "assignees".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            props.insert("milestone".into(), ::toolseal::__private::subschema::<f64>(g));
-            props
-                .insert(
-                    "labels".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "title".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_issue` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "title",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "body",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "assignees",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "milestone",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "labels",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "title"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_issue` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateOrUpdateFileArgs {
@@ -1249,37 +1275,55 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("path".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("branch".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("sha".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "owner".into(), "repo".into(), "path".into(), "content".into(),
-                        "message".into(), "branch".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "content",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "message",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branch",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "sha",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_or_update_file` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["owner", "repo", "path", "content", "message", "branch"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_or_update_file` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreatePullRequestArgs {
@@ -1397,40 +1441,60 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("title".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("body".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("head".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("base".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("draft".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert(
-                    "maintainer_can_modify".into(),
-                    ::toolseal::__private::subschema::<bool>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "owner".into(), "repo".into(), "title".into(), "head".into(),
-                        "base".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "title",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "body",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "head",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "base",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "draft",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "maintainer_can_modify",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_pull_request` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["owner", "repo", "title", "head", "base"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_pull_request` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -1560,24 +1624,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("path".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("position".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("body".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["path".into(), "position".into(), "body".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "position",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "body",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["path", "position", "body"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreatePullRequestReviewCommentsItemObject2 {
@@ -1639,24 +1712,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("path".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("line".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("body".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["path".into(), "line".into(), "body".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "line",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "body",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["path", "line", "body"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreatePullRequestReviewCommentsItem {
@@ -1838,53 +1920,57 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "pull_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            props
-                .insert(
-                    "commit_id".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props.insert("body".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "event".into(),
-                    ::toolseal::__private::subschema::<CreatePullRequestReviewEvent>(g),
-                );
-            props
-                .insert(
-                    "comments".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<CreatePullRequestReviewCommentsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "owner".into(), "repo".into(), "pull_number".into(), "body"
-                        .into(), "event".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pull_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "commit_id",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "body",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "event",
+                            ::toolseal::__private::subschema::<
+                                CreatePullRequestReviewEvent,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "comments",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<CreatePullRequestReviewCommentsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_pull_request_review` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["owner", "repo", "pull_number", "body", "event"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_pull_request_review` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateRepositoryArgs {
@@ -1969,33 +2055,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "description".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props.insert("private".into(), ::toolseal::__private::subschema::<bool>(g));
-            props.insert("autoInit".into(), ::toolseal::__private::subschema::<bool>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["name".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_repository` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "description",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "private",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "autoInit",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["name"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_repository` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ForkRepositoryArgs {
@@ -2060,32 +2153,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "organization".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `fork_repository` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "organization",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `fork_repository` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetFileContentsArgs {
@@ -2156,29 +2252,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("path".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("branch".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "path".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get_file_contents` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branch",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "path"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_file_contents` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetIssueArgs {
@@ -2236,29 +2343,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "issue_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "issue_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `get_issue` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "issue_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "issue_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_issue` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetPullRequestArgs {
@@ -2316,32 +2429,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "pull_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "pull_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get_pull_request` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pull_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "pull_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_pull_request` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetPullRequestCommentsArgs {
@@ -2401,32 +2517,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "pull_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "pull_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get_pull_request_comments` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pull_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "pull_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_pull_request_comments` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetPullRequestFilesArgs {
@@ -2484,32 +2603,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "pull_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "pull_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get_pull_request_files` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pull_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "pull_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_pull_request_files` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetPullRequestReviewsArgs {
@@ -2569,32 +2691,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "pull_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "pull_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get_pull_request_reviews` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pull_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "pull_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_pull_request_reviews` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for GetPullRequestStatusArgs {
@@ -2652,32 +2777,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "pull_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "pull_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `get_pull_request_status` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pull_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "pull_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `get_pull_request_status` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ListCommitsArgs {
@@ -2768,30 +2896,45 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("sha".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("page".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("perPage".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `list_commits` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "sha",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "page",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "perPage",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `list_commits` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -3132,50 +3275,65 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "direction".into(),
-                    ::toolseal::__private::subschema::<ListIssuesDirection>(g),
-                );
-            props
-                .insert(
-                    "labels".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            props.insert("page".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("per_page".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("since".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "sort".into(),
-                    ::toolseal::__private::subschema::<ListIssuesSort>(g),
-                );
-            props
-                .insert(
-                    "state".into(),
-                    ::toolseal::__private::subschema::<ListIssuesState>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `list_issues` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "direction",
+                            ::toolseal::__private::subschema::<ListIssuesDirection>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "labels",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "page",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "per_page",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "since",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "sort",
+                            ::toolseal::__private::subschema::<ListIssuesSort>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "state",
+                            ::toolseal::__private::subschema::<ListIssuesState>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `list_issues` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -3527,46 +3685,65 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "state".into(),
-                    ::toolseal::__private::subschema::<ListPullRequestsState>(g),
-                );
-            props.insert("head".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("base".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "sort".into(),
-                    ::toolseal::__private::subschema::<ListPullRequestsSort>(g),
-                );
-            props
-                .insert(
-                    "direction".into(),
-                    ::toolseal::__private::subschema::<ListPullRequestsDirection>(g),
-                );
-            props.insert("per_page".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("page".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `list_pull_requests` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "state",
+                            ::toolseal::__private::subschema::<ListPullRequestsState>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "head",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "base",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "sort",
+                            ::toolseal::__private::subschema::<ListPullRequestsSort>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "direction",
+                            ::toolseal::__private::subschema::<ListPullRequestsDirection>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "per_page",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "page",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `list_pull_requests` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -3736,47 +3913,51 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "pull_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            props
-                .insert(
-                    "commit_title".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "commit_message".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "merge_method".into(),
-                    ::toolseal::__private::subschema::<MergePullRequestMergeMethod>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "pull_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `merge_pull_request` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pull_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "commit_title",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "commit_message",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "merge_method",
+                            ::toolseal::__private::subschema::<
+                                MergePullRequestMergeMethod,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "pull_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `merge_pull_request` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for PushFilesFilesItem {
@@ -3828,24 +4009,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("path".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert("content".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["path".into(), "content".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "path",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "content",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["path", "content"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for PushFilesArgs {
@@ -3917,37 +4102,46 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("branch".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "files".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<PushFilesFilesItem>,
-                    >(g),
-                );
-            props
-                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "owner".into(), "repo".into(), "branch".into(), "files".into(),
-                        "message".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branch",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "files",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<PushFilesFilesItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "message",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `push_files` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["owner", "repo", "branch", "files", "message"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `push_files` tool.",
+                    ),
+                },
+            )
         }
     }
     ::toolseal::__newtype_access!(SearchCodePage, f64);
@@ -4119,39 +4313,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("q".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "order".into(),
-                    ::toolseal::__private::subschema::<SearchCodeOrder>(g),
-                );
-            props
-                .insert(
-                    "page".into(),
-                    ::toolseal::__private::subschema::<SearchCodePage>(g),
-                );
-            props
-                .insert(
-                    "per_page".into(),
-                    ::toolseal::__private::subschema::<SearchCodePerPage>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["q".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `search_code` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "q",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "order",
+                            ::toolseal::__private::subschema::<SearchCodeOrder>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "page",
+                            ::toolseal::__private::subschema::<SearchCodePage>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "per_page",
+                            ::toolseal::__private::subschema::<SearchCodePerPage>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["q"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `search_code` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -4348,44 +4543,45 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("q".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "order".into(),
-                    ::toolseal::__private::subschema::<SearchIssuesOrder>(g),
-                );
-            props
-                .insert(
-                    "page".into(),
-                    ::toolseal::__private::subschema::<SearchIssuesPage>(g),
-                );
-            props
-                .insert(
-                    "per_page".into(),
-                    ::toolseal::__private::subschema::<SearchIssuesPerPage>(g),
-                );
-            props
-                .insert(
-                    "sort".into(),
-                    ::toolseal::__private::subschema::<SearchIssuesSort>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["q".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `search_issues` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "q",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "order",
+                            ::toolseal::__private::subschema::<SearchIssuesOrder>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "page",
+                            ::toolseal::__private::subschema::<SearchIssuesPage>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "per_page",
+                            ::toolseal::__private::subschema::<SearchIssuesPerPage>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "sort",
+                            ::toolseal::__private::subschema::<SearchIssuesSort>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["q"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `search_issues` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for SearchRepositoriesArgs {
@@ -4457,28 +4653,35 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("query".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("page".into(), ::toolseal::__private::subschema::<f64>(g));
-            props.insert("perPage".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["query".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `search_repositories` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "query",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "page",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "perPage",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["query"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `search_repositories` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -4641,44 +4844,45 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("q".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "order".into(),
-                    ::toolseal::__private::subschema::<SearchUsersOrder>(g),
-                );
-            props
-                .insert(
-                    "page".into(),
-                    ::toolseal::__private::subschema::<SearchUsersPage>(g),
-                );
-            props
-                .insert(
-                    "per_page".into(),
-                    ::toolseal::__private::subschema::<SearchUsersPerPage>(g),
-                );
-            props
-                .insert(
-                    "sort".into(),
-                    ::toolseal::__private::subschema::<SearchUsersSort>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec!["q".into(),]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `search_users` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "q",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "order",
+                            ::toolseal::__private::subschema::<SearchUsersOrder>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "page",
+                            ::toolseal::__private::subschema::<SearchUsersPage>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "per_page",
+                            ::toolseal::__private::subschema::<SearchUsersPerPage>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "sort",
+                            ::toolseal::__private::subschema::<SearchUsersSort>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["q"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `search_users` tool.",
+                    ),
+                },
+            )
         }
     }
     #[allow(dead_code)]
@@ -4888,50 +5092,65 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "issue_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            props.insert("title".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("body".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "assignees".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            props.insert("milestone".into(), ::toolseal::__private::subschema::<f64>(g));
-            props
-                .insert(
-                    "labels".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            props
-                .insert(
-                    "state".into(),
-                    ::toolseal::__private::subschema::<UpdateIssueState>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "issue_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `update_issue` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "issue_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "title",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "body",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "assignees",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "milestone",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "labels",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "state",
+                            ::toolseal::__private::subschema::<UpdateIssueState>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "issue_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `update_issue` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for UpdatePullRequestBranchArgs {
@@ -5004,37 +5223,40 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("owner".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("repo".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "pull_number".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            props
-                .insert(
-                    "expected_head_sha".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["owner".into(), "repo".into(), "pull_number".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `update_pull_request_branch` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "owner",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "repo",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "pull_number",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "expected_head_sha",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["owner", "repo", "pull_number"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `update_pull_request_branch` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -5788,70 +6010,107 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("add_issue_comment",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < AddIssueCommentArgs > ()), ("create_branch",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreateBranchArgs > ()), ("create_issue",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreateIssueArgs > ()),
-                ("create_or_update_file",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreateOrUpdateFileArgs > ()),
-                ("create_pull_request",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreatePullRequestArgs > ()),
-                ("create_pull_request_review",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreatePullRequestReviewArgs > ()),
-                ("create_repository",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreateRepositoryArgs > ()), ("fork_repository",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ForkRepositoryArgs > ()), ("get_file_contents",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetFileContentsArgs > ()), ("get_issue",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetIssueArgs > ()), ("get_pull_request",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetPullRequestArgs > ()),
-                ("get_pull_request_comments",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetPullRequestCommentsArgs > ()),
-                ("get_pull_request_files",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetPullRequestFilesArgs > ()),
-                ("get_pull_request_reviews",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetPullRequestReviewsArgs > ()),
-                ("get_pull_request_status",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < GetPullRequestStatusArgs > ()),
-                ("list_commits",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ListCommitsArgs > ()), ("list_issues",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ListIssuesArgs > ()), ("list_pull_requests",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ListPullRequestsArgs > ()),
-                ("merge_pull_request",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < MergePullRequestArgs > ()), ("push_files",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < PushFilesArgs > ()), ("search_code",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < SearchCodeArgs > ()), ("search_issues",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < SearchIssuesArgs > ()), ("search_repositories",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < SearchRepositoriesArgs > ()), ("search_users",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < SearchUsersArgs > ()), ("update_issue",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < UpdateIssueArgs > ()),
-                ("update_pull_request_branch",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < UpdatePullRequestBranchArgs > ()),
+                ("add_issue_comment", ::toolseal::__private::root_schema(<
+                AddIssueCommentArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < AddIssueCommentArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("create_branch", ::toolseal::__private::root_schema(< CreateBranchArgs
+                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                CreateBranchArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("create_issue", ::toolseal::__private::root_schema(<
+                CreateIssueArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < CreateIssueArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("create_or_update_file", ::toolseal::__private::root_schema(<
+                CreateOrUpdateFileArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < CreateOrUpdateFileArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("create_pull_request", ::toolseal::__private::root_schema(<
+                CreatePullRequestArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < CreatePullRequestArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("create_pull_request_review", ::toolseal::__private::root_schema(<
+                CreatePullRequestReviewArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                CreatePullRequestReviewArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("create_repository", ::toolseal::__private::root_schema(<
+                CreateRepositoryArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < CreateRepositoryArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("fork_repository", ::toolseal::__private::root_schema(<
+                ForkRepositoryArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < ForkRepositoryArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get_file_contents", ::toolseal::__private::root_schema(<
+                GetFileContentsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < GetFileContentsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get_issue", ::toolseal::__private::root_schema(< GetIssueArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GetIssueArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("get_pull_request",
+                ::toolseal::__private::root_schema(< GetPullRequestArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GetPullRequestArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("get_pull_request_comments",
+                ::toolseal::__private::root_schema(< GetPullRequestCommentsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GetPullRequestCommentsArgs as ::toolseal::__private::schemars::JsonSchema
+                > ::json_schema)), ("get_pull_request_files",
+                ::toolseal::__private::root_schema(< GetPullRequestFilesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GetPullRequestFilesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("get_pull_request_reviews",
+                ::toolseal::__private::root_schema(< GetPullRequestReviewsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GetPullRequestReviewsArgs as ::toolseal::__private::schemars::JsonSchema
+                > ::json_schema)), ("get_pull_request_status",
+                ::toolseal::__private::root_schema(< GetPullRequestStatusArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                GetPullRequestStatusArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("list_commits", ::toolseal::__private::root_schema(<
+                ListCommitsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < ListCommitsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("list_issues", ::toolseal::__private::root_schema(< ListIssuesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ListIssuesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("list_pull_requests",
+                ::toolseal::__private::root_schema(< ListPullRequestsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                ListPullRequestsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("merge_pull_request",
+                ::toolseal::__private::root_schema(< MergePullRequestArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                MergePullRequestArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("push_files", ::toolseal::__private::root_schema(<
+                PushFilesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < PushFilesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("search_code", ::toolseal::__private::root_schema(< SearchCodeArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                SearchCodeArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("search_issues", ::toolseal::__private::root_schema(<
+                SearchIssuesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < SearchIssuesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("search_repositories", ::toolseal::__private::root_schema(<
+                SearchRepositoriesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < SearchRepositoriesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("search_users", ::toolseal::__private::root_schema(< SearchUsersArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                SearchUsersArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("update_issue", ::toolseal::__private::root_schema(<
+                UpdateIssueArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < UpdateIssueArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("update_pull_request_branch", ::toolseal::__private::root_schema(<
+                UpdatePullRequestBranchArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                UpdatePullRequestBranchArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

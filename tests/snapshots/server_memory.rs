@@ -377,31 +377,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entityName".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "contents".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entityName".into(), "contents".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entityName",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "contents",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entityName", "contents"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for AddObservationsArgs {
@@ -449,32 +446,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "observations".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<AddObservationsObservationsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["observations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `add_observations` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "observations",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<AddObservationsObservationsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["observations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `add_observations` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for AddObservationsOutputResultsItem {
@@ -531,31 +522,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entityName".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "addedObservations".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entityName".into(), "addedObservations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entityName",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "addedObservations",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entityName", "addedObservations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for AddObservationsOutput {
@@ -603,32 +591,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "results".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<AddObservationsOutputResultsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["results".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `add_observations` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "results",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<AddObservationsOutputResultsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["results"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `add_observations` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateEntitiesEntitiesItem {
@@ -690,34 +672,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "entityType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "observations".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "name".into(), "entityType".into(), "observations".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "entityType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "observations",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["name", "entityType", "observations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateEntitiesArgs {
@@ -765,32 +746,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entities".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<CreateEntitiesEntitiesItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entities".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_entities` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entities",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<CreateEntitiesEntitiesItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entities"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_entities` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateEntitiesOutputEntitiesItem {
@@ -853,34 +828,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "entityType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "observations".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "name".into(), "entityType".into(), "observations".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "entityType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "observations",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["name", "entityType", "observations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateEntitiesOutput {
@@ -928,32 +902,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entities".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entities".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `create_entities` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entities",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entities"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `create_entities` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateRelationsRelationsItem {
@@ -1013,28 +981,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "relationType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "from",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "to",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relationType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["from", "to", "relationType"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateRelationsArgs {
@@ -1082,32 +1055,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "relations".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<CreateRelationsRelationsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["relations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `create_relations` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "relations",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<CreateRelationsRelationsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["relations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `create_relations` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateRelationsOutputRelationsItem {
@@ -1168,28 +1135,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "relationType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "from",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "to",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relationType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["from", "to", "relationType"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for CreateRelationsOutput {
@@ -1237,32 +1209,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "relations".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["relations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `create_relations` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "relations",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["relations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `create_relations` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DeleteEntitiesArgs {
@@ -1310,30 +1276,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entityNames".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entityNames".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `delete_entities` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entityNames",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entityNames"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `delete_entities` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DeleteEntitiesOutput {
@@ -1385,28 +1346,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("success".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["success".into(), "message".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `delete_entities` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "success",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "message",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["success", "message"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `delete_entities` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DeleteObservationsDeletionsItem {
@@ -1463,31 +1426,28 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entityName".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "observations".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entityName".into(), "observations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entityName",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "observations",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entityName", "observations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DeleteObservationsArgs {
@@ -1535,32 +1495,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "deletions".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<DeleteObservationsDeletionsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["deletions".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `delete_observations` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "deletions",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<DeleteObservationsDeletionsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["deletions"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `delete_observations` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DeleteObservationsOutput {
@@ -1612,28 +1566,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("success".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["success".into(), "message".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `delete_observations` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "success",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "message",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["success", "message"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `delete_observations` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DeleteRelationsRelationsItem {
@@ -1693,28 +1649,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "relationType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "from",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "to",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relationType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["from", "to", "relationType"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DeleteRelationsArgs {
@@ -1762,32 +1723,26 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "relations".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<DeleteRelationsRelationsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["relations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `delete_relations` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "relations",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<DeleteRelationsRelationsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["relations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `delete_relations` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for DeleteRelationsOutput {
@@ -1839,28 +1794,30 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("success".into(), ::toolseal::__private::subschema::<bool>(g));
-            props
-                .insert("message".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["success".into(), "message".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `delete_relations` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "success",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "message",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["success", "message"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `delete_relations` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for OpenNodesArgs {
@@ -1908,27 +1865,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "names".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["names".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `open_nodes` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "names",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["names"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `open_nodes` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for OpenNodesOutputEntitiesItem {
@@ -1990,34 +1945,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "entityType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "observations".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "name".into(), "entityType".into(), "observations".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "entityType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "observations",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["name", "entityType", "observations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for OpenNodesOutputRelationsItem {
@@ -2077,28 +2031,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "relationType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "from",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "to",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relationType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["from", "to", "relationType"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for OpenNodesOutput {
@@ -2154,39 +2113,32 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entities".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
-                    >(g),
-                );
-            props
-                .insert(
-                    "relations".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<OpenNodesOutputRelationsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entities".into(), "relations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `open_nodes` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entities",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relations",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<OpenNodesOutputRelationsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entities", "relations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `open_nodes` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ReadGraphArgs {
@@ -2231,20 +2183,19 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let props = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(::std::vec![]),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("description".into(), "Arguments of the `read_graph` tool.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[],
+                    required: &[],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `read_graph` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ReadGraphOutputEntitiesItem {
@@ -2306,34 +2257,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "entityType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "observations".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "name".into(), "entityType".into(), "observations".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "entityType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "observations",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["name", "entityType", "observations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ReadGraphOutputRelationsItem {
@@ -2393,28 +2343,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "relationType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "from",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "to",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relationType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["from", "to", "relationType"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for ReadGraphOutput {
@@ -2470,39 +2425,32 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entities".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
-                    >(g),
-                );
-            props
-                .insert(
-                    "relations".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<ReadGraphOutputRelationsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entities".into(), "relations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `read_graph` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entities",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relations",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<ReadGraphOutputRelationsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entities", "relations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `read_graph` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for SearchNodesArgs {
@@ -2548,26 +2496,25 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("query".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["query".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `search_nodes` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "query",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["query"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `search_nodes` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for SearchNodesOutputEntitiesItem {
@@ -2629,34 +2576,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("name".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "entityType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "observations".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "name".into(), "entityType".into(), "observations".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "name",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "entityType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "observations",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &["name", "entityType", "observations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for SearchNodesOutputRelationsItem {
@@ -2716,28 +2662,33 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props.insert("from".into(), ::toolseal::__private::subschema::<String>(g));
-            props.insert("to".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "relationType".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["from".into(), "to".into(), "relationType".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "from",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "to",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relationType",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["from", "to", "relationType"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::None,
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for SearchNodesOutput {
@@ -2793,39 +2744,32 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "entities".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
-                    >(g),
-                );
-            props
-                .insert(
-                    "relations".into(),
-                    ::toolseal::__private::subschema::<
-                        ::std::vec::Vec<SearchNodesOutputRelationsItem>,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec!["entities".into(), "relations".into(),],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `search_nodes` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "entities",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "relations",
+                            ::toolseal::__private::subschema::<
+                                ::std::vec::Vec<SearchNodesOutputRelationsItem>,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                    ],
+                    required: &["entities", "relations"],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `search_nodes` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -3141,27 +3085,41 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("add_observations",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < AddObservationsArgs > ()), ("create_entities",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreateEntitiesArgs > ()), ("create_relations",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < CreateRelationsArgs > ()), ("delete_entities",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < DeleteEntitiesArgs > ()),
-                ("delete_observations",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < DeleteObservationsArgs > ()),
-                ("delete_relations",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < DeleteRelationsArgs > ()), ("open_nodes",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < OpenNodesArgs > ()), ("read_graph",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < ReadGraphArgs > ()), ("search_nodes",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < SearchNodesArgs > ()),
+                ("add_observations", ::toolseal::__private::root_schema(<
+                AddObservationsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < AddObservationsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("create_entities", ::toolseal::__private::root_schema(<
+                CreateEntitiesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < CreateEntitiesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("create_relations", ::toolseal::__private::root_schema(<
+                CreateRelationsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < CreateRelationsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("delete_entities", ::toolseal::__private::root_schema(<
+                DeleteEntitiesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < DeleteEntitiesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("delete_observations", ::toolseal::__private::root_schema(<
+                DeleteObservationsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < DeleteObservationsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("delete_relations", ::toolseal::__private::root_schema(<
+                DeleteRelationsArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < DeleteRelationsArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("open_nodes", ::toolseal::__private::root_schema(< OpenNodesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                OpenNodesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)), ("read_graph", ::toolseal::__private::root_schema(<
+                ReadGraphArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < ReadGraphArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("search_nodes", ::toolseal::__private::root_schema(< SearchNodesArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
+                SearchNodesArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

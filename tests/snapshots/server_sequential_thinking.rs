@@ -730,82 +730,77 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert("thought".into(), ::toolseal::__private::subschema::<String>(g));
-            props
-                .insert(
-                    "nextThoughtNeeded".into(),
-                    ::toolseal::__private::subschema::<
-                        SequentialthinkingNextThoughtNeeded,
-                    >(g),
-                );
-            props
-                .insert(
-                    "thoughtNumber".into(),
-                    ::toolseal::__private::subschema::<
-                        SequentialthinkingThoughtNumber,
-                    >(g),
-                );
-            props
-                .insert(
-                    "totalThoughts".into(),
-                    ::toolseal::__private::subschema::<
-                        SequentialthinkingTotalThoughts,
-                    >(g),
-                );
-            props
-                .insert(
-                    "isRevision".into(),
-                    ::toolseal::__private::subschema::<SequentialthinkingIsRevision>(g),
-                );
-            props
-                .insert(
-                    "revisesThought".into(),
-                    ::toolseal::__private::subschema::<
-                        SequentialthinkingRevisesThought,
-                    >(g),
-                );
-            props
-                .insert(
-                    "branchFromThought".into(),
-                    ::toolseal::__private::subschema::<
-                        SequentialthinkingBranchFromThought,
-                    >(g),
-                );
-            props
-                .insert(
-                    "branchId".into(),
-                    ::toolseal::__private::subschema::<String>(g),
-                );
-            props
-                .insert(
-                    "needsMoreThoughts".into(),
-                    ::toolseal::__private::subschema::<
-                        SequentialthinkingNeedsMoreThoughts,
-                    >(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "thought".into(), "nextThoughtNeeded".into(), "thoughtNumber"
-                        .into(), "totalThoughts".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "thought",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "nextThoughtNeeded",
+                            ::toolseal::__private::subschema::<
+                                SequentialthinkingNextThoughtNeeded,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "thoughtNumber",
+                            ::toolseal::__private::subschema::<
+                                SequentialthinkingThoughtNumber,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "totalThoughts",
+                            ::toolseal::__private::subschema::<
+                                SequentialthinkingTotalThoughts,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "isRevision",
+                            ::toolseal::__private::subschema::<
+                                SequentialthinkingIsRevision,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "revisesThought",
+                            ::toolseal::__private::subschema::<
+                                SequentialthinkingRevisesThought,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branchFromThought",
+                            ::toolseal::__private::subschema::<
+                                SequentialthinkingBranchFromThought,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branchId",
+                            ::toolseal::__private::subschema::<String>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "needsMoreThoughts",
+                            ::toolseal::__private::subschema::<
+                                SequentialthinkingNeedsMoreThoughts,
+                            > as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Arguments of the `sequentialthinking` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &[
+                        "thought",
+                        "nextThoughtNeeded",
+                        "thoughtNumber",
+                        "totalThoughts",
+                    ],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Arguments of the `sequentialthinking` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::FromJson for SequentialthinkingOutput {
@@ -883,54 +878,51 @@ const _: () = {
             g: &mut ::toolseal::__private::schemars::SchemaGenerator,
         ) -> ::toolseal::__private::schemars::Schema {
             let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            let mut props = ::toolseal::__private::serde_json::Map::new();
-            props
-                .insert(
-                    "thoughtNumber".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            props
-                .insert(
-                    "totalThoughts".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            props
-                .insert(
-                    "nextThoughtNeeded".into(),
-                    ::toolseal::__private::subschema::<bool>(g),
-                );
-            props
-                .insert(
-                    "branches".into(),
-                    ::toolseal::__private::subschema::<::std::vec::Vec<String>>(g),
-                );
-            props
-                .insert(
-                    "thoughtHistoryLength".into(),
-                    ::toolseal::__private::subschema::<f64>(g),
-                );
-            s.insert("type".into(), "object".into());
-            s.insert("properties".into(), props.into());
-            s.insert(
-                "required".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        "thoughtNumber".into(), "totalThoughts".into(),
-                        "nextThoughtNeeded".into(), "branches".into(),
-                        "thoughtHistoryLength".into(),
+            ::toolseal::__private::object_schema(
+                g,
+                &::toolseal::__private::ObjectSchema {
+                    properties: &[
+                        (
+                            "thoughtNumber",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "totalThoughts",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "nextThoughtNeeded",
+                            ::toolseal::__private::subschema::<bool>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "branches",
+                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
+                        (
+                            "thoughtHistoryLength",
+                            ::toolseal::__private::subschema::<f64>
+                                as ::toolseal::__private::SchemaFn,
+                        ),
                     ],
-                ),
-            );
-            s.insert(
-                "additionalProperties".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert(
-                "description".into(),
-                "Structured output of the `sequentialthinking` tool.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
+                    required: &[
+                        "thoughtNumber",
+                        "totalThoughts",
+                        "nextThoughtNeeded",
+                        "branches",
+                        "thoughtHistoryLength",
+                    ],
+                    additional: ::toolseal::__private::AdditionalSchema::Closed,
+                    min_properties: ::core::option::Option::None,
+                    max_properties: ::core::option::Option::None,
+                    description: ::core::option::Option::Some(
+                        "Structured output of the `sequentialthinking` tool.",
+                    ),
+                },
+            )
         }
     }
     impl ::toolseal::__private::ToolSet for ToolCall {
@@ -1036,9 +1028,10 @@ const _: () = {
             (&'static str, ::toolseal::__private::schemars::Schema),
         > {
             ::std::vec![
-                ("sequentialthinking",
-                ::toolseal::__private::schemars::SchemaGenerator::default()
-                .into_root_schema_for:: < SequentialthinkingArgs > ()),
+                ("sequentialthinking", ::toolseal::__private::root_schema(<
+                SequentialthinkingArgs as ::toolseal::__private::schemars::JsonSchema >
+                ::schema_name, < SequentialthinkingArgs as
+                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The arguments as JSON (defaults applied).

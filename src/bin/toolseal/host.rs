@@ -161,7 +161,7 @@ impl Session {
         };
         let changes = self.servers[s].observe(live);
         let names = |kind: fn(&Change) -> bool| changes.iter().filter(|(_, c)| kind(c)).map(|(t, _)| t.as_str()).collect::<Vec<_>>();
-        let mut event = json!({
+        let event = json!({
             "event": "tools_list_changed",
             "server": name,
             "changed": names(|c| matches!(c, Change::Changed { .. })),
@@ -172,14 +172,7 @@ impl Session {
             OnChange::Accept => self.accept(s),
             OnChange::Hold => self.recompile().map(|()| self.servers[s].pending.is_none()),
         };
-        match outcome {
-            Ok(accepted) => event["accepted"] = json!(accepted),
-            Err(e) => {
-                event["accepted"] = json!(false);
-                event["error"] = json!(e);
-            }
-        }
-        event
+        with_outcome(event, outcome)
     }
 
     /// Accepts server `s`'s pending listing: whether the listing in force is now the live one.
@@ -211,21 +204,26 @@ impl Session {
             (None, 1) => Some(0),
             (None, _) => None,
         };
-        let mut event = json!({ "event": "accept", "server": server.or_else(|| found.map(|s| self.servers[s].name.as_str())) });
+        let event = json!({ "event": "accept", "server": server.or_else(|| found.map(|s| self.servers[s].name.as_str())) });
         let outcome = match (line.get("toolseal").and_then(Value::as_str), found) {
             (Some("accept"), Some(s)) => self.accept(s),
             (Some("accept"), None) => Err(format!("name one of the servers: {:?}", self.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>())),
             _ => Err("the only control line is {\"toolseal\":\"accept\",\"server\":NAME}".to_owned()),
         };
-        match outcome {
-            Ok(accepted) => event["accepted"] = json!(accepted),
-            Err(e) => {
-                event["accepted"] = json!(false);
-                event["error"] = json!(e);
-            }
-        }
-        event
+        with_outcome(event, outcome)
     }
+}
+
+/// `event` with whether the live listing is in force, or why not.
+fn with_outcome(mut event: Value, outcome: Result<bool, String>) -> Value {
+    match outcome {
+        Ok(accepted) => event["accepted"] = json!(accepted),
+        Err(e) => {
+            event["accepted"] = json!(false);
+            event["error"] = json!(e);
+        }
+    }
+    event
 }
 
 fn read(path: &Path) -> Result<Registry, Failure> {
@@ -354,7 +352,14 @@ pub fn run(server: &[String], registry: Option<&Path>, manifest: Option<&Path>, 
             let line = tokio::select! {
                 biased;
                 Some(s) = changed.recv() => {
-                    print(session.relist(s, on_change).await);
+                    // Several notifications in a row need one listing per server.
+                    let mut servers = std::collections::BTreeSet::from([s]);
+                    while let Ok(s) = changed.try_recv() {
+                        servers.insert(s);
+                    }
+                    for s in servers {
+                        print(session.relist(s, on_change).await);
+                    }
                     continue;
                 }
                 line = lines.recv() => line,
