@@ -1,6 +1,7 @@
 //! The Hallucinated-Tools benchmark harness, as a library: the binary
 //! `toolseal-bench` prints its report; the tests assert its figures.
 
+pub mod contestants;
 pub mod merged;
 pub mod real;
 pub mod registry_gen;

@@ -1,0 +1,106 @@
+//! Ratios measured side by side: every round times each contestant on its
+//! call (a batch of calls each, in an order that rotates every round), so a
+//! slow moment of a noisy machine hits all of them alike; each ratio is taken
+//! within a round and the median over the rounds is reported, with the spread
+//! (the 10th and 90th percentiles). The contestants are the criterion
+//! comparison's (`benches/compare.rs`), on the same calls.
+//!
+//! `cargo run --release -p toolseal-bench --bin paired [-- ROUNDS]` (default 200).
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use serde_json::Value;
+use toolseal::runtime::dynamic::DynamicRegistry;
+use toolseal::runtime::registry::read_registry;
+use toolseal::runtime::schema::CompileOptions;
+use toolseal::Options;
+use toolseal_bench::contestants::{calls, floor_matches, JsonSchemaBaseline, TransferCall};
+use toolseal_bench::{small, synthetic, REGISTRY_10, REGISTRY_100};
+
+/// Calls per timed batch.
+const BATCH: usize = 1_000;
+
+/// One contestant: a label and a call that says whether it accepted.
+type Contestant = (String, Box<dyn Fn() -> bool>);
+
+fn contestants() -> Vec<Contestant> {
+    let mut all: Vec<Contestant> = Vec::new();
+    for (size, json, generated) in [(10, REGISTRY_10, (|b: &[u8]| small::ToolCall::from_json(b).is_ok()) as fn(&[u8]) -> bool), (100, REGISTRY_100, |b: &[u8]| synthetic::ToolCall::from_json(b).is_ok())] {
+        let registry = read_registry(json.as_bytes()).expect("registry");
+        let dynamic = std::rc::Rc::new(DynamicRegistry::new(&registry, &CompileOptions::default()).expect("dynamic"));
+        let baseline = std::rc::Rc::new(JsonSchemaBaseline::new(&registry));
+        for (label, call) in calls(&registry) {
+            let expect = label == "accept";
+            // Every contestant gives the verdict the others give, or nothing is timed.
+            assert_eq!(generated(call.as_bytes()), expect, "{label}_{size}: generated");
+            assert_eq!(dynamic.resolve(call.as_bytes(), &Options::strict()).is_ok(), expect, "{label}_{size}: dynamic");
+            assert_eq!(baseline.resolve(call.as_bytes()).is_ok(), expect, "{label}_{size}: jsonschema");
+            let group = format!("{label}_{size}");
+            let c = call.clone();
+            all.push((format!("{group}/generated"), Box::new(move || generated(c.as_bytes()))));
+            let (c, d) = (call.clone(), dynamic.clone());
+            all.push((format!("{group}/dynamic"), Box::new(move || d.resolve(c.as_bytes(), &Options::strict()).is_ok())));
+            let (c, j) = (call.clone(), baseline.clone());
+            all.push((format!("{group}/jsonschema"), Box::new(move || j.resolve(c.as_bytes()).is_ok())));
+            if label == "accept" {
+                let c = call.clone();
+                all.push((format!("{group}/serde_value"), Box::new(move || serde_json::from_slice::<Value>(c.as_bytes()).is_ok())));
+                if size == 10 {
+                    assert!(floor_matches(&registry), "the plain serde struct has the tool's keys");
+                    let c = call.clone();
+                    all.push((format!("{group}/serde_struct"), Box::new(move || serde_json::from_slice::<TransferCall>(c.as_bytes()).is_ok())));
+                }
+            }
+        }
+    }
+    all
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn main() {
+    let rounds: usize = std::env::args().nth(1).map(|r| r.parse().expect("ROUNDS is a number")).unwrap_or(200);
+    let all = contestants();
+    let mut times = vec![Vec::with_capacity(rounds); all.len()];
+    let start = Instant::now();
+    for round in 0..rounds {
+        for k in 0..all.len() {
+            let i = (k + round) % all.len();
+            let f = &all[i].1;
+            let t = Instant::now();
+            for _ in 0..BATCH {
+                black_box(f());
+            }
+            times[i].push(t.elapsed().as_nanos() as f64 / BATCH as f64);
+        }
+    }
+    let index = |label: &str| all.iter().position(|(l, _)| l == label).unwrap_or_else(|| panic!("no contestant {label}"));
+    println!("Paired measurement: {rounds} rounds × {BATCH} calls per contestant, {:.1} s, {} cores", start.elapsed().as_secs_f64(), std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!("`cargo run --release -p toolseal-bench --bin paired -- {rounds}`\n");
+    println!("{:28} {:>10} {:>10} {:>10}", "contestant", "median ns", "p10", "p90");
+    for (i, (label, _)) in all.iter().enumerate() {
+        let mut t = times[i].clone();
+        t.sort_by(f64::total_cmp);
+        println!("{label:28} {:>10.0} {:>10.0} {:>10.0}", percentile(&t, 0.5), percentile(&t, 0.1), percentile(&t, 0.9));
+    }
+    let ratio = |a: &str, b: &str| {
+        let (a, b) = (index(a), index(b));
+        let mut r: Vec<f64> = (0..rounds).map(|k| times[a][k] / times[b][k]).collect();
+        r.sort_by(f64::total_cmp);
+        format!("{:.2}× (p10 {:.2}, p90 {:.2})", percentile(&r, 0.5), percentile(&r, 0.1), percentile(&r, 0.9))
+    };
+    println!("\nRatios within a round, median over rounds (target in brackets):");
+    for size in [10, 100] {
+        println!("  {size:>3} tools, accepted call: jsonschema baseline / generated = {} [≥ 2×]", ratio(&format!("accept_{size}/jsonschema"), &format!("accept_{size}/generated")));
+        println!("  {size:>3} tools, accepted call: generated / serde Value floor = {} [≤ 1.3×]", ratio(&format!("accept_{size}/generated"), &format!("accept_{size}/serde_value")));
+        for class in ["h1", "h2", "h3"] {
+            println!("  {size:>3} tools, rejection {} / acceptance (generated) = {} [≤ 2×]", class.to_uppercase(), ratio(&format!("reject_{class}_{size}/generated"), &format!("accept_{size}/generated")));
+        }
+        println!("  {size:>3} tools, accepted call: dynamic / jsonschema = {}", ratio(&format!("accept_{size}/dynamic"), &format!("accept_{size}/jsonschema")));
+    }
+    println!("   10 tools, accepted call: generated / plain serde structs (no validation) = {}", ratio("accept_10/generated", "accept_10/serde_struct"));
+    println!("  100 tools / 10 tools, accepted call (generated) = {} [≤ 1.3×]", ratio("accept_100/generated", "accept_10/generated"));
+}
