@@ -156,3 +156,33 @@ async fn a_server_guarded_by_its_own_listed_schemas_runs_only_resolved_calls() {
     assert_eq!(classes(&seen), ["ran", "H2", "H3", "H3", "error -32602"]);
     assert_eq!(ran, 1);
 }
+
+#[test]
+fn a_sealed_guard_reports_how_the_server_listing_differs_from_its_registry() {
+    use toolseal_runtime::mcp::Change;
+    let report = Sealed::<bank::ToolCall>::new().compare(&Bank::tool_router().list_all()).expect("rmcp's listing is a registry");
+    let kinds: Vec<(&str, &str)> = report
+        .iter()
+        .map(|(name, change)| {
+            let kind = match change {
+                Change::Unchanged => "unchanged",
+                Change::Changed { .. } => "changed",
+                Change::Removed => "removed",
+                Change::Added => "added",
+            };
+            (name.as_str(), kind)
+        })
+        .collect();
+    // The macro server declares two of the registry's four tools, with schemas schemars wrote.
+    assert_eq!(kinds, [("transfer_funds", "changed"), ("get_balance", "changed"), ("list_transactions", "removed"), ("freeze_account", "removed")]);
+}
+
+#[test]
+fn a_sealed_guard_finds_no_difference_with_the_listing_it_was_generated_from() {
+    use toolseal_runtime::mcp::Change;
+    let registry: Value = serde_json::from_str(include_str!("../examples/transfer_funds/registry/bank.json")).expect("JSON");
+    let tools: Vec<rmcp::model::Tool> = serde_json::from_value(registry["tools"].clone()).expect("rmcp reads the listing");
+    let report = Sealed::<bank::ToolCall>::new().compare(&tools).expect("a registry");
+    assert_eq!(report.len(), 4);
+    assert!(report.iter().all(|(_, c)| *c == Change::Unchanged), "{report:?}");
+}

@@ -34,6 +34,7 @@ use crate::check::Cx;
 use crate::dynamic::{DynamicRegistry, LiveRegistry};
 use crate::feedback::Feedback;
 use crate::json::Json;
+use crate::mcp::{diff_listing, Change, ToolSpec};
 use crate::registry::{read_registry, RegistryError};
 use crate::rejection::{Class, Rejection};
 use crate::schema::{CompileOptions, SchemaError};
@@ -51,6 +52,19 @@ impl<T: ToolSet> Sealed<T> {
     /// Resolves calls as `T` does.
     pub fn new() -> Sealed<T> {
         Sealed(PhantomData)
+    }
+}
+
+impl<T: ToolSet> Sealed<T> {
+    /// How the tools a server lists compare with the registry `T` was generated
+    /// from, by digest (the registry's tools first, then the ones only the
+    /// server lists). Anything but `Unchanged` means the guard enforces another
+    /// signature than the server declares: check it when the server starts.
+    pub fn compare(&self, tools: &[Tool]) -> Result<Vec<(String, Change)>, RegistryError> {
+        let listing = serde_json::json!({ "tools": tools }).to_string();
+        let live = read_registry(listing.as_bytes())?;
+        let compiled: Vec<ToolSpec> = T::TOOLS.iter().map(|t| ToolSpec { name: t.name.to_owned(), digest: t.digest.to_owned() }).collect();
+        Ok(diff_listing(&compiled, &live))
     }
 }
 
