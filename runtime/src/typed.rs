@@ -92,8 +92,10 @@ pub fn elements<T: FromJson>(items: &[Json<'_>], at: &Path<'_>, cx: &mut Cx) -> 
 /// Converts the elements of an array from index `start` on (after a tuple prefix).
 pub fn elements_from<T: FromJson>(items: &[Json<'_>], start: usize, at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
     // A plain loop: generated code instantiates this once per element type,
-    // and iterator adapters would multiply the code each instance costs.
-    let mut out = Vec::with_capacity(items.len().saturating_sub(start));
+    // and iterator adapters would multiply the code each instance costs. No
+    // capacity up front: an element type can be far larger than its JSON, and
+    // a hostile array should not reserve for elements that fail.
+    let mut out = Vec::new();
     for (i, item) in items.iter().enumerate().skip(start) {
         out.push(T::from_json(item, &at.index(i), cx)?);
     }
