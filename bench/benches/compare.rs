@@ -13,35 +13,21 @@ use toolseal::runtime::dynamic::DynamicRegistry;
 use toolseal::runtime::registry::read_registry;
 use toolseal::runtime::schema::CompileOptions;
 use toolseal::Options;
-use toolseal_bench::contestants::{calls, floor_matches, JsonSchemaBaseline, TransferCall};
+use toolseal_bench::contestants::{calls, floor_call, scenarios, TransferCall};
 use toolseal_bench::registry_gen::registry_of;
-use toolseal_bench::{small, synthetic, REGISTRY_10, REGISTRY_100};
-
-fn scenario(c: &mut Criterion, size: usize, registry_json: &str, generated: fn(&[u8]) -> bool) {
-    let registry = read_registry(registry_json.as_bytes()).expect("registry");
-    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default()).expect("dynamic");
-    let baseline = JsonSchemaBaseline::new(&registry);
-    for (label, call) in calls(&registry) {
-        let expect_ok = label == "accept";
-        assert_eq!(generated(call.as_bytes()), expect_ok, "{label}");
-        assert_eq!(dynamic.resolve(call.as_bytes(), &Options::strict()).is_ok(), expect_ok, "{label}");
-        assert_eq!(baseline.resolve(call.as_bytes()).is_ok(), expect_ok, "{label}: the baseline agrees");
-        let mut group = c.benchmark_group(format!("{label}_{size}"));
-        group.bench_function("generated", |b| b.iter(|| black_box(generated(black_box(call.as_bytes())))));
-        group.bench_function("dynamic", |b| b.iter(|| black_box(dynamic.resolve(black_box(call.as_bytes()), &Options::strict()).is_ok())));
-        group.bench_function("jsonschema", |b| b.iter(|| black_box(baseline.resolve(black_box(call.as_bytes())).is_ok())));
-        group.bench_function("serde_value", |b| b.iter(|| black_box(serde_json::from_slice::<Value>(black_box(call.as_bytes())).is_ok())));
-        group.finish();
-    }
-}
 
 fn sized(c: &mut Criterion) {
-    scenario(c, 10, REGISTRY_10, |b| small::ToolCall::from_json(b).is_ok());
-    scenario(c, 100, REGISTRY_100, |b| synthetic::ToolCall::from_json(b).is_ok());
-    let registry = read_registry(REGISTRY_10.as_bytes()).expect("registry");
-    assert!(floor_matches(&registry), "the plain serde struct has the tool's keys");
-    let accept = calls(&registry).remove(0).1;
-    assert!(serde_json::from_slice::<TransferCall>(accept.as_bytes()).is_ok());
+    for scenario in scenarios() {
+        for (label, call) in &scenario.calls {
+            let mut group = c.benchmark_group(format!("{label}_{}", scenario.size));
+            group.bench_function("generated", |b| b.iter(|| black_box((scenario.generated)(black_box(call.as_bytes())))));
+            group.bench_function("dynamic", |b| b.iter(|| black_box(scenario.dynamic_accepts(black_box(call)))));
+            group.bench_function("jsonschema", |b| b.iter(|| black_box(scenario.baseline.resolve(black_box(call.as_bytes())).is_ok())));
+            group.bench_function("serde_value", |b| b.iter(|| black_box(serde_json::from_slice::<Value>(black_box(call.as_bytes())).is_ok())));
+            group.finish();
+        }
+    }
+    let accept = floor_call();
     let mut group = c.benchmark_group("accept_10_floor");
     group.bench_function("serde_struct", |b| b.iter(|| black_box(serde_json::from_slice::<TransferCall>(black_box(accept.as_bytes())).is_ok())));
     group.finish();

@@ -5,10 +5,13 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
+use toolseal::runtime::dynamic::DynamicRegistry;
 use toolseal::runtime::probe::{probes, Expect};
-use toolseal::runtime::registry::Registry;
+use toolseal::runtime::registry::{read_registry, Registry};
 use toolseal::runtime::schema::{closed_world, compile_tool_schema, CompileOptions};
-use toolseal::Class;
+use toolseal::{Class, Options};
+
+use crate::{small, synthetic, REGISTRY_10, REGISTRY_100};
 
 /// The tool every scenario calls (in every registry size).
 pub const TOOL: &str = "payments_transfer";
@@ -90,4 +93,53 @@ pub fn floor_matches(registry: &Registry) -> bool {
     let mut keys: Vec<String> = tool.input_schema.to_value()["properties"].as_object().map(|p| p.keys().cloned().collect()).unwrap_or_default();
     keys.sort();
     keys == TRANSFER_KEYS
+}
+
+/// One registry size of the comparison: its resolvers and calls, checked to agree.
+pub struct Scenario {
+    /// Tools in the registry.
+    pub size: usize,
+    /// The generated enum's `from_json`, accepted or not.
+    pub generated: fn(&[u8]) -> bool,
+    /// The dynamic resolver.
+    pub dynamic: DynamicRegistry,
+    /// The runtime `jsonschema` baseline.
+    pub baseline: JsonSchemaBaseline,
+    /// [`calls`] of the registry.
+    pub calls: Vec<(&'static str, String)>,
+}
+
+impl Scenario {
+    /// The registry in `json` (`size` tools) and its generated enum; panics unless
+    /// every resolver accepts the honest call and rejects the others.
+    pub fn new(size: usize, json: &str, generated: fn(&[u8]) -> bool) -> Scenario {
+        let registry = read_registry(json.as_bytes()).expect("registry");
+        let scenario = Scenario { size, generated, dynamic: DynamicRegistry::new(&registry, &CompileOptions::default()).expect("dynamic"), baseline: JsonSchemaBaseline::new(&registry), calls: calls(&registry) };
+        for (label, call) in &scenario.calls {
+            let expect = *label == "accept";
+            assert_eq!(generated(call.as_bytes()), expect, "{label}_{size}: generated");
+            assert_eq!(scenario.dynamic_accepts(call), expect, "{label}_{size}: dynamic");
+            assert_eq!(scenario.baseline.resolve(call.as_bytes()).is_ok(), expect, "{label}_{size}: the jsonschema baseline agrees");
+        }
+        scenario
+    }
+
+    /// Whether the dynamic resolver accepts `call`.
+    pub fn dynamic_accepts(&self, call: &str) -> bool {
+        self.dynamic.resolve(call.as_bytes(), &Options::strict()).is_ok()
+    }
+}
+
+/// The two sizes compared: the first 10 tools of the synthetic registry, and all 100.
+pub fn scenarios() -> [Scenario; 2] {
+    [Scenario::new(10, REGISTRY_10, |b| small::ToolCall::from_json(b).is_ok()), Scenario::new(100, REGISTRY_100, |b| synthetic::ToolCall::from_json(b).is_ok())]
+}
+
+/// The 10-tool registry's honest call, checked to fit the plain serde struct.
+pub fn floor_call() -> String {
+    let registry = read_registry(REGISTRY_10.as_bytes()).expect("registry");
+    assert!(floor_matches(&registry), "the plain serde struct has the tool's keys");
+    let accept = calls(&registry).remove(0).1;
+    assert!(serde_json::from_slice::<TransferCall>(accept.as_bytes()).is_ok());
+    accept
 }

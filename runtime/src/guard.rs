@@ -35,7 +35,7 @@ use crate::dynamic::{DynamicRegistry, LiveRegistry};
 use crate::feedback::Feedback;
 use crate::json::Json;
 use crate::mcp::{diff_listing, Change, ToolSpec};
-use crate::registry::{read_registry, RegistryError};
+use crate::registry::{read_registry, Registry, RegistryError};
 use crate::rejection::{Class, Rejection};
 use crate::schema::{CompileOptions, SchemaError};
 
@@ -61,8 +61,7 @@ impl<T: ToolSet> Sealed<T> {
     /// server lists). Anything but `Unchanged` means the guard enforces another
     /// signature than the server declares: check it when the server starts.
     pub fn compare(&self, tools: &[Tool]) -> Result<Vec<(String, Change)>, RegistryError> {
-        let listing = serde_json::json!({ "tools": tools }).to_string();
-        let live = read_registry(listing.as_bytes())?;
+        let live = listed_registry(tools)?;
         let compiled: Vec<ToolSpec> = T::TOOLS.iter().map(|t| ToolSpec { name: t.name.to_owned(), digest: t.digest.to_owned() }).collect();
         Ok(diff_listing(&compiled, &live))
     }
@@ -91,6 +90,11 @@ impl CallCheck for LiveRegistry {
     fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection> {
         self.snapshot().1.resolve_parts(name, arguments, &mut Cx::strict())
     }
+}
+
+/// The registry of the tools a server lists.
+fn listed_registry(tools: &[Tool]) -> Result<Registry, RegistryError> {
+    read_registry(serde_json::json!({ "tools": tools }).to_string().as_bytes())
 }
 
 /// Why the tools a server lists cannot guard it.
@@ -151,8 +155,7 @@ impl<S> GuardedServer<S, DynamicRegistry> {
     /// `ToolRouter::list_all()`), compiled closed-world: undeclared keys are
     /// rejected even where the listed schema leaves `additionalProperties` open.
     pub fn listed(inner: S, tools: &[Tool]) -> Result<GuardedServer<S, DynamicRegistry>, ListedError> {
-        let listing = serde_json::json!({ "tools": tools }).to_string();
-        let registry = read_registry(listing.as_bytes())?;
+        let registry = listed_registry(tools)?;
         let compiled = DynamicRegistry::new(&registry, &CompileOptions::default()).map_err(|(tool, error)| ListedError::Schema { tool, error })?;
         Ok(GuardedServer::new(inner, compiled))
     }

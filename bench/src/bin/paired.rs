@@ -8,15 +8,11 @@
 //! `cargo run --release -p toolseal-bench --bin paired [-- ROUNDS]` (default 200).
 
 use std::hint::black_box;
+use std::rc::Rc;
 use std::time::Instant;
 
 use serde_json::Value;
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
-use toolseal::Options;
-use toolseal_bench::contestants::{calls, floor_matches, JsonSchemaBaseline, TransferCall};
-use toolseal_bench::{small, synthetic, REGISTRY_10, REGISTRY_100};
+use toolseal_bench::contestants::{floor_call, scenarios, TransferCall};
 
 /// Calls per timed batch.
 const BATCH: usize = 1_000;
@@ -26,34 +22,24 @@ type Contestant = (String, Box<dyn Fn() -> bool>);
 
 fn contestants() -> Vec<Contestant> {
     let mut all: Vec<Contestant> = Vec::new();
-    for (size, json, generated) in [(10, REGISTRY_10, (|b: &[u8]| small::ToolCall::from_json(b).is_ok()) as fn(&[u8]) -> bool), (100, REGISTRY_100, |b: &[u8]| synthetic::ToolCall::from_json(b).is_ok())] {
-        let registry = read_registry(json.as_bytes()).expect("registry");
-        let dynamic = std::rc::Rc::new(DynamicRegistry::new(&registry, &CompileOptions::default()).expect("dynamic"));
-        let baseline = std::rc::Rc::new(JsonSchemaBaseline::new(&registry));
-        for (label, call) in calls(&registry) {
-            let expect = label == "accept";
-            // Every contestant gives the verdict the others give, or nothing is timed.
-            assert_eq!(generated(call.as_bytes()), expect, "{label}_{size}: generated");
-            assert_eq!(dynamic.resolve(call.as_bytes(), &Options::strict()).is_ok(), expect, "{label}_{size}: dynamic");
-            assert_eq!(baseline.resolve(call.as_bytes()).is_ok(), expect, "{label}_{size}: jsonschema");
-            let group = format!("{label}_{size}");
-            let c = call.clone();
-            all.push((format!("{group}/generated"), Box::new(move || generated(c.as_bytes()))));
-            let (c, d) = (call.clone(), dynamic.clone());
-            all.push((format!("{group}/dynamic"), Box::new(move || d.resolve(c.as_bytes(), &Options::strict()).is_ok())));
-            let (c, j) = (call.clone(), baseline.clone());
-            all.push((format!("{group}/jsonschema"), Box::new(move || j.resolve(c.as_bytes()).is_ok())));
-            if label == "accept" {
+    for scenario in scenarios() {
+        let scenario = Rc::new(scenario);
+        for (label, call) in &scenario.calls {
+            let group = format!("{label}_{}", scenario.size);
+            let (c, s) = (call.clone(), scenario.clone());
+            all.push((format!("{group}/generated"), Box::new(move || (s.generated)(c.as_bytes()))));
+            let (c, s) = (call.clone(), scenario.clone());
+            all.push((format!("{group}/dynamic"), Box::new(move || s.dynamic_accepts(&c))));
+            let (c, s) = (call.clone(), scenario.clone());
+            all.push((format!("{group}/jsonschema"), Box::new(move || s.baseline.resolve(c.as_bytes()).is_ok())));
+            if *label == "accept" {
                 let c = call.clone();
                 all.push((format!("{group}/serde_value"), Box::new(move || serde_json::from_slice::<Value>(c.as_bytes()).is_ok())));
-                if size == 10 {
-                    assert!(floor_matches(&registry), "the plain serde struct has the tool's keys");
-                    let c = call.clone();
-                    all.push((format!("{group}/serde_struct"), Box::new(move || serde_json::from_slice::<TransferCall>(c.as_bytes()).is_ok())));
-                }
             }
         }
     }
+    let accept = floor_call();
+    all.push(("accept_10/serde_struct".to_owned(), Box::new(move || serde_json::from_slice::<TransferCall>(accept.as_bytes()).is_ok())));
     all
 }
 

@@ -14,7 +14,7 @@ mod naming;
 pub mod trials;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::marker::PhantomData;
 use std::sync::RwLock;
 
@@ -329,7 +329,8 @@ pub fn diff_listing(compiled: &[ToolSpec], live: &Registry) -> Vec<(String, Chan
             (tool.name.clone(), change)
         })
         .collect();
-    changes.extend(live.tools.iter().filter(|t| !compiled.iter().any(|c| c.name == t.name)).map(|t| (t.name.clone(), Change::Added)));
+    let known: HashSet<&str> = compiled.iter().map(|c| c.name.as_str()).collect();
+    changes.extend(live.tools.iter().filter(|t| !known.contains(t.name.as_str())).map(|t| (t.name.clone(), Change::Added)));
     changes
 }
 

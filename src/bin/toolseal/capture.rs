@@ -17,8 +17,10 @@ use crate::Failure;
 
 /// What `initialize` and `tools/list` returned.
 pub struct Listing {
+    /// `serverInfo` of the `initialize` result.
     pub server_info: Value,
     protocol_version: Value,
+    /// The tools, sorted by name.
     pub tools: Vec<Value>,
 }
 

@@ -24,14 +24,15 @@ use rmcp::{ClientHandler, RoleClient};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 use toolseal::feedback::mcp_tool_result;
-use toolseal::mcp::{diff_listing, Change, McpRequest, Policy, Route, ServerSpec};
-use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
-use toolseal::runtime::registry::{read_registry, Registry};
+use toolseal::mcp::{diff_listing, Change, Policy, ServerSpec};
+use toolseal::runtime::dynamic::DynamicDeployment;
+use toolseal::runtime::registry::Registry;
 use toolseal::runtime::schema::CompileOptions;
 use toolseal::wire::{parse_reply, WireCall};
-use toolseal::{Class, Options, Reason, Rejection};
+use toolseal::Options;
 
 use crate::capture::{connect, list_tools, listed_registry, runtime, Client};
+use crate::route::{read_registry_file, Resolver};
 use crate::Failure;
 
 /// What the host does when a server's listing changes mid-session.
@@ -81,14 +82,6 @@ impl Server {
     }
 }
 
-/// How calls are resolved.
-enum Resolver {
-    /// One server: its registry.
-    Single(DynamicRegistry),
-    /// A manifest's servers, and the routes that are M4.
-    Merged { deployment: Box<DynamicDeployment>, stale: HashMap<Route, String> },
-}
-
 /// The servers, their clients, and the resolver compiled from their accepted listings.
 struct Session {
     servers: Vec<Server>,
@@ -99,21 +92,13 @@ struct Session {
     timeout: Duration,
 }
 
-/// Where a resolved call goes.
-struct Destination {
-    client: usize,
-    server: Option<String>,
-    tool: String,
-    arguments: Value,
-}
-
+/// The resolver for the servers' accepted listings, their stale tools M4.
 fn compile(servers: &[Server], manifest: Option<&(Vec<(String, String)>, Policy)>) -> Result<Resolver, String> {
-    let options = CompileOptions::default();
     let Some((pins, policy)) = manifest else {
-        return DynamicRegistry::new(&servers[0].accepted, &options).map(Resolver::Single).map_err(|(tool, e)| format!("tool {tool:?}: {e}"));
+        return Resolver::single(&servers[0].accepted, servers[0].stale.clone());
     };
     let registries: Vec<_> = servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), s.accepted.clone())).collect();
-    let deployment = DynamicDeployment::new(&registries, pins, *policy, &options)?;
+    let deployment = DynamicDeployment::new(&registries, pins, *policy, &CompileOptions::default())?;
     let mut stale = HashMap::new();
     for (s, server) in servers.iter().enumerate() {
         for (tool, why) in &server.stale {
@@ -126,26 +111,6 @@ fn compile(servers: &[Server], manifest: Option<&(Vec<(String, String)>, Policy)
 }
 
 impl Session {
-    fn route(&self, call: &WireCall, options: &Options) -> Result<Destination, Rejection> {
-        let arguments = call.arguments.as_ref().map_err(Clone::clone)?;
-        match &self.resolver {
-            Resolver::Single(resolver) => {
-                let name = call.name.clone().unwrap_or_default();
-                if let Some(why) = self.servers[0].stale.get(&name) {
-                    return Err(Rejection::routing(Class::M4, Reason::Stale { change: why.clone() }, &name));
-                }
-                resolver.resolve_parts(&name, Some(arguments), &mut options.cx())?;
-                Ok(Destination { client: 0, server: None, tool: name, arguments: arguments.to_value() })
-            }
-            Resolver::Merged { deployment, stale } => {
-                let request = McpRequest::from_wire(call)?;
-                let route = deployment.resolve_request_with(&request, options, stale)?;
-                let catalog = deployment.catalog();
-                Ok(Destination { client: route.server, server: Some(catalog.server(route).name.clone()), tool: catalog.tool(route).name.clone(), arguments: arguments.to_value() })
-            }
-        }
-    }
-
     /// Recompiles the resolver from the accepted listings and their stale tools.
     fn recompile(&mut self) -> Result<(), String> {
         self.resolver = compile(&self.servers, self.manifest.as_ref())?;
@@ -226,11 +191,6 @@ fn with_outcome(mut event: Value, outcome: Result<bool, String>) -> Value {
     event
 }
 
-fn read(path: &Path) -> Result<Registry, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| Failure::new(2, format!("cannot read {}: {e}", path.display())))?;
-    read_registry(&bytes).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))
-}
-
 /// Starts server number `s`: its client, the registry it lists now, and its `serverInfo`.
 async fn start(s: usize, command: &[String], cwd: Option<&Path>, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<(Client<Watch>, Registry, Option<Value>), Failure> {
     let (client, listing) = connect(command, cwd, timeout, Watch { server: s, changes: changes.clone() }).await?;
@@ -249,7 +209,7 @@ async fn single(command: &[String], registry: Option<&Path>, timeout: Duration, 
     let (client, live, info) = start(0, command, None, timeout, changes).await?;
     let name = info.as_ref().and_then(|i| i.get("name")?.as_str()).unwrap_or(&command[0]).to_owned();
     let (accepted, since) = match registry {
-        Some(path) => (read(path)?, "its capture".to_owned()),
+        Some(path) => (read_registry_file(path)?, "its capture".to_owned()),
         None => (live.clone(), "the session started".to_owned()),
     };
     let servers = vec![server(name, 0, String::new(), accepted, since, live)];
@@ -302,15 +262,18 @@ async fn call(session: &Session, call: &WireCall, options: &Options, line: usize
     if let Some(id) = &call.id {
         out["id"] = json!(id);
     }
-    match session.route(call, options) {
+    match session.resolver.resolve(call, options) {
         Ok(to) => {
             let mut params = CallToolRequestParams::new(to.tool.clone());
-            params.arguments = to.arguments.as_object().cloned();
-            let result = tokio::time::timeout(session.timeout, session.clients[to.client].call_tool(params)).await;
+            params.arguments = match call.arguments.as_ref().map(|a| a.to_value()) {
+                Ok(Value::Object(arguments)) => Some(arguments),
+                _ => None,
+            };
+            let result = tokio::time::timeout(session.timeout, session.clients[to.server].call_tool(params)).await;
             counts.0 += 1;
             out["forwarded"] = json!(true);
             out["tool"] = json!(to.tool);
-            if let Some(server) = to.server {
+            if let Some(server) = to.server_name {
                 out["server"] = json!(server);
             }
             out["result"] = match result {

@@ -17,6 +17,7 @@ mod capture;
 mod host;
 mod lint;
 mod resolve;
+mod route;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -2,59 +2,29 @@
 //! on stdout. Lines are read in bounded memory: a line over the size limit is
 //! rejected without being kept.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::Path;
 
 use serde_json::{json, Value};
-use toolseal::mcp::McpRequest;
-use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
-use toolseal::runtime::registry::read_registry;
 use toolseal::runtime::schema::CompileOptions;
 use toolseal::wire::{parse_reply, WireCall};
 use toolseal::{Options, Rejection};
 
+use crate::route::{read_registry_file, Destination, Resolver};
 use crate::Failure;
 
-enum Resolver {
-    Registry(DynamicRegistry),
-    Deployment(DynamicDeployment),
-}
-
-impl Resolver {
-    /// The tool (and server) a call resolves to.
-    fn resolve(&self, call: &WireCall, options: &Options) -> Result<(String, Option<String>), Rejection> {
-        match self {
-            Resolver::Registry(registry) => {
-                let arguments = call.arguments.as_ref().map_err(Clone::clone)?;
-                let name = call.name.as_deref().unwrap_or_default();
-                let mut cx = options.cx();
-                registry.resolve_parts(name, Some(arguments), &mut cx).map(|()| (name.to_owned(), None))
-            }
-            Resolver::Deployment(deployment) => {
-                let request = McpRequest::from_wire(call)?;
-                let route = deployment.resolve_request(&request, options)?;
-                let catalog = deployment.catalog();
-                Ok((catalog.tool(route).name.clone(), Some(catalog.server(route).name.clone())))
-            }
-        }
-    }
-}
-
 fn load(registry: Option<&Path>, manifest: Option<&Path>) -> Result<Resolver, Failure> {
-    let options = CompileOptions::default();
     if let Some(path) = registry {
-        let bytes = std::fs::read(path).map_err(|e| Failure::new(2, format!("cannot read {}: {e}", path.display())))?;
-        let registry = read_registry(&bytes).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))?;
-        let compiled = DynamicRegistry::new(&registry, &options).map_err(|(tool, e)| Failure::new(2, format!("{}: tool {tool:?}: {e}", path.display())))?;
-        return Ok(Resolver::Registry(compiled));
+        return Resolver::single(&read_registry_file(path)?, HashMap::new()).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())));
     }
     let path = manifest.ok_or_else(|| Failure::new(2, "give --registry or --manifest"))?;
     let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
-    let compiled = deployment.compile_dynamic(path, &options).map_err(|e| Failure::new(2, e.to_string()))?;
-    Ok(Resolver::Deployment(compiled))
+    let compiled = deployment.compile_dynamic(path, &CompileOptions::default()).map_err(|e| Failure::new(2, e.to_string()))?;
+    Ok(Resolver::Merged { deployment: Box::new(compiled), stale: HashMap::new() })
 }
 
-fn verdict(line: usize, call: Option<&WireCall>, outcome: Result<(String, Option<String>), Rejection>) -> Value {
+fn verdict(line: usize, call: Option<&WireCall>, outcome: Result<Destination, Rejection>) -> Value {
     let mut v = json!({ "line": line });
     if let Some(call) = call {
         if let Some(id) = &call.id {
@@ -65,10 +35,10 @@ fn verdict(line: usize, call: Option<&WireCall>, outcome: Result<(String, Option
         }
     }
     match outcome {
-        Ok((tool, server)) => {
+        Ok(Destination { tool, server_name, .. }) => {
             v["verdict"] = json!("accept");
             v["tool"] = json!(tool);
-            if let Some(server) = server {
+            if let Some(server) = server_name {
                 v["server"] = json!(server);
             }
         }
@@ -138,7 +108,7 @@ pub fn run(registry: Option<&Path>, manifest: Option<&Path>, lenient: bool) -> R
             }
         };
         for v in verdicts {
-            serde_json::to_writer(&mut out, &v).map_err(|e| Failure::new(2, format!("cannot write: {e}")))?;
+            serde_json::to_writer(&mut out, &v).map_err(|e| write_err(e.into()))?;
             out.write_all(b"\n").map_err(write_err)?;
         }
     }

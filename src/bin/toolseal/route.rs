@@ -1,0 +1,67 @@
+//! How the command resolves one call of a model reply — against one
+//! registry, or routed across a deployment's servers (M1–M5) — shared by
+//! `resolve` and `host`.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use toolseal::mcp::{McpRequest, Route};
+use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
+use toolseal::runtime::registry::{read_registry, Registry};
+use toolseal::runtime::schema::CompileOptions;
+use toolseal::wire::WireCall;
+use toolseal::{Class, Options, Reason, Rejection};
+
+use crate::Failure;
+
+/// A compiled registry or deployment, and the tools that are M4 in it (with why).
+pub enum Resolver {
+    /// One server: its registry, stale tools by name.
+    Single { registry: DynamicRegistry, stale: HashMap<String, String> },
+    /// A manifest's servers, stale tools by route.
+    Merged { deployment: Box<DynamicDeployment>, stale: HashMap<Route, String> },
+}
+
+/// Where a resolved call goes.
+pub struct Destination {
+    /// The server's index (0 for one registry).
+    pub server: usize,
+    /// The server's name, for a deployment.
+    pub server_name: Option<String>,
+    /// The tool's name on that server.
+    pub tool: String,
+}
+
+impl Resolver {
+    /// One registry, compiled; `stale` tools are M4.
+    pub fn single(registry: &Registry, stale: HashMap<String, String>) -> Result<Resolver, String> {
+        let registry = DynamicRegistry::new(registry, &CompileOptions::default()).map_err(|(tool, e)| format!("tool {tool:?}: {e}"))?;
+        Ok(Resolver::Single { registry, stale })
+    }
+
+    /// The server and tool `call` resolves to, or its rejection.
+    pub fn resolve(&self, call: &WireCall, options: &Options) -> Result<Destination, Rejection> {
+        match self {
+            Resolver::Single { registry, stale } => {
+                let arguments = call.arguments.as_ref().map_err(Clone::clone)?;
+                let name = call.name.as_deref().unwrap_or_default();
+                if let Some(why) = stale.get(name) {
+                    return Err(Rejection::routing(Class::M4, Reason::Stale { change: why.clone() }, name));
+                }
+                registry.resolve_parts(name, Some(arguments), &mut options.cx())?;
+                Ok(Destination { server: 0, server_name: None, tool: name.to_owned() })
+            }
+            Resolver::Merged { deployment, stale } => {
+                let route = deployment.resolve_request_with(&McpRequest::from_wire(call)?, options, stale)?;
+                let catalog = deployment.catalog();
+                Ok(Destination { server: route.server, server_name: Some(catalog.server(route).name.clone()), tool: catalog.tool(route).name.clone() })
+            }
+        }
+    }
+}
+
+/// Reads the registry file at `path`.
+pub fn read_registry_file(path: &Path) -> Result<Registry, Failure> {
+    let bytes = std::fs::read(path).map_err(|e| Failure::new(2, format!("cannot read {}: {e}", path.display())))?;
+    read_registry(&bytes).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))
+}
