@@ -8,25 +8,9 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/src"
-cp "$repo/Cargo.lock" "$work/Cargo.lock"
-cat > "$work/Cargo.toml" <<TOML
-[package]
-name = "external-registry-user"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-toolseal = { path = "$repo" }
-jsonschema = { version = "0.61", default-features = false }
-serde_json = "1"
-
-[build-dependencies]
-toolseal-build = { path = "$repo/build-support" }
-TOML
+source "$repo/scripts/external_crate.sh"
+external_crate "$work" external-registry-user "" 'jsonschema = { version = "0.61", default-features = false }
+serde_json = "1"'
 servers=(server-filesystem server-filesystem-2025.8.21 server-memory server-everything server-github mcp-server-time mcp-server-fetch mcp-server-git)
 {
   echo 'fn main() -> Result<(), toolseal_build::Error> {'

@@ -8,24 +8,10 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/src" "$work/registry"
-cp "$repo/Cargo.lock" "$work/Cargo.lock"
+source "$repo/scripts/external_crate.sh"
+external_crate "$work" external-tool-implementer ""
+mkdir -p "$work/registry"
 cp "$repo/examples/transfer_funds/registry/bank.json" "$work/registry/bank.json"
-cat > "$work/Cargo.toml" <<TOML
-[package]
-name = "external-tool-implementer"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-toolseal = { path = "$repo" }
-
-[build-dependencies]
-toolseal-build = { path = "$repo/build-support" }
-TOML
 cat > "$work/build.rs" <<'RS'
 fn main() -> Result<(), toolseal_build::Error> {
     toolseal_build::Config::new().registry("registry/bank.json").module("bank").compile()

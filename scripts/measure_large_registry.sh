@@ -10,24 +10,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 (cd "$repo" && cargo run -q --release -p toolseal-bench --bin perf-report -- --write-registry 1000 "$work/large.json")
 (cd "$repo" && cargo run -q --release -p toolseal-bench --bin perf-report -- --write-registry 10 "$work/small.json")
-mkdir -p "$work/crate/src"
-cp "$repo/Cargo.lock" "$work/crate/Cargo.lock"
-cat > "$work/crate/Cargo.toml" <<TOML
-[package]
-name = "large-registry"
-version = "0.0.0"
-edition = "2024"
-publish = false
-
-[workspace]
-
-[dependencies]
-toolseal = { path = "$repo", default-features = false }
-serde_json = "1"
-
-[build-dependencies]
-toolseal-build = { path = "$repo/build-support" }
-TOML
+source "$repo/scripts/external_crate.sh"
+external_crate "$work/crate" large-registry ", default-features = false" 'serde_json = "1"'
 cat > "$work/crate/build.rs" <<RS
 fn main() -> Result<(), toolseal_build::Error> {
     toolseal_build::Config::new().registry("$work/large.json").module("large").registry("$work/small.json").module("small").compile()
