@@ -285,3 +285,15 @@ fn a_merged_host_accepting_changes_resolves_the_changed_server_against_its_new_l
     assert_eq!(logged(&log), [("beta".to_owned(), "echo".to_owned()), ("beta".to_owned(), "add".to_owned()), ("beta".to_owned(), "zap".to_owned())]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn host_rejects_an_oversized_line_from_its_length_and_goes_on() {
+    let mut replies = format!("{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{}\"}}}}\n", "x".repeat(1 << 20));
+    replies.push_str("{\"name\":\"upper\",\"arguments\":{\"text\":\"hi\"}}\n");
+    let run = toolseal(&["host", "--", SERVER[0], SERVER[1]], &[], replies.as_bytes());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let lines = json_lines(&run);
+    assert_eq!((lines[0]["class"].as_str(), lines[0]["forwarded"].as_bool()), (Some("Malformed"), Some(false)), "{}", lines[0]);
+    assert!(lines[0]["result"]["content"][0]["text"].as_str().unwrap_or("").contains("over the 1048576-byte limit"));
+    assert_eq!(lines[1]["result"]["content"][0]["text"], "HI", "the next line is still served");
+}

@@ -14,7 +14,7 @@
 //! between two calls, so each call is resolved and sent against one listing.
 
 use std::collections::HashMap;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::path::Path;
 use std::time::Duration;
 
@@ -32,6 +32,7 @@ use toolseal::wire::{parse_reply, WireCall};
 use toolseal::Options;
 
 use crate::capture::{connect, list_tools, listed_registry, runtime, Client};
+use crate::resolve::{read_line, too_large};
 use crate::route::{read_registry_file, Resolver};
 use crate::Failure;
 
@@ -235,11 +236,19 @@ async fn merged(path: &Path, timeout: Duration, changes: &mpsc::UnboundedSender<
     Ok(Session { servers, clients, manifest, resolver, timeout })
 }
 
-/// Reads stdin on a thread of its own, so that notifications are handled while the host waits for input.
-fn stdin_lines() -> mpsc::Receiver<std::io::Result<String>> {
+/// Reads stdin on a thread of its own, so that notifications are handled while
+/// the host waits for input; each line with its full length, at most `limit + 1` bytes kept.
+fn stdin_lines(limit: usize) -> mpsc::Receiver<std::io::Result<(usize, Vec<u8>)>> {
     let (tx, rx) = mpsc::channel(16);
     std::thread::spawn(move || {
-        for line in std::io::stdin().lock().lines() {
+        let mut input = std::io::stdin().lock();
+        loop {
+            let mut buf = Vec::new();
+            let line = match read_line(&mut input, &mut buf, limit) {
+                Ok(None) => break,
+                Ok(Some(length)) => Ok((length, buf)),
+                Err(e) => Err(e),
+            };
             if tx.blocking_send(line).is_err() {
                 break;
             }
@@ -308,7 +317,7 @@ pub fn run(server: &[String], registry: Option<&Path>, manifest: Option<&Path>, 
         let options = Options::strict();
         let mut counts = (0usize, 0usize);
         let print = |value: Value| writeln!(std::io::stdout().lock(), "{value}").ok();
-        let mut lines = stdin_lines();
+        let mut lines = stdin_lines(options.max_bytes);
         let mut number = 0;
         loop {
             // A listing change is taken in before the next line is resolved.
@@ -328,8 +337,18 @@ pub fn run(server: &[String], registry: Option<&Path>, manifest: Option<&Path>, 
                 line = lines.recv() => line,
             };
             let Some(line) = line else { break };
-            let line = line.map_err(|e| Failure::new(2, format!("cannot read stdin: {e}")))?;
+            let (length, line) = line.map_err(|e| Failure::new(2, format!("cannot read stdin: {e}")))?;
             number += 1;
+            if length > options.max_bytes {
+                // Over the limit: rejected from its length alone; the bytes were not kept.
+                counts.1 += 1;
+                let r = too_large(length, &options);
+                print(json!({ "line": number, "forwarded": false, "class": r.class().as_str(), "result": mcp_tool_result(&r) }));
+                continue;
+            }
+            let Ok(line) = String::from_utf8(line) else {
+                return Err(Failure::new(2, format!("line {number} of stdin is not UTF-8")));
+            };
             if line.trim().is_empty() {
                 continue;
             }

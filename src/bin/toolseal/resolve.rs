@@ -9,7 +9,8 @@ use std::path::Path;
 use serde_json::{json, Value};
 use toolseal::runtime::schema::CompileOptions;
 use toolseal::wire::{parse_reply, WireCall};
-use toolseal::{Options, Rejection};
+use toolseal::runtime::path::Path as JsonPath;
+use toolseal::{Options, Reason, Rejection};
 
 use crate::route::{read_registry_file, Destination, Resolver};
 use crate::Failure;
@@ -55,9 +56,14 @@ fn verdict(line: usize, call: Option<&WireCall>, outcome: Result<Destination, Re
     v
 }
 
+/// The rejection of a line of `size` bytes, over the limit.
+pub fn too_large(size: usize, options: &Options) -> Rejection {
+    Rejection::malformed(Reason::TooLarge { size, limit: options.max_bytes }, &JsonPath::root())
+}
+
 /// Reads one line into `buf`, keeping at most `limit + 1` bytes; returns the
 /// line's full length, or `None` at the end of input.
-fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> std::io::Result<Option<usize>> {
+pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> std::io::Result<Option<usize>> {
     buf.clear();
     let mut total = 0;
     loop {
@@ -98,8 +104,7 @@ pub fn run(registry: Option<&Path>, manifest: Option<&Path>, lenient: bool) -> R
         }
         let verdicts: Vec<Value> = if length > options.max_bytes {
             // Over the limit: rejected from its length alone; the bytes were not kept.
-            let message = format!("Malformed: call is {length} bytes, over the {}-byte limit", options.max_bytes);
-            vec![json!({ "line": number, "verdict": "reject", "class": "Malformed", "pointer": "", "message": message })]
+            vec![verdict(number, None, Err(too_large(length, &options)))]
         } else {
             match parse_reply(&buf, &options) {
                 Err(r) => vec![verdict(number, None, Err(r))],
