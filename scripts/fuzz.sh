@@ -14,7 +14,7 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   cargo +nightly install cargo-fuzz --locked --quiet
 fi
 cargo +nightly fuzz build -O
-for target in resolve wire registry qualified; do
+for target in resolve wire registry qualified json; do
   mkdir -p "corpus/$target"
   # Run on a scratch copy, so the committed seeds stay as they are.
   scratch=$(mktemp -d)

@@ -232,9 +232,16 @@ fn cmp_int(i: i128, b: f64) -> std::cmp::Ordering {
     if b <= -1.0e38 {
         return Ordering::Greater;
     }
-    let floor = b.floor();
-    match i.cmp(&(floor as i128)) {
-        Ordering::Equal if floor != b => Ordering::Less,
+    // ⌊b⌋ as an integer: below 2^63 by truncation (one instruction; exact, since
+    // a truncated double is an integer it can hold), beyond that through i128.
+    let floor = if b.abs() < 9.0e18 {
+        let t = b as i64;
+        i128::from(if (t as f64) > b { t - 1 } else { t })
+    } else {
+        b.floor() as i128
+    };
+    match i.cmp(&floor) {
+        Ordering::Equal if floor as f64 != b => Ordering::Less,
         other => other,
     }
 }
@@ -528,4 +535,33 @@ pub fn union_error(at: &Path<'_>, v: &Json<'_>, keyword: Keyword, expected: Cow<
 /// `oneOf` matched more than one option.
 pub fn one_of_ambiguous(at: &Path<'_>, v: &Json<'_>, expected: Cow<'static, str>) -> Rejection {
     Rejection::violation(at, Keyword::OneOf, expected, v.kind())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cmp_int;
+    use std::cmp::Ordering;
+
+    /// The exact order of an integer and a double, by rational arithmetic on the double's bits.
+    fn exact(i: i128, b: f64) -> Ordering {
+        let floor = b.floor();
+        if floor.abs() >= 1.0e38 {
+            return if b > 0.0 { Ordering::Less } else { Ordering::Greater };
+        }
+        match i.cmp(&(floor as i128)) {
+            Ordering::Equal if floor != b => Ordering::Less,
+            other => other,
+        }
+    }
+
+    #[test]
+    fn integer_against_bound_is_exact_at_every_scale() {
+        let bounds: [f64; 21] = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e15 + 0.5, -(1e15 + 0.5), 9007199254740993.0, 8.999e18, -8.999e18, 9.0e18, 9.3e18, -9.3e18, 1.7e19, 1.0e30, -1.0e30, 1.0e38, -1.0e38];
+        for b in bounds {
+            let f = b.floor() as i128;
+            for i in [f - 1, f, f + 1, 0, i128::from(i64::MAX), i128::from(i64::MIN), i128::from(u64::MAX)] {
+                assert_eq!(cmp_int(i, b), exact(i, b), "{i} vs {b}");
+            }
+        }
+    }
 }

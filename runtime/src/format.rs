@@ -69,11 +69,13 @@ pub fn is_time(s: &str) -> bool {
 /// An e-mail address: a dot-atom local part (at most 64 octets), `@`, and a
 /// host name or a bracketed IP literal. Quoted local parts are not accepted.
 pub fn is_email(s: &str) -> bool {
-    let Some((local, domain)) = s.rsplit_once('@') else { return false };
-    let atext = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c) || !c.is_ascii();
+    let Some(at) = s.bytes().rposition(|b| b == b'@') else { return false };
+    let (local, domain) = (&s[..at], &s[at + 1..]);
+    // `atext`, byte by byte: every byte of a non-ASCII character is >= 0x80.
+    let atext = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'!' | b'#' | b'$' | b'%' | b'&' | b'\'' | b'*' | b'+' | b'-' | b'/' | b'=' | b'?' | b'^' | b'_' | b'`' | b'{' | b'|' | b'}' | b'~') || !c.is_ascii();
     let local_ok = !local.is_empty()
         && local.len() <= 64
-        && local.split('.').all(|part| !part.is_empty() && part.chars().all(atext));
+        && local.as_bytes().split(|c| *c == b'.').all(|part| !part.is_empty() && part.iter().all(atext));
     let domain_ok = match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
         Some(lit) => match lit.strip_prefix("IPv6:") {
             Some(v6) => v6.parse::<std::net::Ipv6Addr>().is_ok(),
@@ -90,8 +92,7 @@ pub fn is_hostname(s: &str) -> bool {
     let s = s.strip_suffix('.').unwrap_or(s);
     !s.is_empty()
         && s.len() <= 253
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
+        && s.as_bytes().split(|c| *c == b'.').all(|b| {
             !b.is_empty()
                 && b.len() <= 63
                 && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')

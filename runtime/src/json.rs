@@ -10,6 +10,8 @@ use std::fmt;
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
+mod parser;
+
 /// A parsed JSON value. Objects keep their members in document order,
 /// duplicates included.
 #[derive(Debug, Clone)]
@@ -169,12 +171,12 @@ impl std::error::Error for ParseError {}
 
 impl<'a> Json<'a> {
     /// Parses one JSON value from `bytes`; trailing non-whitespace is an error.
-    /// Nesting deeper than 128 levels is an error, never a stack overflow.
+    /// Nesting of 128 levels or more is an error, never a stack overflow.
     pub fn parse(bytes: &'a [u8]) -> Result<Json<'a>, ParseError> {
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        let value = Json::deserialize(&mut de).map_err(|e| ParseError { message: e.to_string() })?;
-        de.end().map_err(|e| ParseError { message: e.to_string() })?;
-        Ok(value)
+        match std::str::from_utf8(bytes) {
+            Ok(text) => parser::parse(text),
+            Err(e) => Err(parser::not_utf8(bytes, e)),
+        }
     }
 
     /// Borrows a `serde_json::Value` as a tree (its duplicates are already gone).
@@ -416,6 +418,15 @@ mod tests {
         assert_eq!(n("18446744073709551616").as_u64(), None);
         assert_eq!(n("9223372036854775808").as_i64(), None);
         assert_eq!(n("1"), n("1.0"));
+    }
+
+    #[test]
+    fn strings_borrow_and_bad_utf8_is_located() {
+        let j = Json::parse(r#"{"k":"v\u00e9","n":"é"}"#.as_bytes()).unwrap();
+        assert!(matches!(j.get("n"), Some(Json::String(Cow::Borrowed("é")))));
+        assert!(matches!(j.get("k"), Some(Json::String(Cow::Owned(s))) if s == "vé"));
+        let err = Json::parse(b"{\"k\":\"\xff\"}").unwrap_err();
+        assert_eq!(err.message, "invalid UTF-8 at line 1 column 7");
     }
 
     #[test]

@@ -1,0 +1,15 @@
+//! Arbitrary bytes: toolseal's own JSON parser accepts exactly what `serde_json`
+//! accepts and builds the same tree (member order, duplicates, number kinds;
+//! floats correctly rounded, as `serde_json` rounds them with `float_roundtrip`).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde::Deserialize;
+use toolseal::runtime::json::Json;
+
+fuzz_target!(|data: &[u8]| {
+    let ours = Json::parse(data).ok().map(|tree| format!("{tree:?}"));
+    let mut de = serde_json::Deserializer::from_slice(data);
+    let theirs = Json::deserialize(&mut de).ok().map(|tree| format!("{tree:?}")).filter(|_| de.end().is_ok());
+    assert_eq!(ours, theirs, "on {:?}", String::from_utf8_lossy(data));
+});

@@ -1,0 +1,353 @@
+//! The parser behind [`Json::parse`]: one pass over UTF-8 text straight into
+//! the tree, strings borrowed unless they hold escapes.
+//!
+//! It accepts exactly what `serde_json` accepts (RFC 8259; nesting up to 127
+//! levels; numbers whose magnitude fits an `f64`; no lone surrogates in `\u`
+//! escapes) and builds the tree `serde_json` would, number kinds included, with
+//! floats correctly rounded (as `serde_json` rounds them with its
+//! `float_roundtrip` feature). `tests/json_parser.rs` compares the two on
+//! generated and mutated texts, the `json` fuzz target on arbitrary bytes.
+//! Going without serde's visitor machinery makes it the cheaper half of
+//! resolving a call.
+
+use std::borrow::Cow;
+
+use super::{Json, Number, ParseError};
+
+/// Nesting deeper than this is an error (`serde_json`'s limit: 128 levels are too many).
+const MAX_DEPTH: usize = 127;
+
+/// The bytes that end a run of plain string contents: `"`, `\` and control characters.
+static SPECIAL: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// Parses `text` as one JSON value with nothing but whitespace after it.
+pub(super) fn parse(text: &str) -> Result<Json<'_>, ParseError> {
+    let mut p = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, members: Vec::with_capacity(16), items: Vec::new() };
+    let value = p.value().map_err(|e| p.error(e))?;
+    p.skip_whitespace();
+    if p.pos < p.bytes.len() {
+        return Err(p.error("trailing characters"));
+    }
+    Ok(value)
+}
+
+/// Why bytes that are not UTF-8 cannot be parsed, with where.
+pub(super) fn not_utf8(bytes: &[u8], e: std::str::Utf8Error) -> ParseError {
+    located(bytes, e.valid_up_to(), "invalid UTF-8")
+}
+
+/// `what` at the line and column (1-based, in bytes) of byte `pos`.
+fn located(bytes: &[u8], pos: usize, what: &str) -> ParseError {
+    let before = &bytes[..pos.min(bytes.len())];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let column = before.len() - before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1) + 1;
+    ParseError { message: format!("{what} at line {line} column {column}") }
+}
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    depth: usize,
+    /// Members of the objects being read, innermost last: each object's are
+    /// moved out into a vector of exactly their number when it closes (no
+    /// growing, no spare capacity left in the tree).
+    members: Vec<(Cow<'a, str>, Json<'a>)>,
+    /// The same for the items of arrays.
+    items: Vec<Json<'a>>,
+}
+
+/// A parse failure: what went wrong (the position is the parser's).
+type Fail = &'static str;
+
+impl<'a> Parser<'a> {
+    fn error(&self, what: Fail) -> ParseError {
+        located(self.bytes, self.pos, what)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.bytes.get(self.pos).copied()
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self) -> Result<Json<'a>, Fail> {
+        self.skip_whitespace();
+        match self.peek() {
+            None => Err("EOF while parsing a value"),
+            Some(b'{') => self.nested(Parser::object),
+            Some(b'[') => self.nested(Parser::array),
+            Some(b'"') => {
+                self.pos += 1;
+                self.string().map(Json::String)
+            }
+            Some(b't') => self.literal("true", Json::Bool(true)),
+            Some(b'f') => self.literal("false", Json::Bool(false)),
+            Some(b'n') => self.literal("null", Json::Null),
+            Some(b'-' | b'0'..=b'9') => self.number().map(Json::Number),
+            Some(_) => Err("expected value"),
+        }
+    }
+
+    /// Runs `inner` one level deeper (past the opening bracket), within the depth limit.
+    fn nested(&mut self, inner: fn(&mut Parser<'a>) -> Result<Json<'a>, Fail>) -> Result<Json<'a>, Fail> {
+        if self.depth == MAX_DEPTH {
+            return Err("recursion limit exceeded");
+        }
+        self.depth += 1;
+        self.pos += 1;
+        let value = inner(self)?;
+        self.depth -= 1;
+        Ok(value)
+    }
+
+    fn literal(&mut self, word: &'static str, value: Json<'a>) -> Result<Json<'a>, Fail> {
+        for expected in word.bytes() {
+            match self.peek() {
+                Some(b) if b == expected => self.pos += 1,
+                None => return Err("EOF while parsing a value"),
+                Some(_) => return Err("expected ident"),
+            }
+        }
+        Ok(value)
+    }
+
+    fn object(&mut self) -> Result<Json<'a>, Fail> {
+        let start = self.members.len();
+        self.skip_whitespace();
+        if self.peek() == Some(b'}') {
+            self.pos += 1;
+            return Ok(Json::Object(Vec::new()));
+        }
+        loop {
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b'"') => self.pos += 1,
+                None => return Err("EOF while parsing an object"),
+                Some(_) => return Err("key must be a string"),
+            }
+            let key = self.string()?;
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b':') => self.pos += 1,
+                None => return Err("EOF while parsing an object"),
+                Some(_) => return Err("expected `:`"),
+            }
+            let value = self.value()?;
+            self.members.push((key, value));
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Json::Object(self.members.drain(start..).collect()));
+                }
+                None => return Err("EOF while parsing an object"),
+                Some(_) => return Err("expected `,` or `}`"),
+            }
+        }
+    }
+
+    fn array(&mut self) -> Result<Json<'a>, Fail> {
+        let start = self.items.len();
+        self.skip_whitespace();
+        if self.peek() == Some(b']') {
+            self.pos += 1;
+            return Ok(Json::Array(Vec::new()));
+        }
+        loop {
+            let item = self.value()?;
+            self.items.push(item);
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Json::Array(self.items.drain(start..).collect()));
+                }
+                None => return Err("EOF while parsing a list"),
+                Some(_) => return Err("expected `,` or `]`"),
+            }
+        }
+    }
+
+    /// Moves to the next `"`, `\` or control character at or after the position.
+    fn skip_plain(&mut self) {
+        // Eight bytes at a time: a byte is special when it is below 0x20, or `"`, or `\`.
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = 0x8080_8080_8080_8080;
+        let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+        while let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
+            let x = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
+            let special = (x.wrapping_sub(ONES * 0x20) & !x & HIGH) | has_zero(x ^ (ONES * u64::from(b'"'))) | has_zero(x ^ (ONES * u64::from(b'\\')));
+            if special != 0 {
+                self.pos += (special.trailing_zeros() / 8) as usize;
+                break;
+            }
+            self.pos += 8;
+        }
+        while let Some(b) = self.peek() {
+            if SPECIAL[usize::from(b)] {
+                return;
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// A string's contents, the opening quote already consumed.
+    fn string(&mut self) -> Result<Cow<'a, str>, Fail> {
+        let start = self.pos;
+        self.skip_plain();
+        match self.peek() {
+            Some(b'"') => {
+                let s = &self.text[start..self.pos];
+                self.pos += 1;
+                return Ok(Cow::Borrowed(s));
+            }
+            Some(b'\\') => {}
+            Some(_) => return Err("control character (\\u0000-\\u001F) found while parsing a string"),
+            None => return Err("EOF while parsing a string"),
+        }
+        let mut out = String::from(&self.text[start..self.pos]);
+        loop {
+            match self.peek() {
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(Cow::Owned(out));
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    self.escape(&mut out)?;
+                }
+                Some(_) => return Err("control character (\\u0000-\\u001F) found while parsing a string"),
+                None => return Err("EOF while parsing a string"),
+            }
+            let run = self.pos;
+            self.skip_plain();
+            out.push_str(&self.text[run..self.pos]);
+        }
+    }
+
+    /// One escape, the backslash already consumed.
+    fn escape(&mut self, out: &mut String) -> Result<(), Fail> {
+        let Some(b) = self.peek() else { return Err("EOF while parsing a string") };
+        self.pos += 1;
+        let c = match b {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => self.unicode_escape()?,
+            _ => return Err("invalid escape"),
+        };
+        out.push(c);
+        Ok(())
+    }
+
+    /// The character of a `\uXXXX` escape (and of its low surrogate, when it is a high one).
+    fn unicode_escape(&mut self) -> Result<char, Fail> {
+        let high = self.hex4()?;
+        let code = match high {
+            0xDC00..=0xDFFF => return Err("lone leading surrogate in hex escape"),
+            0xD800..=0xDBFF => {
+                if self.bytes.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                    return Err(if self.pos + 2 > self.bytes.len() { "EOF while parsing a string" } else { "unexpected end of hex escape" });
+                }
+                self.pos += 2;
+                let low = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&low) {
+                    return Err("lone leading surrogate in hex escape");
+                }
+                0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
+            }
+            _ => high,
+        };
+        char::from_u32(code).ok_or("invalid unicode code point")
+    }
+
+    fn hex4(&mut self) -> Result<u32, Fail> {
+        let mut code = 0;
+        for _ in 0..4 {
+            let Some(b) = self.peek() else { return Err("EOF while parsing a string") };
+            let digit = (b as char).to_digit(16).ok_or("invalid escape")?;
+            code = code * 16 + digit;
+            self.pos += 1;
+        }
+        Ok(code)
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<Number, Fail> {
+        let start = self.pos;
+        let negative = self.peek() == Some(b'-');
+        self.pos += usize::from(negative);
+        match self.peek() {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            None => return Err("EOF while parsing a value"),
+            Some(_) => return Err("invalid number"),
+        }
+        let mut integer = true;
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err(if self.peek().is_none() { "EOF while parsing a value" } else { "invalid number" });
+            }
+            integer = false;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err(if self.peek().is_none() { "EOF while parsing a value" } else { "invalid number" });
+            }
+            integer = false;
+        }
+        let literal = &self.text[start..self.pos];
+        if integer {
+            // As serde_json reads integers: `u64`, negative `i64` (`-0` is the float -0.0), else a float.
+            if !negative {
+                if let Ok(u) = literal.parse::<u64>() {
+                    return Ok(Number::PosInt(u));
+                }
+            } else if let Ok(i) = literal.parse::<i64>()
+                && i != 0
+            {
+                return Ok(Number::NegInt(i));
+            }
+        }
+        match literal.parse::<f64>() {
+            Ok(f) if f.is_finite() => Ok(Number::Float(f)),
+            _ => Err("number out of range"),
+        }
+    }
+}
