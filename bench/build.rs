@@ -1,5 +1,6 @@
 //! Writes the synthetic registries (100 tools for the harness, 10 for the
-//! scaling benchmark) and compiles them with toolseal-build.
+//! scaling benchmark, and with feature `large` 1,000) and compiles them with
+//! toolseal-build.
 
 #[path = "src/registry_gen.rs"]
 #[allow(dead_code)]
@@ -9,7 +10,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=src/registry_gen.rs");
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?);
     let mut config = toolseal_build::Config::new();
-    for (tools, module) in [(100, "single"), (10, "small")] {
+    let mut sizes = vec![(100, "single"), (10, "small")];
+    if std::env::var_os("CARGO_FEATURE_LARGE").is_some() {
+        sizes.push((1_000, "large"));
+    }
+    for (tools, module) in sizes {
         let path = out.join(format!("synthetic-{tools}.json"));
         let text = serde_json::to_string_pretty(&registry_gen::registry_of(tools))?;
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {

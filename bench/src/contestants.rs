@@ -130,9 +130,14 @@ impl Scenario {
     }
 }
 
-/// The two sizes compared: the first 10 tools of the synthetic registry, and all 100.
-pub fn scenarios() -> [Scenario; 2] {
-    [Scenario::new(10, REGISTRY_10, |b| small::ToolCall::from_json(b).is_ok()), Scenario::new(100, REGISTRY_100, |b| synthetic::ToolCall::from_json(b).is_ok())]
+/// The sizes compared: the first 10 tools of the synthetic registry, all 100,
+/// and with feature `large` the 1,000-tool registry.
+pub fn scenarios() -> Vec<Scenario> {
+    #[allow(unused_mut)]
+    let mut all = vec![Scenario::new(10, REGISTRY_10, |b| small::ToolCall::from_json(b).is_ok()), Scenario::new(100, REGISTRY_100, |b| synthetic::ToolCall::from_json(b).is_ok())];
+    #[cfg(feature = "large")]
+    all.push(Scenario::new(1_000, crate::REGISTRY_1000, |b| crate::large::ToolCall::from_json(b).is_ok()));
+    all
 }
 
 /// The 10-tool registry's honest call, checked to fit the plain serde struct.

@@ -18,10 +18,19 @@ pub mod small {
     toolseal::include_registry!("small");
 }
 
+/// The 1,000-tool synthetic registry (feature `large`).
+#[cfg(feature = "large")]
+pub mod large {
+    toolseal::include_registry!("large");
+}
+
 /// The JSON the two registries were compiled from.
 pub const REGISTRY_100: &str = include_str!(concat!(env!("OUT_DIR"), "/synthetic-100.json"));
 /// See [`REGISTRY_100`].
 pub const REGISTRY_10: &str = include_str!(concat!(env!("OUT_DIR"), "/synthetic-10.json"));
+/// See [`REGISTRY_100`] (feature `large`).
+#[cfg(feature = "large")]
+pub const REGISTRY_1000: &str = include_str!(concat!(env!("OUT_DIR"), "/synthetic-1000.json"));
 
 use std::time::Instant;
 

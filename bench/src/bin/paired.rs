@@ -5,14 +5,15 @@
 //! (the 10th and 90th percentiles). The contestants are the criterion
 //! comparison's (`benches/compare.rs`), on the same calls.
 //!
-//! `cargo run --release -p toolseal-bench --bin paired [-- ROUNDS]` (default 200).
+//! `cargo run --release -p toolseal-bench --bin paired [-- ROUNDS]` (default 200);
+//! with `--features large` the 1,000-tool generated enum is compared too.
 
 use std::hint::black_box;
 use std::rc::Rc;
 use std::time::Instant;
 
 use serde_json::Value;
-use toolseal_bench::contestants::{floor_call, scenarios, TransferCall};
+use toolseal_bench::contestants::{floor_call, scenarios, Scenario, TransferCall};
 
 /// Calls per timed batch.
 const BATCH: usize = 1_000;
@@ -20,9 +21,9 @@ const BATCH: usize = 1_000;
 /// One contestant: a label and a call that says whether it accepted.
 type Contestant = (String, Box<dyn Fn() -> bool>);
 
-fn contestants() -> Vec<Contestant> {
+fn contestants(scenarios: Vec<Scenario>) -> Vec<Contestant> {
     let mut all: Vec<Contestant> = Vec::new();
-    for scenario in scenarios() {
+    for scenario in scenarios {
         let scenario = Rc::new(scenario);
         for (label, call) in &scenario.calls {
             let group = format!("{label}_{}", scenario.size);
@@ -49,7 +50,9 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 
 fn main() {
     let rounds: usize = std::env::args().nth(1).map(|r| r.parse().expect("ROUNDS is a number")).unwrap_or(200);
-    let all = contestants();
+    let scenarios = scenarios();
+    let sizes: Vec<usize> = scenarios.iter().map(|s| s.size).collect();
+    let all = contestants(scenarios);
     let mut times = vec![Vec::with_capacity(rounds); all.len()];
     let start = Instant::now();
     for round in 0..rounds {
@@ -65,7 +68,8 @@ fn main() {
     }
     let index = |label: &str| all.iter().position(|(l, _)| l == label).unwrap_or_else(|| panic!("no contestant {label}"));
     println!("Paired measurement: {rounds} rounds × {BATCH} calls per contestant, {:.1} s, {} cores", start.elapsed().as_secs_f64(), std::thread::available_parallelism().map_or(1, |n| n.get()));
-    println!("`cargo run --release -p toolseal-bench --bin paired -- {rounds}`\n");
+    let features = if cfg!(feature = "large") { " --features large" } else { "" };
+    println!("`cargo run --release -p toolseal-bench{features} --bin paired -- {rounds}`\n");
     println!("{:28} {:>10} {:>10} {:>10}", "contestant", "median ns", "p10", "p90");
     for (i, (label, _)) in all.iter().enumerate() {
         let mut t = times[i].clone();
@@ -79,7 +83,7 @@ fn main() {
         format!("{:.2}× (p10 {:.2}, p90 {:.2})", percentile(&r, 0.5), percentile(&r, 0.1), percentile(&r, 0.9))
     };
     println!("\nRatios within a round, median over rounds (target in brackets):");
-    for size in [10, 100] {
+    for &size in &sizes {
         println!("  {size:>3} tools, accepted call: jsonschema baseline / generated = {} [≥ 2×]", ratio(&format!("accept_{size}/jsonschema"), &format!("accept_{size}/generated")));
         println!("  {size:>3} tools, accepted call: generated / serde Value floor = {} [≤ 1.3×]", ratio(&format!("accept_{size}/generated"), &format!("accept_{size}/serde_value")));
         for class in ["h1", "h2", "h3"] {
@@ -88,5 +92,10 @@ fn main() {
         println!("  {size:>3} tools, accepted call: dynamic / jsonschema = {}", ratio(&format!("accept_{size}/dynamic"), &format!("accept_{size}/jsonschema")));
     }
     println!("   10 tools, accepted call: generated / plain serde structs (no validation) = {}", ratio("accept_10/generated", "accept_10/serde_struct"));
-    println!("  100 tools / 10 tools, accepted call (generated) = {} [≤ 1.3×]", ratio("accept_100/generated", "accept_10/generated"));
+    for &size in sizes.iter().filter(|s| **s > 10) {
+        println!("  {size} tools / 10 tools, accepted call (generated) = {} [≤ 1.3×]", ratio(&format!("accept_{size}/generated"), "accept_10/generated"));
+    }
+    if !sizes.contains(&1_000) {
+        println!("  (the 1,000-tool generated enum: `cargo run --release -p toolseal-bench --features large --bin paired`)");
+    }
 }

@@ -1,6 +1,7 @@
 //! Ratios from the last `cargo bench -p toolseal-bench --bench compare` run,
 //! all measured in that one run: toolseal / jsonschema baseline, toolseal /
-//! serde floor, rejection / acceptance, 100 tools / 10 tools; plus the size of
+//! serde floor, rejection / acceptance, 100 (and with `--features large` 1,000)
+//! tools / 10 tools; plus the size of
 //! the generated code. Reads criterion's `target/criterion/*/new/estimates.json`.
 
 use std::path::{Path, PathBuf};
@@ -29,7 +30,9 @@ fn main() {
     };
     println!("Medians of the last `cargo bench -p toolseal-bench --bench compare` run (ns per call; {})\n", root.display());
     println!("{:14} {:>10} {:>10} {:>11} {:>12}", "scenario", "generated", "dynamic", "jsonschema", "serde Value");
-    for size in [10, 100] {
+    // 1,000 tools only when the bench ran with `--features large`.
+    let sizes: Vec<usize> = [10, 100, 1_000].into_iter().filter(|n| get(&format!("accept_{n}"), "generated").is_some()).collect();
+    for &size in &sizes {
         for label in ["accept", "reject_h1", "reject_h2", "reject_h3"] {
             let group = format!("{label}_{size}");
             let cell = |f: &str| get(&group, f).map_or("—".to_owned(), |x| format!("{x:.0}"));
@@ -41,7 +44,7 @@ fn main() {
         _ => "—".to_owned(),
     };
     println!("\nRatios (target in brackets):");
-    for size in [10, 100] {
+    for &size in &sizes {
         let g = format!("accept_{size}");
         println!("  {size:>3} tools, accepted call: jsonschema baseline / generated = {} [≥ 2×]; generated / serde Value floor = {} [≤ 1.3×]; dynamic / jsonschema = {}",
             ratio(get(&g, "jsonschema"), get(&g, "generated")), ratio(get(&g, "generated"), get(&g, "serde_value")), ratio(get(&g, "dynamic"), get(&g, "jsonschema")));
@@ -49,16 +52,18 @@ fn main() {
         println!("  {size:>3} tools, slowest rejection / acceptance (generated) = {} [≤ 2×]", ratio(Some(worst), get(&g, "generated")));
     }
     println!("  generated with typed serde structs as the floor (10 tools): generated / serde structs = {}", ratio(Some(accept_10), get("accept_10_floor", "serde_struct")));
-    println!("  100 tools / 10 tools per accepted call: generated = {} [≤ 1.3×], dynamic = {}", ratio(get("accept_100", "generated"), Some(accept_10)), ratio(get("accept_100", "dynamic"), get("accept_10", "dynamic")));
+    for &size in sizes.iter().filter(|n| **n > 10) {
+        let g = format!("accept_{size}");
+        println!("  {size} tools / 10 tools per accepted call: generated = {} [≤ 1.3×], dynamic = {}", ratio(get(&g, "generated"), Some(accept_10)), ratio(get(&g, "dynamic"), get("accept_10", "dynamic")));
+    }
     println!("  dynamic resolver, 1,000 / 10 tools = {}, 10,000 / 10 tools = {}", ratio(get("dynamic_scaling", "1000"), get("dynamic_scaling", "10")), ratio(get("dynamic_scaling", "10000"), get("dynamic_scaling", "10")));
+    let lines = |code: &str| format!("{} lines ({} KiB)", code.lines().count(), code.len() / 1024);
     let small = include_str!(concat!(env!("OUT_DIR"), "/toolseal/small.rs"));
-    let large = include_str!(concat!(env!("OUT_DIR"), "/toolseal/single.rs"));
-    println!(
-        "\nGenerated code: 10 tools = {} lines ({} KiB), 100 tools = {} lines ({} KiB), {:.0} lines per tool. The 1,000-tool generated enum is not built here (about ten times the 100-tool code; not measured).",
-        small.lines().count(),
-        small.len() / 1024,
-        large.lines().count(),
-        large.len() / 1024,
-        large.lines().count() as f64 / 100.0
-    );
+    let single = include_str!(concat!(env!("OUT_DIR"), "/toolseal/single.rs"));
+    print!("\nGenerated code: 10 tools = {}, 100 tools = {}", lines(small), lines(single));
+    #[cfg(feature = "large")]
+    print!(", 1,000 tools = {}", lines(include_str!(concat!(env!("OUT_DIR"), "/toolseal/large.rs"))));
+    #[cfg(not(feature = "large"))]
+    print!(" (1,000 tools: `--features large`; build time: scripts/measure_large_registry.sh)");
+    println!(".");
 }
