@@ -1,8 +1,11 @@
 //! `pattern` support: ECMA-262 regular expressions run on the `regex` crate.
 //!
 //! ECMA-262's `\d`, `\w` and `\b` are ASCII-only while the `regex` crate's are
-//! Unicode-aware; outside character classes they are rewritten to their ASCII
-//! meaning. Look-around and back-references do not exist in `regex` and fail to
+//! Unicode-aware, and ECMA-262's `\s` is its own set (WhiteSpace and
+//! LineTerminator: it has U+FEFF, the `regex` crate's has U+0085 instead); they
+//! and their negations are rewritten to the ECMA sets, inside and outside
+//! character classes. `\cX` becomes the control character and `[\b]` a
+//! backspace. Look-around and back-references do not exist in `regex` and fail to
 //! compile, which makes the registry a build error (never a silently dropped
 //! constraint). The README lists the remaining differences.
 
@@ -28,10 +31,18 @@ impl Pattern {
     }
 }
 
+/// ECMA-262 `\s`: WhiteSpace (TAB, VT, FF, SP, NBSP, ZWNBSP, Zs) and
+/// LineTerminator (LF, CR, LS, PS), as the body of a character class.
+const ECMA_SPACE: &str = r"\t\n\x0B\x0C\r\x20\xA0\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}";
+/// ECMA-262 `\d`.
+const ECMA_DIGIT: &str = "0-9";
+/// ECMA-262 `\w`.
+const ECMA_WORD: &str = "0-9A-Za-z_";
+
 /// Rewrites ECMA-only escapes to their `regex` crate equivalents.
 pub fn translate(source: &str) -> String {
     let mut out = String::with_capacity(source.len() + 8);
-    let mut chars = source.chars();
+    let mut chars = source.chars().peekable();
     let mut in_class = false;
     while let Some(c) = chars.next() {
         match c {
@@ -40,16 +51,34 @@ pub fn translate(source: &str) -> String {
                     out.push('\\');
                     break;
                 };
-                match (e, in_class) {
-                    ('d', false) => out.push_str("[0-9]"),
-                    ('d', true) => out.push_str("0-9"),
-                    ('D', false) => out.push_str("[^0-9]"),
-                    ('w', false) => out.push_str("[0-9A-Za-z_]"),
-                    ('w', true) => out.push_str("0-9A-Za-z_"),
-                    ('W', false) => out.push_str("[^0-9A-Za-z_]"),
-                    ('b', false) => out.push_str("(?-u:\\b)"),
-                    ('B', false) => out.push_str("(?-u:\\B)"),
-                    ('/', _) => out.push('/'),
+                let set = match e {
+                    'd' | 'D' => Some(ECMA_DIGIT),
+                    'w' | 'W' => Some(ECMA_WORD),
+                    's' | 'S' => Some(ECMA_SPACE),
+                    _ => None,
+                };
+                match (e, set, in_class) {
+                    // A positive set is a class, or joins the enclosing one.
+                    ('d' | 'w' | 's', Some(set), false) => {
+                        out.push('[');
+                        out.push_str(set);
+                        out.push(']');
+                    }
+                    ('d' | 'w' | 's', Some(set), true) => out.push_str(set),
+                    // A negated set is a negated class, nested inside a class.
+                    (_, Some(set), _) => {
+                        out.push_str("[^");
+                        out.push_str(set);
+                        out.push(']');
+                    }
+                    ('b', _, false) => out.push_str("(?-u:\\b)"),
+                    ('B', _, false) => out.push_str("(?-u:\\B)"),
+                    ('b', _, true) => out.push_str("\\x08"),
+                    ('c', _, _) if chars.peek().is_some_and(char::is_ascii_alphabetic) => {
+                        let letter = chars.next().unwrap_or('@');
+                        out.push_str(&format!("\\x{{{:02X}}}", letter as u32 % 32));
+                    }
+                    ('/', _, _) => out.push('/'),
                     _ => {
                         out.push('\\');
                         out.push(e);
@@ -83,6 +112,32 @@ mod tests {
         assert!(Pattern::new(r"[\w-]+").unwrap().regex.is_match("a-b"));
         assert!(Pattern::new("b").unwrap().regex.is_match("abc"));
         assert!(Pattern::new(r"a\/b").unwrap().regex.is_match("a/b"));
+    }
+
+    /// JSON-Schema-Test-Suite 44401e0c, optional/ecmascript-regex.json: ECMA-262
+    /// `\s` is WhiteSpace and LineTerminator, `\d` and `\w` are ASCII.
+    #[test]
+    fn suite_ecma_classes() {
+        let matches = |p: &str, s: &str| Pattern::new(p).unwrap().regex.is_match(s);
+        let spaces = [" ", "\t", "\u{b}", "\u{c}", "\u{a0}", "\u{feff}", "\n", "\u{2029}", "\u{2003}"];
+        for s in spaces.iter().chain(&["\r", "\u{1680}", "\u{200a}", "\u{2028}", "\u{202f}", "\u{205f}", "\u{3000}"]) {
+            for (p, want) in [(r"^\s$", true), (r"^\S$", false), (r"^[\s]$", true), (r"^[^\s]$", false), (r"^[\S]$", false), (r"^[a\S]$", false)] {
+                assert_eq!(matches(p, s), want, "{p} on {s:?}");
+            }
+        }
+        for s in ["\u{1}", "\u{2013}", "\u{85}", "\u{200b}", "a"] {
+            for (p, want) in [(r"^\s$", false), (r"^\S$", true), (r"^[\s]$", false), (r"^[^\s]$", true), (r"^[\S]$", true)] {
+                assert_eq!(matches(p, s), want, "{p} on {s:?}");
+            }
+        }
+        assert!(matches(r"^\d$", "0") && !matches(r"^\d$", "\u{7c0}") && !matches(r"^\D$", "0") && matches(r"^\D$", "\u{7c0}"));
+        assert!(matches(r"^[\D]$", "\u{7c0}") && !matches(r"^[x\D]$", "5") && !matches(r"^\d+$", "\u{9ea}\u{9e8}"));
+        assert!(matches(r"^\w$", "a") && !matches(r"^\w$", "\u{e9}") && !matches(r"^\W$", "a") && matches(r"^\W$", "\u{e9}"));
+        assert!(matches(r"^[\W]$", "\u{e9}") && !matches(r"^[\W]$", "_") && !matches(r"\wcole", "l'\u{e9}cole"));
+        assert!(matches(r"\p{Letter}cole", "l'\u{e9}cole") && matches(r"^\p{digit}+$", "\u{9ea}\u{9e8}"));
+        assert!(matches(r"^\cC$", "\u{3}") && matches(r"^\cc$", "\u{3}") && !matches(r"^\cC$", "\\cC"));
+        assert!(matches(r"^\t$", "\t") && !matches("^abc$", "abc\n") && matches(r"^[\b]$", "\u{8}"));
+        assert!(matches("^\u{1f432}*$", "\u{1f432}\u{1f432}") && !matches("^\u{1f432}*$", "\u{1f409}"));
     }
 
     #[test]
