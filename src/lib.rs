@@ -141,6 +141,7 @@ pub mod __private {
     pub use toolseal_runtime::pattern::{LazyPattern, Pattern};
     pub use toolseal_runtime::mcp;
     pub use toolseal_runtime::rejection::{Class, Keyword, Names, Reason, Rejection};
+    pub use toolseal_runtime::schema::spec::LazySpec;
     pub use toolseal_runtime::typed::{deserialize_via, elements, elements_from, try_from_serialize, FromJson};
 
     /// The catalog of a generated deployment, from its servers' compiled tool

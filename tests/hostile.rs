@@ -14,7 +14,7 @@ use toolseal_fixtures::bank::ToolCall;
 /// Resolves `call` with both resolvers; returns the class (or `None` when accepted) and the pointer.
 fn verdict(call: &[u8]) -> Option<(Class, String)> {
     let registry = read_registry(&std::fs::read(support::root().join("examples/transfer_funds/registry/bank.json")).expect("bank")).expect("registry");
-    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default()).expect("compiles");
+    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default());
     let generated = ToolCall::from_json(call).err().map(|r| (r.class(), r.pointer().to_owned()));
     let dynamic = dynamic.resolve(call, &Options::strict()).err().map(|r| (r.class(), r.pointer().to_owned()));
     assert_eq!(generated, dynamic, "the two resolvers agree on {:?}", String::from_utf8_lossy(&call[..call.len().min(200)]));
@@ -121,7 +121,7 @@ fn tool_names_are_compared_exactly() {
 fn keys_differing_only_by_unicode_normalisation_are_other_keys() {
     // A registry key in NFC; the call spells it in NFD. No normalisation: an undeclared key.
     let registry = read_registry(r#"{"tools":[{"name":"cafe","inputSchema":{"type":"object","properties":{"café":{"type":"string"}},"additionalProperties":false}}]}"#.as_bytes()).expect("registry");
-    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default()).expect("compiles");
+    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default());
     let nfc = dynamic.resolve("{\"name\":\"cafe\",\"arguments\":{\"caf\u{e9}\":\"x\"}}".as_bytes(), &Options::strict());
     assert!(nfc.is_ok());
     let nfd = dynamic.resolve("{\"name\":\"cafe\",\"arguments\":{\"cafe\u{301}\":\"x\"}}".as_bytes(), &Options::strict()).expect_err("another key");
@@ -146,7 +146,7 @@ fn another_tools_arguments_that_fit_are_accepted_and_recorded() {
 #[test]
 fn one_of_with_null_counts_null_against_every_option() {
     let registry = read_registry(br#"{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"v":{"oneOf":[{},{"type":"null"}]},"w":{"anyOf":[{},{"type":"null"}]}},"additionalProperties":false}}]}"#).expect("registry");
-    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default()).expect("compiles");
+    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default());
     let r = dynamic.resolve(br#"{"name":"t","arguments":{"v":null}}"#, &Options::strict()).expect_err("null matches both options");
     assert_eq!((r.class(), r.pointer()), (Class::H3, "/arguments/v"));
     assert!(dynamic.resolve(br#"{"name":"t","arguments":{"v":1,"w":null}}"#, &Options::strict()).is_ok());
@@ -157,7 +157,7 @@ fn one_of_with_null_counts_null_against_every_option() {
 #[test]
 fn large_integers_are_compared_exactly() {
     let registry = read_registry(br#"{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"even":{"type":"integer","multipleOf":2},"n":{"type":"number","maximum":9007199254740992}},"additionalProperties":false}}]}"#).expect("registry");
-    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default()).expect("compiles");
+    let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default());
     let odd = dynamic.resolve(br#"{"name":"t","arguments":{"even":9007199254740993}}"#, &Options::strict()).expect_err("odd");
     assert_eq!(odd.keyword().map(|k| k.as_str()), Some("multipleOf"));
     assert!(dynamic.resolve(br#"{"name":"t","arguments":{"even":9007199254740994}}"#, &Options::strict()).is_ok());

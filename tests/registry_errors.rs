@@ -1,67 +1,142 @@
-//! A registry toolseal cannot enforce exactly fails the build with the file,
-//! the tool, the JSON pointer (in the file) and the keyword. Never a panic,
-//! never a silently dropped constraint.
+//! What a registry says and toolseal cannot enforce at all quarantines that one
+//! tool, naming the file, the tool, the JSON pointer (in the file) and the
+//! keyword; `Config::strict(true)` makes it a build error. What no Rust type
+//! expresses is enforced by the specification validator, never refused. Never a
+//! panic, never a silently dropped constraint.
 
 use std::path::Path;
 
+use toolseal::runtime::dynamic::DynamicRegistry;
+use toolseal::runtime::registry::read_registry;
 use toolseal::runtime::schema::CompileOptions;
+use toolseal::{Class, Options};
 use toolseal_build::{generate_source, Config, Error};
 
 fn tool(schema: &str) -> String {
-    format!(r#"{{"tools":[{{"name":"t","inputSchema":{schema}}}]}}"#)
+    format!(r#"{{"tools":[{{"name":"t","inputSchema":{schema}}},{{"name":"ok","inputSchema":{{"type":"object"}}}}]}}"#)
 }
 
-fn schema_error(registry: &str) -> (String, String, String) {
-    match generate_source(registry.as_bytes(), Path::new("registry/x.json"), "m", &CompileOptions::default()) {
-        Err(e @ Error::Schema { .. }) => {
-            let text = e.to_string();
-            let Error::Schema { tool, pointer, keyword, .. } = e else { unreachable!() };
-            assert!(text.starts_with("registry/x.json: tool `t`: at `#"), "{text}");
-            assert_eq!(tool, "t");
-            (pointer, keyword, text)
-        }
-        other => panic!("expected a schema error for {registry}, got {other:?}"),
+/// The one quarantined tool of `registry`: its pointer, keyword and message.
+fn quarantined(registry: &str) -> (String, String, String) {
+    let generated = generate_source(registry.as_bytes(), Path::new("registry/x.json"), "m", &CompileOptions::default()).unwrap_or_else(|e| panic!("{registry}: {e}"));
+    let [q] = generated.quarantined.as_slice() else { panic!("{registry}: expected one quarantined tool, got {:?}", generated.quarantined) };
+    let text = q.to_string();
+    assert!(text.starts_with("registry/x.json: tool `t` is quarantined"), "{text}");
+    (q.pointer.clone(), q.keyword.clone(), text)
+}
+
+/// The dynamic resolver's verdict on arguments `args` for tool `t` of `registry`.
+fn resolve(registry: &str, args: &str) -> Result<(), (Class, String)> {
+    let dynamic = DynamicRegistry::new(&read_registry(registry.as_bytes()).expect("registry"), &CompileOptions::default());
+    let call = format!(r#"{{"name":"t","arguments":{args}}}"#);
+    dynamic.resolve(call.as_bytes(), &Options::strict()).map(drop).map_err(|r| (r.class(), r.to_string()))
+}
+
+#[test]
+fn schemas_that_cannot_be_enforced_quarantine_the_tool_naming_file_pointer_and_keyword() {
+    let cases: &[(&str, &str, &str)] = &[
+        (r#"{"type":"object","properties":{"a":{"type":"string","pattern":"(?=x)y"}}}"#, "/tools/0/inputSchema/properties/a", "pattern"),
+        (r#"{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}"#, "/tools/0/inputSchema/properties/a", "$ref"),
+        (r##"{"type":"object","properties":{"a":{"$ref":"#/$defs/Missing"}}}"##, "/tools/0/inputSchema/properties/a", "$ref"),
+        (r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a","b"]}"#, "/tools/0/inputSchema", "required"),
+        (r#"{"type":"string"}"#, "/tools/0/inputSchema", "type"),
+        (r#"{"type":"object","properties":{"a":{"type":"strng"}}}"#, "/tools/0/inputSchema/properties/a", "type"),
+        (r#"{"type":"object","properties":{"a":{"type":"string","minLength":-1}}}"#, "/tools/0/inputSchema/properties/a", "minLength"),
+        (r#"{"type":"object","properties":{"a":{"type":"number","multipleOf":0}}}"#, "/tools/0/inputSchema/properties/a", "multipleOf"),
+        (r#"{"type":"object","properties":{"a":7}}"#, "/tools/0/inputSchema/properties/a", "type"),
+        (r#"{"type":"object","properties":{"a":{"type":"boolean","enum":["True","False"]}},"required":["a"]}"#, "/tools/0/inputSchema/properties/a", "required"),
+    ];
+    for (schema, pointer, keyword) in cases {
+        let registry = tool(schema);
+        let (p, k, text) = quarantined(&registry);
+        assert_eq!((p.as_str(), k.as_str()), (*pointer, *keyword), "{text}");
+        // At run time the tool exists: its calls are refused with the reason, the other tool resolves.
+        let (class, why) = resolve(&registry, "{}").expect_err(schema);
+        assert_eq!(class, Class::Quarantined, "{why}");
+        assert!(why.contains(keyword), "{why}");
+        let dynamic = DynamicRegistry::new(&read_registry(registry.as_bytes()).expect("registry"), &CompileOptions::default());
+        assert!(dynamic.resolve(br#"{"name":"ok","arguments":{}}"#, &Options::strict()).is_ok());
+        // Strict: the whole registry is refused, with the same words.
+        let strict = DynamicRegistry::strict(&read_registry(registry.as_bytes()).expect("registry"), &CompileOptions::default());
+        assert_eq!(strict.err().map(|(t, e)| (t, e.keyword)), Some(("t".to_owned(), keyword.to_string())));
     }
 }
 
 #[test]
-fn unsupported_or_malformed_keywords_name_file_tool_pointer_and_keyword() {
-    let cases: &[(&str, &str, &str)] = &[
-        (r#"{"type":"object","properties":{"a":{"not":{"type":"string"}}}}"#, "/tools/0/inputSchema/properties/a", "not"),
-        (r#"{"type":"object","if":{},"then":{}}"#, "/tools/0/inputSchema", "if"),
-        (r#"{"type":"object","patternProperties":{"^x":{}}}"#, "/tools/0/inputSchema", "patternProperties"),
-        (r#"{"type":"object","properties":{"a":{"type":"string","pattern":"(?=x)y"}}}"#, "/tools/0/inputSchema/properties/a", "pattern"),
-        (r#"{"type":"object","properties":{"a":{"type":"string","format":"color"}}}"#, "/tools/0/inputSchema/properties/a", "format"),
-        (r#"{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}"#, "/tools/0/inputSchema/properties/a", "$ref"),
-        (r##"{"type":"object","properties":{"a":{"$ref":"#/$defs/Missing"}}}"##, "/tools/0/inputSchema/properties/a", "$ref"),
-        (r##"{"type":"object","$defs":{"X":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/X","maxLength":3}}}"##, "/tools/0/inputSchema/properties/a", "maxLength"),
-        (r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a","b"]}"#, "/tools/0/inputSchema", "required"),
-        (r#"{"type":"string"}"#, "/tools/0/inputSchema", "type"),
-        (r#"{"type":"object","properties":{"a":{"type":"integer","minimum":1,"default":0}}}"#, "/tools/0/inputSchema/properties/a", "default"),
-        (r#"{"type":"object","properties":{"a":{"type":"string","anyOf":[{"maxLength":1},{"minLength":3}]}}}"#, "/tools/0/inputSchema/properties/a", "type"),
-        (r#"{"type":"object","properties":{"a":{"allOf":[{"type":"string"},{"type":"integer"}]}}}"#, "/tools/0/inputSchema/properties/a", "allOf"),
-        (r#"{"type":"object","properties":{"a":{"type":"strng"}}}"#, "/tools/0/inputSchema/properties/a", "type"),
-        (r#"{"type":"object","properties":{"a":{"type":"string","minLength":-1}}}"#, "/tools/0/inputSchema/properties/a", "minLength"),
-        (r#"{"type":"object","properties":{"a":{"enum":[]}}}"#, "/tools/0/inputSchema/properties/a", "enum"),
-        (r#"{"type":"object","properties":{"a":{"type":"string","enum":[1,2]}}}"#, "/tools/0/inputSchema/properties/a", "enum"),
-        (r#"{"type":"object","properties":{"a":{"minLength":1,"minimum":1}}}"#, "/tools/0/inputSchema/properties/a", "type"),
-        (r#"{"type":"object","properties":{"a":{"type":"number","multipleOf":0}}}"#, "/tools/0/inputSchema/properties/a", "multipleOf"),
-        (r#"{"type":"object","properties":{"a":7}}"#, "/tools/0/inputSchema/properties/a", "type"),
+fn strict_config_makes_quarantine_a_build_error() {
+    let dir = std::env::temp_dir().join(format!("toolseal-strict-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("r.json");
+    std::fs::write(&path, tool(r#"{"type":"object","properties":{"a":{"type":"string","pattern":"(?=x)y"}}}"#)).expect("write");
+    let generated = Config::new().registry(&path).generate().expect("quarantines by default");
+    assert_eq!(generated[0].quarantined.len(), 1);
+    assert!(generated[0].source.contains("is quarantined"), "the variant documents why");
+    let e = Config::new().registry(&path).strict(true).generate().expect_err("strict");
+    assert!(matches!(&e, Error::Schema { tool, keyword, .. } if tool == "t" && keyword == "pattern"), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Each cause the registry issue lists, as real servers write it: enforced with the
+/// specification's semantics, never refused, never weaker.
+#[test]
+fn schemas_no_rust_type_expresses_are_enforced_not_refused() {
+    let cases: &[(&str, &[(&str, Option<Class>)])] = &[
+        // `not`
+        (r#"{"type":"object","properties":{"a":{"not":{"type":"string"}}}}"#, &[(r#"{"a":1}"#, None), (r#"{"a":"x"}"#, Some(Class::H3))]),
+        // `if` / `then` on the arguments object (keys declared in place count as declared)
+        (r#"{"type":"object","properties":{"k":{"type":"string"},"n":{"type":"integer"}},"if":{"properties":{"k":{"const":"num"}}},"then":{"required":["n"]}}"#, &[(r#"{"k":"num","n":1}"#, None), (r#"{"k":"num"}"#, Some(Class::H2)), (r#"{"k":"str"}"#, None), (r#"{"k":"str","z":1}"#, Some(Class::H2))]),
+        // `patternProperties`: the keys it matches are declared
+        (r#"{"type":"object","patternProperties":{"^x-":{"type":"string"}}}"#, &[(r#"{"x-a":"1"}"#, None), (r#"{"x-a":1}"#, Some(Class::H3)), (r#"{"y":"1"}"#, Some(Class::H2))]),
+        // an unknown format is an annotation (lint notes it)
+        (r#"{"type":"object","properties":{"a":{"type":"string","format":"color"}}}"#, &[(r#"{"a":"red"}"#, None), (r#"{"a":1}"#, Some(Class::H3))]),
+        // keywords beside `$ref`
+        (r##"{"type":"object","$defs":{"X":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/X","maxLength":3}}}"##, &[(r#"{"a":"abc"}"#, None), (r#"{"a":"abcd"}"#, Some(Class::H3)), (r#"{"a":1}"#, Some(Class::H3))]),
+        // `type` beside `anyOf` (how ip-address fields are written)
+        (r#"{"type":"object","properties":{"ip":{"type":"string","anyOf":[{"format":"ipv4"},{"format":"ipv6"}]}}}"#, &[(r#"{"ip":"10.0.0.1"}"#, None), (r#"{"ip":"::1"}"#, None), (r#"{"ip":"host"}"#, Some(Class::H3)), (r#"{"ip":4}"#, Some(Class::H3))]),
+        // `{"not": {}}` inside `anyOf` (zod's undefined)
+        (r#"{"type":"object","properties":{"a":{"anyOf":[{"not":{}},{"type":"string"}]}}}"#, &[(r#"{"a":"x"}"#, None), (r#"{"a":1}"#, Some(Class::H3))]),
+        // an optional key that admits no value must be absent
+        (r#"{"type":"object","properties":{"a":{"type":"boolean","enum":["True","False"]},"b":{"type":"string"}}}"#, &[(r#"{"b":"x"}"#, None), (r#"{"a":true}"#, Some(Class::H3))]),
+        (r#"{"type":"object","properties":{"a":{"allOf":[{"type":"string"},{"type":"integer"}]}}}"#, &[(r#"{}"#, None), (r#"{"a":"x"}"#, Some(Class::H3))]),
+        (r#"{"type":"object","properties":{"a":{"enum":[]}}}"#, &[(r#"{}"#, None), (r#"{"a":1}"#, Some(Class::H3))]),
+        // no `type`: the specification's semantics (the implied-type rule is opt-in)
+        (r#"{"type":"object","properties":{"a":{"minLength":2,"minimum":1}}}"#, &[(r#"{"a":"xy"}"#, None), (r#"{"a":5}"#, None), (r#"{"a":"x"}"#, Some(Class::H3)), (r#"{"a":0}"#, Some(Class::H3)), (r#"{"a":true}"#, None)]),
+        // a default that breaks its own schema is never applied (lint reports it)
+        (r#"{"type":"object","properties":{"a":{"type":"integer","minimum":1,"default":0}}}"#, &[(r#"{}"#, None), (r#"{"a":0}"#, Some(Class::H3))]),
+        // `"default": null` on a key that is not nullable (pydantic's `x: T = None`)
+        (r#"{"type":"object","properties":{"a":{"type":"string","default":null}}}"#, &[(r#"{}"#, None), (r#"{"a":null}"#, Some(Class::H3))]),
+        // a dialect's unknown keyword is an annotation
+        (r#"{"type":"object","properties":{"a":{"type":"string","optional":true}}}"#, &[(r#"{}"#, None), (r#"{"a":1}"#, Some(Class::H3))]),
+        // `false` in `anyOf`, and `dependentRequired`, `contains`, `propertyNames`
+        (r#"{"type":"object","properties":{"a":{"anyOf":[false,{"type":"integer"}]}}}"#, &[(r#"{"a":1}"#, None), (r#"{"a":"1"}"#, Some(Class::H3))]),
+        (r#"{"type":"object","properties":{"a":{},"b":{}},"dependentRequired":{"a":["b"]}}"#, &[(r#"{"a":1,"b":2}"#, None), (r#"{"a":1}"#, Some(Class::H2)), (r#"{"b":1}"#, None)]),
+        (r#"{"type":"object","properties":{"a":{"type":"array","contains":{"const":1},"maxContains":1}}}"#, &[(r#"{"a":[1,2]}"#, None), (r#"{"a":[2]}"#, Some(Class::H3)), (r#"{"a":[1,1]}"#, Some(Class::H3))]),
+        (r#"{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"integer"},"propertyNames":{"maxLength":2}}}}"#, &[(r#"{"m":{"ab":1}}"#, None), (r#"{"m":{"abc":1}}"#, Some(Class::H2))]),
     ];
-    for (schema, pointer, keyword) in cases {
-        let (p, k, text) = schema_error(&tool(schema));
-        assert_eq!((p.as_str(), k.as_str()), (*pointer, *keyword), "{text}");
+    for (schema, calls) in cases {
+        let registry = tool(schema);
+        let generated = generate_source(registry.as_bytes(), Path::new("r.json"), "m", &CompileOptions::default()).unwrap_or_else(|e| panic!("{schema}: {e}"));
+        assert!(generated.quarantined.is_empty(), "{schema}: {:?}", generated.quarantined);
+        for (args, want) in *calls {
+            let got = resolve(&registry, args);
+            assert_eq!(got.as_ref().err().map(|(c, _)| *c), *want, "{schema} with {args}: {got:?}");
+        }
     }
 }
 
 #[test]
 fn every_vendor_format_points_into_its_own_layout() {
-    let openai = r#"[{"type":"function","function":{"name":"t","parameters":{"type":"object","properties":{"a":{"not":{}}}}}}]"#;
-    assert_eq!(schema_error(openai).0, "/0/function/parameters/properties/a");
+    let openai = r##"[{"type":"function","function":{"name":"t","parameters":{"type":"object","properties":{"a":{"$ref":"#/nowhere"}}}}}]"##;
+    assert_eq!(quarantined_any(openai), "/0/function/parameters/properties/a");
     let bedrock = r#"{"toolConfig":{"tools":[{"toolSpec":{"name":"t","inputSchema":{"json":{"type":"object","oneOf":[]}}}}]}}"#;
-    assert_eq!(schema_error(bedrock).0, "/toolConfig/tools/0/toolSpec/inputSchema/json");
-    let anthropic = r#"[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"string","format":"phone"}}}}]"#;
-    assert_eq!(schema_error(anthropic).0, "/0/input_schema/properties/a");
+    assert_eq!(quarantined_any(bedrock), "/toolConfig/tools/0/toolSpec/inputSchema/json");
+    let anthropic = r#"[{"name":"t","input_schema":{"type":"object","properties":{"a":{"type":"string","pattern":"a(?!b)"}}}}]"#;
+    assert_eq!(quarantined_any(anthropic), "/0/input_schema/properties/a");
+}
+
+fn quarantined_any(registry: &str) -> String {
+    let generated = generate_source(registry.as_bytes(), Path::new("r.json"), "m", &CompileOptions::default()).unwrap_or_else(|e| panic!("{registry}: {e}"));
+    generated.quarantined.first().unwrap_or_else(|| panic!("{registry}: nothing quarantined")).pointer.clone()
 }
 
 #[test]
@@ -88,7 +163,7 @@ fn malformed_registries_are_registry_errors() {
 #[test]
 fn format_assertion_can_be_turned_off() {
     let registry = tool(r#"{"type":"object","properties":{"a":{"type":"string","format":"color"}}}"#);
-    let options = CompileOptions { assert_formats: false };
+    let options = CompileOptions { assert_formats: false, ..CompileOptions::default() };
     assert!(generate_source(registry.as_bytes(), Path::new("r.json"), "m", &options).is_ok());
 }
 

@@ -10,7 +10,7 @@ use toolseal_runtime::call::lookup;
 use toolseal_runtime::check::NumberBounds;
 use toolseal_runtime::json::Json;
 use toolseal_runtime::registry::ToolDef;
-use toolseal_runtime::schema::{describe, Additional, ArrayRule, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, StringRule, UnionMode};
+use toolseal_runtime::schema::{describe, Additional, ArrayRule, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, SpecRef, StringRule, UnionMode};
 
 use crate::contract::{Contract, ContractField, ContractOutput, ContractTool};
 use crate::naming::{field_name, ident, type_name, Scope};
@@ -19,8 +19,8 @@ use crate::naming::{field_name, ident, type_name, Scope};
 pub struct ToolInput<'a> {
     /// The registry definition.
     pub def: &'a ToolDef,
-    /// Its compiled `inputSchema`.
-    pub schema: SchemaDoc,
+    /// Its compiled `inputSchema`, or why it cannot be enforced (the tool is quarantined).
+    pub schema: Result<SchemaDoc, String>,
     /// Its compiled `outputSchema`, if it declares one.
     pub output: Option<SchemaDoc>,
 }
@@ -95,6 +95,8 @@ pub struct Generator {
     /// Self-contained value types generated so far, by shape: a later type of
     /// the same shape is an alias of the first (one set of impls for both).
     shapes: HashMap<String, Ident>,
+    /// The `static` holding each specification document (one per tool schema), by document.
+    specs: HashMap<usize, Ident>,
 }
 
 /// Per-tool state: its schema and the types made for its `$ref` targets.
@@ -119,7 +121,7 @@ impl Generator {
     /// Generates the module source (unformatted tokens) for `tools` and the
     /// contract `#[toolseal::tool]` checks against; `registry` names the file.
     pub fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str) -> (TokenStream, Contract) {
-        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new(), last_fields: None, shapes: HashMap::new() };
+        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new(), last_fields: None, shapes: HashMap::new(), specs: HashMap::new() };
         let mut variants = Scope::default();
         let mut arms = Vec::new();
         let mut contract = Contract { registry: registry.to_owned(), module: module.to_owned(), tools: Vec::new() };
@@ -129,10 +131,15 @@ impl Generator {
             let variant_name = variants.claim(&type_name(name), "Tool");
             let variant = ident(&variant_name);
             let args = g.types.claim(&format!("{variant_name}Args"), "Args");
-            let (mut scope, root) = ToolScope::new(&tool.schema, variant_name.clone(), format!("Arguments of the `{name}` tool."));
             g.last_fields = None;
-            let ty = g.named(&mut scope, &root, &args);
-            let shapes = if matches!(root.node, Node::Object(_)) { g.last_fields.take() } else { None };
+            let (ty, shapes) = match &tool.schema {
+                Ok(doc) => {
+                    let (mut scope, root) = ToolScope::new(doc, variant_name.clone(), format!("Arguments of the `{name}` tool."));
+                    let ty = g.named(&mut scope, &root, &args);
+                    (ty, if matches!(root.node, Node::Object(_)) { g.last_fields.take() } else { None })
+                }
+                Err(problem) => (g.quarantined(&args, name, problem), None),
+            };
             let args_check = format!("{variant_name}__args");
             checks.push(check_trait(
                 &args_check,
@@ -326,12 +333,53 @@ impl Generator {
             Node::Enum(values) => self.value_set(&id, docs, values, false, &described, s),
             Node::Const(v) => self.value_set(&id, docs, std::slice::from_ref(v), true, &described, s),
             Node::Union { mode, options } => self.union(t, &id, docs, *mode, options, &described, s),
+            Node::Spec(r) => {
+                let rt = rt();
+                let spec = self.spec_static(r);
+                let pointer = &s.pointer;
+                let body = quote! {
+                    #spec.check(#pointer, v, at, cx)?;
+                    ::core::result::Result::Ok(Self(v.to_value()))
+                };
+                let schema = spec_schema(r, s);
+                self.newtype(&id, docs, quote!(#rt::serde_json::Value), body, schema);
+            }
+            Node::Never => {
+                let rt = rt();
+                let body = quote!(::core::result::Result::Err(#rt::Rejection::violation(at, #rt::Keyword::False, "no value (the schema here admits none)", v.kind())));
+                self.newtype(&id, docs, quote!(#rt::serde_json::Value), body, quote!(s.insert("not".into(), #rt::serde_json::json!({}));));
+            }
             // Plain types reach here only as the arguments root or a def: alias them.
             _ => {
                 let inner = self.ty(t, s, &format!("{name}Inner"));
                 self.items.push(quote!(#docs pub type #id = #inner;));
             }
         }
+        id
+    }
+
+    /// The argument type of a quarantined tool: no value converts to it, every call
+    /// is refused with `problem`.
+    fn quarantined(&mut self, name: &str, tool: &str, problem: &str) -> Ident {
+        let rt = rt();
+        let id = ident(name);
+        let docs = doc_attr(Some(format!("Arguments of the `{tool}` tool, which is quarantined: its schema cannot be enforced ({problem}). No call resolves to it.")));
+        let body = quote!(::core::result::Result::Err(#rt::Rejection::quarantined(#tool, #problem)));
+        self.newtype(&id, docs, quote!(#rt::serde_json::Value), body, quote!(s.insert("not".into(), #rt::serde_json::json!({}));));
+        id
+    }
+
+    /// The `static` compiling `r`'s document at run time (one per document).
+    fn spec_static(&mut self, r: &SpecRef) -> Ident {
+        let key = std::sync::Arc::as_ptr(&r.doc) as usize;
+        if let Some(id) = self.specs.get(&key) {
+            return id.clone();
+        }
+        let id = format_ident!("__SPEC_{}", self.specs.len());
+        let (source, formats) = (r.doc.source(), r.doc.asserts_formats());
+        let rt = rt();
+        self.impls.push(quote!(static #id: #rt::LazySpec = #rt::LazySpec::new(#source, #formats);));
+        self.specs.insert(key, id.clone());
         id
     }
 
@@ -1023,6 +1071,32 @@ fn default_expr(s: &Schema, ty: &TokenStream, d: &Json<'static>) -> Option<Token
         }
         _ => return None,
     })
+}
+
+/// The `JsonSchema` of a [`Node::Spec`] type: its closed-world subschema as written,
+/// with the document's `$defs` / `definitions` beside it so that its references resolve.
+fn spec_schema(r: &SpecRef, s: &Schema) -> TokenStream {
+    let rt = rt();
+    let tree = Json::parse(r.doc.source().as_bytes()).map(Json::into_owned).unwrap_or(Json::Null);
+    let mut sub = tree.pointer(&s.pointer).cloned().unwrap_or(Json::Bool(true));
+    if let Json::Object(members) = &mut sub {
+        for word in ["$defs", "definitions"] {
+            if !s.pointer.is_empty() && !members.iter().any(|(k, _)| k == word)
+                && let Some(defs) = tree.get(word) {
+                    members.push((word.into(), defs.clone()));
+                }
+        }
+    }
+    let sub = match sub {
+        Json::Bool(b) => Json::Object(if b { Vec::new() } else { vec![("not".into(), Json::Object(Vec::new()))] }),
+        other => other,
+    };
+    let text = sub.to_json_string();
+    quote! {
+        if let #rt::serde_json::Value::Object(m) = #rt::json_literal(#text) {
+            s.extend(m);
+        }
+    }
 }
 
 fn string_schema(r: &StringRule, s: &Schema) -> TokenStream {

@@ -4,7 +4,6 @@
 use std::path::PathBuf;
 
 use toolseal_runtime::registry::RegistryError;
-use toolseal_runtime::schema::SchemaError;
 
 /// Why a registry could not be compiled.
 #[derive(Debug, thiserror::Error)]
@@ -61,8 +60,3 @@ pub enum Error {
     },
 }
 
-impl Error {
-    pub(crate) fn schema(path: PathBuf, tool: &str, base: &str, e: SchemaError) -> Error {
-        Error::Schema { path, tool: tool.to_owned(), pointer: format!("{base}{}", e.pointer), keyword: e.keyword, message: e.message }
-    }
-}

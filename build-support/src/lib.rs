@@ -14,9 +14,13 @@
 //! }
 //! ```
 //!
-//! A registry toolseal cannot enforce exactly (an unsupported keyword, a
-//! `pattern` with look-around, an unknown `format`) fails the build with the
-//! file, the tool, the JSON pointer and the keyword. Nothing is dropped.
+//! Every JSON Schema keyword is enforced: typed Rust where a type says it, the
+//! specification validator where none does. A tool whose schema cannot be
+//! enforced at all (a reference to a document that is not bundled, a `pattern`
+//! with look-around, a malformed keyword) is quarantined: its variant never
+//! resolves (every call is refused, class `Quarantined`), a `cargo:warning`
+//! names the file, the tool, the JSON pointer and the keyword, and the other
+//! tools build. `Config::strict(true)` makes it a build error. Nothing is dropped.
 
 #![deny(missing_docs)]
 
@@ -50,6 +54,35 @@ pub struct Generated {
     pub warnings: Vec<String>,
     /// Every file read (the registry, or the manifest and its registries).
     pub inputs: Vec<PathBuf>,
+    /// Tools whose schema cannot be enforced: generated as variants that never resolve.
+    pub quarantined: Vec<Quarantined>,
+}
+
+/// A tool whose schema cannot be enforced, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Quarantined {
+    /// The registry file.
+    pub path: PathBuf,
+    /// The tool.
+    pub tool: String,
+    /// JSON pointer in the file.
+    pub pointer: String,
+    /// The keyword at fault.
+    pub keyword: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for Quarantined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: tool `{}` is quarantined, every call to it is refused: at `#{}`, keyword `{}`: {}", self.path.display(), self.tool, self.pointer, self.keyword, self.message)
+    }
+}
+
+impl From<Quarantined> for Error {
+    fn from(q: Quarantined) -> Error {
+        Error::Schema { path: q.path, tool: q.tool, pointer: q.pointer, keyword: q.keyword, message: q.message }
+    }
 }
 
 /// The module name used for a manifest compiled without `.module(..)`.
@@ -71,6 +104,7 @@ pub struct Config {
     entries: Vec<Entry>,
     out_dir: Option<PathBuf>,
     options: CompileOptions,
+    strict: bool,
 }
 
 impl Default for Config {
@@ -82,7 +116,7 @@ impl Default for Config {
 impl Config {
     /// An empty configuration: format assertion on, output to `$OUT_DIR/toolseal`.
     pub fn new() -> Config {
-        Config { entries: Vec::new(), out_dir: None, options: CompileOptions::default() }
+        Config { entries: Vec::new(), out_dir: None, options: CompileOptions::default(), strict: false }
     }
 
     /// Adds a registry file (relative paths are relative to the crate root, as in `build.rs`).
@@ -118,6 +152,21 @@ impl Config {
         self
     }
 
+    /// Refuses the build when a tool's schema cannot be enforced (default `false`:
+    /// the tool is quarantined, with a `cargo:warning`).
+    pub fn strict(mut self, strict: bool) -> Config {
+        self.strict = strict;
+        self
+    }
+
+    /// Opt-in strictness: a schema without `type` whose keywords all belong to one
+    /// type (`minLength` → string) admits only that type (default `false`: the
+    /// specification's semantics, other types pass).
+    pub fn implied_types(mut self, implied: bool) -> Config {
+        self.options.implied_types = implied;
+        self
+    }
+
     /// Writes into `dir` instead of `$OUT_DIR/toolseal`.
     pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Config {
         self.out_dir = Some(dir.as_ref().to_owned());
@@ -146,6 +195,10 @@ impl Config {
                 let bytes = std::fs::read(&entry.path).map_err(|source| Error::Io { path: entry.path.clone(), source })?;
                 out.push(generate_source(&bytes, &entry.path, &module, &self.options)?);
             }
+            if self.strict
+                && let Some(q) = out.last().and_then(|g| g.quarantined.first()) {
+                    return Err(q.clone().into());
+                }
         }
         Ok(out)
     }
@@ -174,6 +227,9 @@ impl Config {
             for warning in &g.warnings {
                 println!("cargo:warning={warning}");
             }
+            for q in &g.quarantined {
+                println!("cargo:warning={q} (`Config::strict(true)` makes this an error)");
+            }
             write_if_changed(&dir.join(format!("{}.rs", g.module)), &g.source)?;
             for (name, contract) in &g.contracts {
                 let text = serde_json::to_string_pretty(contract).map_err(|e| Error::Internal { path: dir.clone(), message: e.to_string() })?;
@@ -197,23 +253,42 @@ pub(crate) struct RegistryTokens {
     pub(crate) tokens: proc_macro2::TokenStream,
     pub(crate) contract: Contract,
     pub(crate) registry: toolseal_runtime::registry::Registry,
+    pub(crate) quarantined: Vec<Quarantined>,
 }
 
 /// Reads and compiles one registry; `path` names it in errors and contracts.
 pub(crate) fn registry_tokens(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<RegistryTokens, Error> {
     let registry = read_registry(bytes).map_err(|source| Error::Registry { path: path.to_owned(), source })?;
     let mut tools = Vec::with_capacity(registry.tools.len());
+    let mut quarantined = Vec::new();
+    let quarantine = |def: &toolseal_runtime::registry::ToolDef, base: &str, e: toolseal_runtime::schema::SchemaError| Quarantined {
+        path: path.to_owned(),
+        tool: def.name.clone(),
+        pointer: format!("{base}{}", e.pointer),
+        keyword: e.keyword,
+        message: e.message,
+    };
     for def in &registry.tools {
-        let schema = compile_tool_schema(&def.input_schema, options).map_err(|e| Error::schema(path.to_owned(), &def.name, &def.input_pointer, e))?;
-        let output = match &def.output_schema {
-            Some(s) => Some(compile_tool_schema(s, options).map_err(|e| Error::schema(path.to_owned(), &def.name, &format!("{}/outputSchema", def.pointer), e))?),
-            None => None,
-        };
-        tools.push(codegen::ToolInput { def, schema, output });
+        let output_base = format!("{}/outputSchema", def.pointer);
+        let compiled = compile_tool_schema(&def.input_schema, options).map_err(|e| quarantine(def, &def.input_pointer, e)).and_then(|schema| {
+            let output = match &def.output_schema {
+                Some(s) => Some(compile_tool_schema(s, options).map_err(|e| quarantine(def, &output_base, e))?),
+                None => None,
+            };
+            Ok((schema, output))
+        });
+        match compiled {
+            Ok((schema, output)) => tools.push(codegen::ToolInput { def, schema: Ok(schema), output }),
+            Err(q) => {
+                let problem = format!("at `#{}`, keyword `{}`: {}", q.pointer, q.keyword, q.message);
+                quarantined.push(q);
+                tools.push(codegen::ToolInput { def, schema: Err(problem), output: None });
+            }
+        }
     }
     let (tokens, contract) = codegen::Generator::registry(&tools, &shown(path), module);
     drop(tools);
-    Ok(RegistryTokens { tokens, contract, registry })
+    Ok(RegistryTokens { tokens, contract, registry, quarantined })
 }
 
 /// A path as generated code and messages show it (forward slashes).
@@ -229,7 +304,7 @@ pub(crate) fn format_file(tokens: proc_macro2::TokenStream, path: &Path, what: &
 
 /// Generates the code for registry text; `path` names it in errors and the header.
 pub fn generate_source(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
-    let RegistryTokens { tokens, contract, registry } = registry_tokens(bytes, path, module, options)?;
+    let RegistryTokens { tokens, contract, registry, quarantined } = registry_tokens(bytes, path, module, options)?;
     let source = format_file(tokens, path, &format!("{}, {} tools", registry.format.name(), registry.tools.len()))?;
-    Ok(Generated { module: module.to_owned(), source, contracts: vec![(module.to_owned(), contract)], warnings: Vec::new(), inputs: vec![path.to_owned()] })
+    Ok(Generated { module: module.to_owned(), source, contracts: vec![(module.to_owned(), contract)], warnings: Vec::new(), inputs: vec![path.to_owned()], quarantined })
 }

@@ -164,10 +164,12 @@ pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> R
     let mut inputs = vec![path.to_owned()];
     let mut modules = Vec::new();
     let mut contracts = Vec::new();
+    let mut quarantined = Vec::new();
     for server in &deployment.servers {
         let contract_name = format!("{module}.{}", server.name);
         let compiled = registry_tokens(&server.registry_bytes, &server.registry_path, &contract_name, options)?;
         modules.push(compiled.tokens);
+        quarantined.extend(compiled.quarantined);
         contracts.push((contract_name, compiled.contract));
         inputs.push(server.registry_path.clone());
     }
@@ -193,7 +195,7 @@ pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> R
     let tables = Tables { registry: crate::shown(path), qualified, counts };
     let tokens = deployment_tokens(&deployment.servers, modules, pins, deployment.policy, &tables);
     let source = format_file(tokens, path, &format!("deployment of {} servers, {} tools", deployment.servers.len(), catalog.routes().count()))?;
-    Ok(Generated { module: module.to_owned(), source, contracts, warnings, inputs })
+    Ok(Generated { module: module.to_owned(), source, contracts, warnings, inputs, quarantined })
 }
 
 /// What the `ToolSet` impl of `McpCall` lists.

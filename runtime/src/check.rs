@@ -308,6 +308,10 @@ pub fn is_multiple(x: f64, m: f64) -> bool {
     if x.fract() == 0.0 && m.fract() == 0.0 && x.abs() < 9.0e15 && m.abs() < 9.0e15 {
         return (x as i64) % (m as i64) == 0;
     }
+    // Every integer is a multiple of 1/k (`0.5`), however large: x / m may overflow.
+    if x.fract() == 0.0 && (1.0 / m).fract() == 0.0 {
+        return true;
+    }
     let q = x / m;
     q.is_finite() && (q - q.round()).abs() <= 1e-9 * q.abs().max(1.0)
 }

@@ -16,11 +16,13 @@ use crate::rejection::{Names, Rejection};
 use crate::schema::{compile_tool_schema, CompileOptions, SchemaDoc, SchemaError};
 use crate::validate::validate_at;
 
-/// A registry compiled at run time.
+/// A registry compiled at run time, tool by tool: a tool whose schema cannot be
+/// enforced is quarantined (every call to it is refused with the reason, class
+/// [`crate::Class::Quarantined`]) and every other tool resolves.
 #[derive(Debug, Clone)]
 pub struct DynamicRegistry {
-    /// Tools sorted by name, with their compiled schemas.
-    tools: Vec<(ToolDef, SchemaDoc)>,
+    /// Tools sorted by name, with their compiled schemas or why they are quarantined.
+    tools: Vec<(ToolDef, Result<SchemaDoc, SchemaError>)>,
     names: Arc<[Box<str>]>,
 }
 
@@ -37,16 +39,33 @@ pub struct DynamicCall {
 }
 
 impl DynamicRegistry {
-    /// Compiles every tool of `registry`; the error names the tool.
-    pub fn new(registry: &Registry, options: &CompileOptions) -> Result<DynamicRegistry, (String, SchemaError)> {
-        let mut tools = Vec::with_capacity(registry.tools.len());
-        for def in &registry.tools {
-            let doc = compile_tool_schema(&def.input_schema, options).map_err(|e| (def.name.clone(), e))?;
-            tools.push((def.clone(), doc));
-        }
+    /// Compiles every tool of `registry`, quarantining those whose schema cannot be enforced.
+    pub fn new(registry: &Registry, options: &CompileOptions) -> DynamicRegistry {
+        let mut tools: Vec<_> = registry.tools.iter().map(|def| (def.clone(), compile_tool_schema(&def.input_schema, options))).collect();
         tools.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         let names = tools.iter().map(|(d, _)| d.name.clone().into_boxed_str()).collect();
-        Ok(DynamicRegistry { tools, names })
+        DynamicRegistry { tools, names }
+    }
+
+    /// [`DynamicRegistry::new`], refusing the whole registry if any tool's schema
+    /// cannot be enforced (`--strict`); the error names the first such tool.
+    pub fn strict(registry: &Registry, options: &CompileOptions) -> Result<DynamicRegistry, (String, SchemaError)> {
+        let compiled = DynamicRegistry::new(registry, options);
+        let first = compiled.quarantined().next().map(|(tool, e)| (tool.to_owned(), e.clone()));
+        match first {
+            Some(refused) => Err(refused),
+            None => Ok(compiled),
+        }
+    }
+
+    /// The quarantined tools, by name, with why.
+    pub fn quarantined(&self) -> impl Iterator<Item = (&str, &SchemaError)> {
+        self.tools.iter().filter_map(|(d, r)| r.as_ref().err().map(|e| (d.name.as_str(), e)))
+    }
+
+    /// The compiled schemas of the tools that resolve (quarantined ones left out).
+    pub fn schemas(&self) -> impl Iterator<Item = (&ToolDef, &SchemaDoc)> {
+        self.tools.iter().filter_map(|(d, r)| r.as_ref().ok().map(|s| (d, s)))
     }
 
     /// Resolves a call object `{"name": ..., "arguments": {...}}`.
@@ -64,7 +83,10 @@ impl DynamicRegistry {
         let Ok(i) = self.tools.binary_search_by(|(d, _)| d.name.as_str().cmp(name)) else {
             return Err(Rejection::unknown_tool(name, Names::Shared(self.names.clone())));
         };
-        let doc = &self.tools[i].1;
+        let doc = match &self.tools[i].1 {
+            Ok(doc) => doc,
+            Err(problem) => return Err(Rejection::quarantined(name, problem)),
+        };
         let root = Path::root();
         validate_at(doc, &doc.root, arguments.unwrap_or(&EMPTY_ARGUMENTS), &root.key("arguments"), cx).map_err(|r| r.with_tool(name))
     }
@@ -85,10 +107,15 @@ impl DynamicDeployment {
         let mut compiled = Vec::with_capacity(servers.len());
         for (name, tier, tier_name, registry) in servers {
             specs.push(ServerSpec::listing(name, *tier, tier_name, registry));
-            compiled.push(DynamicRegistry::new(registry, options).map_err(|(tool, e)| format!("server {name:?}, tool {tool:?}: {e}"))?);
+            compiled.push(DynamicRegistry::new(registry, options));
         }
         let catalog = Catalog::new(specs, pins, policy).map_err(|e| e.to_string())?;
         Ok(DynamicDeployment { catalog, servers: compiled })
+    }
+
+    /// The quarantined tools: server, tool and why.
+    pub fn quarantined(&self) -> impl Iterator<Item = (&str, &str, &SchemaError)> {
+        self.catalog.servers().iter().zip(&self.servers).flat_map(|(s, r)| r.quarantined().map(move |(t, e)| (s.name.as_str(), t, e)))
     }
 
     /// The merged namespace.

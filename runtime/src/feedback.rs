@@ -50,6 +50,7 @@ impl From<&Rejection> for Feedback {
             Class::M2 | Class::M3 => " Call the tool by one of the qualified names listed.",
             Class::M4 => " The tool changed since it was listed: list the tools again.",
             Class::M5 => " Send the arguments the routed server's tool declares.",
+            Class::Quarantined => " This tool cannot be called until its registry is fixed; use another tool.",
             _ => " Send one call object with \"name\" and \"arguments\".",
         };
         Feedback {

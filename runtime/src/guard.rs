@@ -37,7 +37,7 @@ use crate::json::Json;
 use crate::mcp::{diff_listing, Change, ToolSpec};
 use crate::registry::{read_registry, Registry, RegistryError};
 use crate::rejection::{Class, Rejection};
-use crate::schema::{CompileOptions, SchemaError};
+use crate::schema::CompileOptions;
 
 /// What a guarded server resolves a `tools/call` against.
 pub trait CallCheck: Send + Sync + 'static {
@@ -101,16 +101,9 @@ fn listed_registry(tools: &[Tool]) -> Result<Registry, RegistryError> {
 #[derive(Debug, thiserror::Error)]
 pub enum ListedError {
     /// The tools do not form a registry (a name twice, a schema that is not an object…).
+    /// A tool whose schema cannot be enforced is not an error: it is quarantined.
     #[error("the listed tools are not a registry: {0}")]
     Registry(#[from] RegistryError),
-    /// A tool's input schema uses what closed-world resolution cannot enforce.
-    #[error("tool {tool:?}: {error}")]
-    Schema {
-        /// The tool.
-        tool: String,
-        /// What its schema uses.
-        error: SchemaError,
-    },
 }
 
 /// An rmcp server whose `tools/call` requests are resolved by `C` first.
@@ -156,7 +149,7 @@ impl<S> GuardedServer<S, DynamicRegistry> {
     /// rejected even where the listed schema leaves `additionalProperties` open.
     pub fn listed(inner: S, tools: &[Tool]) -> Result<GuardedServer<S, DynamicRegistry>, ListedError> {
         let registry = listed_registry(tools)?;
-        let compiled = DynamicRegistry::new(&registry, &CompileOptions::default()).map_err(|(tool, error)| ListedError::Schema { tool, error })?;
+        let compiled = DynamicRegistry::new(&registry, &CompileOptions::default());
         Ok(GuardedServer::new(inner, compiled))
     }
 }

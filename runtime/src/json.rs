@@ -209,6 +209,23 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// The value at the JSON pointer `pointer` (RFC 6901; `""` is the whole value).
+    pub fn pointer(&self, pointer: &str) -> Option<&Json<'a>> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let mut at = self;
+        for token in pointer.strip_prefix('/')?.split('/') {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            at = match at {
+                Json::Object(_) => at.get(&token)?,
+                Json::Array(a) => a.get(token.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(at)
+    }
+
     /// The first member named `key` of an object.
     pub fn get(&self, key: &str) -> Option<&Json<'a>> {
         match self {

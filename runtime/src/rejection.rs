@@ -31,6 +31,10 @@ pub enum Class {
     M4,
     /// Merged MCP servers: the arguments do not fit the routed server's signature but fit another server's tool of that name.
     M5,
+    /// The tool exists, but its schema cannot be enforced (a reference that cannot be
+    /// resolved, a pattern that cannot compile, a malformed keyword): every call to it is
+    /// refused until its registry is fixed, while the other tools resolve.
+    Quarantined,
 }
 
 impl Class {
@@ -46,6 +50,7 @@ impl Class {
             Class::M3 => "M3",
             Class::M4 => "M4",
             Class::M5 => "M5",
+            Class::Quarantined => "Quarantined",
         }
     }
 }
@@ -101,6 +106,18 @@ pub enum Keyword {
     OneOf,
     /// a `false` schema: no value is allowed here
     False,
+    /// `not`: the value matches the schema it must not match
+    Not,
+    /// `contains`: no item matches
+    Contains,
+    /// `minContains`: too few items match `contains`
+    MinContains,
+    /// `maxContains`: too many items match `contains`
+    MaxContains,
+    /// `unevaluatedItems`: an item no other keyword evaluated
+    UnevaluatedItems,
+    /// `$ref` / `$dynamicRef`: the references loop without consuming the value
+    Ref,
 }
 
 impl Keyword {
@@ -127,6 +144,12 @@ impl Keyword {
             Keyword::AnyOf => "anyOf",
             Keyword::OneOf => "oneOf",
             Keyword::False => "false",
+            Keyword::Not => "not",
+            Keyword::Contains => "contains",
+            Keyword::MinContains => "minContains",
+            Keyword::MaxContains => "maxContains",
+            Keyword::UnevaluatedItems => "unevaluatedItems",
+            Keyword::Ref => "$ref",
         }
     }
 }
@@ -219,6 +242,11 @@ pub enum Reason {
         /// The routed tool's own rejection, as one line.
         detail: String,
     },
+    /// The tool's schema cannot be enforced, so the tool is quarantined.
+    Quarantined {
+        /// Where in the tool's `inputSchema`, which keyword, and what is wrong.
+        problem: String,
+    },
     /// H2: a key the schema does not declare.
     UndeclaredKey {
         /// The key as given (at most 64 characters kept).
@@ -281,6 +309,11 @@ pub(crate) fn clip(s: &str) -> String {
 impl Rejection {
     fn new(class: Class, reason: Reason, pointer: String) -> Rejection {
         Rejection { class, reason, pointer, found: None, subject: None, hints: None }
+    }
+
+    /// A call to `tool`, whose schema cannot be enforced (`problem` says why).
+    pub fn quarantined(tool: &str, problem: impl fmt::Display) -> Rejection {
+        Rejection::routing(Class::Quarantined, Reason::Quarantined { problem: problem.to_string() }, tool)
     }
 
     /// A merged-server rejection (M1–M4) of the call naming `tool`.
@@ -532,6 +565,7 @@ impl fmt::Display for Rejection {
                 write!(f, " ({})", keyword.as_str())
             }
             Reason::NumericString { expected } => write!(f, "expected {expected}, found a number in a string"),
+            Reason::Quarantined { problem } => write!(f, "{tool:?} is quarantined: its schema cannot be enforced ({problem}); the registry must be fixed"),
         }?;
         match self.server() {
             Some(server) => write!(f, " (server {server:?})"),

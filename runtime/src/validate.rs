@@ -20,6 +20,8 @@ pub fn validate(doc: &SchemaDoc, schema: &Schema, v: &Json<'_>) -> Result<(), Re
 pub fn validate_at(doc: &SchemaDoc, schema: &Schema, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<(), Rejection> {
     match &schema.node {
         Node::Any => check::no_duplicates_deep(v, at),
+        Node::Never => Err(Rejection::violation(at, Keyword::False, "no value (the schema here admits none)", v.kind())),
+        Node::Spec(s) => s.doc.validate_at(s.node, v, at, cx),
         Node::Null => check::null(v, at),
         Node::Boolean => check::boolean(v, at).map(drop),
         Node::Integer { bounds, repr: IntRepr::I64 } => check::integer_i64(v, at, cx, bounds).map(drop),

@@ -1,69 +1,94 @@
-//! The registry schema with toolseal's closed-world rules written out, so that
-//! another validator (the `jsonschema` crate as a test oracle, or a model API
-//! that takes a schema) enforces what toolseal enforces.
+//! The registry schema with toolseal's closed-world rule written out, so that
+//! the specification validator ([`crate::schema::spec`]), another validator
+//! (the `jsonschema` crate as a test oracle) or a model API that takes a schema
+//! enforces exactly what toolseal enforces.
 
 use std::borrow::Cow;
 
 use super::compile::{ARRAY_WORDS, NUMBER_WORDS, OBJECT_WORDS, STRING_WORDS};
 use crate::json::Json;
 
-/// Returns `schema` (a tool's `inputSchema`) with:
-/// - `additionalProperties: false` on the arguments object and on every object
-///   schema that declares `properties` without `additionalProperties`
-///   (`unevaluatedProperties: false` where the object is assembled by `allOf`);
-/// - `type` written out where toolseal infers it from the keywords present.
+/// Returns `schema` (a tool's `inputSchema`) with the closed world written out:
+/// - the arguments object is an object (`"type": "object"` when the root names no type);
+/// - the arguments object, and every object schema that declares `properties` or
+///   `patternProperties` without `additionalProperties` / `unevaluatedProperties`,
+///   admits no other key: `additionalProperties: false`, or `unevaluatedProperties: false`
+///   where keys may also be declared in place (`allOf`, `$ref`, `if`, ...);
+/// - schemas applied in place to the same object (members of `allOf`, `if`/`then`/`else`,
+///   `dependentSchemas`, `not`, and the options of `anyOf`/`oneOf` beside declared
+///   properties or an explicit `additionalProperties` / `unevaluatedProperties`) are
+///   not closed themselves: the object around them is.
 pub fn closed_world(schema: &Json<'static>) -> Json<'static> {
-    close(schema, Place::Root)
+    close(schema, Place::Root, false)
+}
+
+/// [`closed_world`] with the implied-type rule as well: a schema without `type`
+/// whose keywords all belong to one type (`minLength` → string) must be of that type.
+pub fn closed_world_implied_types(schema: &Json<'static>) -> Json<'static> {
+    close(schema, Place::Root, true)
 }
 
 #[derive(Clone, Copy, PartialEq)]
 enum Place {
     Root,
-    AllOfMember,
+    InPlace,
     Nested,
 }
 
-fn close(v: &Json<'static>, place: Place) -> Json<'static> {
+/// Keywords that apply other schemas to the same object, so that keys they declare count as declared.
+const IN_PLACE: &[&str] = &["allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "dependentSchemas", "dependencies"];
+
+fn close(v: &Json<'static>, place: Place, implied: bool) -> Json<'static> {
     let Json::Object(members) = v else { return v.clone() };
+    let has = |k: &str| members.iter().any(|(m, _)| m == k);
+    let declares = has("properties") || has("patternProperties");
     let mut out: Vec<(Cow<'static, str>, Json<'static>)> = Vec::with_capacity(members.len() + 2);
     for (k, x) in members {
         let x = match k.as_ref() {
-            "properties" | "$defs" | "definitions" => map_values(x, Place::Nested),
-            "items" | "prefixItems" | "additionalItems" | "additionalProperties" | "anyOf" | "oneOf" => each(x, Place::Nested),
-            "allOf" => each(x, Place::AllOfMember),
+            "properties" | "patternProperties" | "$defs" | "definitions" => map_values(x, Place::Nested, implied),
+            "dependentSchemas" => map_values(x, Place::InPlace, implied),
+            "dependencies" => map_values(x, Place::InPlace, implied),
+            "items" | "prefixItems" | "additionalItems" | "additionalProperties" | "unevaluatedProperties" | "unevaluatedItems" | "contains" | "propertyNames" => {
+                each(x, Place::Nested, implied)
+            }
+            // Beside declared keys, or where the schema decides closure itself, the options apply in place.
+            "anyOf" | "oneOf" if declares || place == Place::InPlace || has("additionalProperties") || has("unevaluatedProperties") => each(x, Place::InPlace, implied),
+            "anyOf" | "oneOf" => each(x, Place::Nested, implied),
+            "allOf" | "if" | "then" | "else" | "not" => each(x, Place::InPlace, implied),
             _ => x.clone(),
         };
         out.push((k.clone(), x));
     }
-    let has = |k: &str| members.iter().any(|(m, _)| m == k);
     let composite = ["$ref", "anyOf", "oneOf", "allOf", "enum", "const"].iter().any(|k| has(k));
     if !has("type") && !composite {
         let families = [(OBJECT_WORDS, "object"), (ARRAY_WORDS, "array"), (STRING_WORDS, "string"), (NUMBER_WORDS, "number")];
         let present: Vec<&str> = families.iter().filter(|(ws, _)| ws.iter().any(|w| has(w))).map(|(_, t)| *t).collect();
         match (present.as_slice(), place) {
-            ([one], _) => out.push(("type".into(), Json::String((*one).into()))),
-            ([], Place::Root) => out.push(("type".into(), Json::String("object".into()))),
+            ([one], _) if implied => out.push(("type".into(), Json::String((*one).into()))),
+            (_, Place::Root) => out.push(("type".into(), Json::String("object".into()))),
             _ => {}
         }
+    } else if !has("type") && place == Place::Root {
+        out.push(("type".into(), Json::String("object".into())));
     }
-    let closes = place == Place::Root || has("properties");
-    if closes && !has("additionalProperties") && place != Place::AllOfMember {
-        let word = if has("allOf") { "unevaluatedProperties" } else { "additionalProperties" };
+    let closes = (place == Place::Root || declares) && place != Place::InPlace;
+    if closes && !has("additionalProperties") && !has("unevaluatedProperties") {
+        let word = if IN_PLACE.iter().any(|k| has(k)) { "unevaluatedProperties" } else { "additionalProperties" };
         out.push((word.into(), Json::Bool(false)));
     }
     Json::Object(out)
 }
 
-fn each(v: &Json<'static>, place: Place) -> Json<'static> {
+fn each(v: &Json<'static>, place: Place, implied: bool) -> Json<'static> {
     match v {
-        Json::Array(items) => Json::Array(items.iter().map(|x| close(x, place)).collect()),
-        other => close(other, place),
+        Json::Array(items) => Json::Array(items.iter().map(|x| close(x, place, implied)).collect()),
+        other => close(other, place, implied),
     }
 }
 
-fn map_values(v: &Json<'static>, place: Place) -> Json<'static> {
+fn map_values(v: &Json<'static>, place: Place, implied: bool) -> Json<'static> {
     match v {
-        Json::Object(m) => Json::Object(m.iter().map(|(k, x)| (k.clone(), close(x, place))).collect()),
+        Json::Object(m) => Json::Object(m.iter().map(|(k, x)| (k.clone(), close(x, place, implied))).collect()),
         other => other.clone(),
     }
 }

@@ -5,8 +5,13 @@
 use std::collections::HashMap;
 use std::fmt;
 
+use std::sync::Arc;
+
+use super::closed::{closed_world, closed_world_implied_types};
 use super::merge::merge;
-use super::{Additional, ArrayRule, Def, IntRepr, Items, Node, ObjectRule, Property, Schema, SchemaDoc, StringRule, UnionMode};
+use super::spec::uri::percent_decode;
+use super::spec::{SpecDoc, SpecError, SpecOptions};
+use super::{Additional, ArrayRule, Def, IntRepr, Items, Node, ObjectRule, Property, Schema, SchemaDoc, SpecRef, StringRule, UnionMode};
 use crate::check::{Format, NumberBounds};
 use crate::json::Json;
 use crate::path::push_escaped;
@@ -16,14 +21,18 @@ use crate::validate;
 /// How schemas are compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CompileOptions {
-    /// Enforce `format` (default `true`). When `false`, `format` is an annotation
-    /// and unknown formats are accepted.
+    /// Enforce `format` (default `true`) for the formats toolseal knows; unknown
+    /// formats are annotations either way (`lint` notes them).
     pub assert_formats: bool,
+    /// Opt-in strictness (default `false`): a schema without `type` whose keywords
+    /// all belong to one type (`minLength` → string) admits only that type.
+    /// By default such a schema follows the specification (other types pass).
+    pub implied_types: bool,
 }
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { assert_formats: true }
+        CompileOptions { assert_formats: true, implied_types: false }
     }
 }
 
@@ -46,17 +55,31 @@ impl fmt::Display for SchemaError {
 
 impl std::error::Error for SchemaError {}
 
+impl From<SpecError> for SchemaError {
+    fn from(e: SpecError) -> SchemaError {
+        SchemaError { pointer: e.pointer, keyword: e.keyword, message: e.message }
+    }
+}
+
 pub(super) fn err<T>(pointer: &str, keyword: &str, message: impl Into<String>) -> Result<T, SchemaError> {
     Err(SchemaError { pointer: pointer.to_owned(), keyword: keyword.to_owned(), message: message.into() })
 }
 
 /// Keywords that only annotate: kept for docs or ignored, never enforced.
 const ANNOTATIONS: &[&str] = &[
-    "$schema", "$id", "$comment", "$anchor", "title", "description", "default", "examples", "deprecated",
-    "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "$defs", "definitions",
+    "$schema", "$comment", "title", "description", "default", "examples", "deprecated",
+    "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "contentSchema", "$defs", "definitions", "$vocabulary",
 ];
 
-/// Keywords that constrain values, all compiled.
+/// Keywords the specification validator ([`super::spec`]) enforces and no
+/// generated Rust type expresses: a schema using one is checked by that validator.
+pub const SPEC_ONLY: &[&str] = &[
+    "not", "if", "then", "else", "patternProperties", "propertyNames", "dependentRequired", "dependentSchemas",
+    "dependencies", "contains", "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems",
+    "$dynamicRef", "$dynamicAnchor", "$anchor", "$id",
+];
+
+/// Keywords that constrain values and compile to Rust types.
 pub const ASSERTIONS: &[&str] = &[
     "type", "enum", "const", "properties", "required", "additionalProperties", "minProperties", "maxProperties",
     "items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "minLength", "maxLength",
@@ -71,38 +94,99 @@ pub(super) const NUMBER_WORDS: &[&str] = &["minimum", "maximum", "exclusiveMinim
 
 /// Compiles a tool's `inputSchema` (or `outputSchema`). The root is closed: it
 /// admits no undeclared key unless `additionalProperties` says otherwise.
+///
+/// Every part of the schema that a Rust type expresses compiles to the typed IR;
+/// every other part (at the nearest value position) to a [`Node::Spec`] checked by
+/// the specification validator on the closed-world schema. The error is for a
+/// schema that cannot be enforced at all (a reference that cannot be resolved, a
+/// pattern that cannot compile, a malformed keyword, a required key that admits no value).
 pub fn compile_tool_schema(schema: &Json<'static>, options: &CompileOptions) -> Result<SchemaDoc, SchemaError> {
-    let mut c = Compiler { doc: schema, options: *options, defs: Vec::new(), by_ref: HashMap::new() };
+    let closed = if options.implied_types { closed_world_implied_types(schema) } else { closed_world(schema) };
+    let spec = Arc::new(SpecDoc::compile(&closed, &SpecOptions { assert_formats: options.assert_formats, documents: Vec::new() })?);
+    let mut c = Compiler { doc: schema, options: *options, defs: Vec::new(), by_ref: HashMap::new(), spec, notes: Vec::new(), fatal: None };
     let root = c.compile(schema, "", Place::Root)?;
+    if let Some(e) = c.fatal {
+        return Err(e);
+    }
     let mut defs: Vec<Def> = c.defs.into_iter().map(|d| d.expect("every reserved def is filled")).collect();
     mark_recursive(&mut defs);
-    let doc = SchemaDoc { root, defs };
+    let mut doc = SchemaDoc { root, defs, notes: c.notes };
     check_root_is_object(&doc, &doc.root)?;
-    check_defaults(&doc, &doc.root)?;
-    doc.defs.iter().try_for_each(|d| check_defaults(&doc, &d.schema))?;
+    check_required_satisfiable(&doc.root)?;
+    doc.defs.iter().try_for_each(|d| check_required_satisfiable(&d.schema))?;
+    drop_invalid_defaults(&mut doc);
     Ok(doc)
 }
 
 fn check_root_is_object(doc: &SchemaDoc, schema: &Schema) -> Result<(), SchemaError> {
     match &doc.resolve(schema).node {
-        Node::Object(_) => Ok(()),
+        Node::Object(_) | Node::Spec(_) => Ok(()),
         Node::Union { options, .. } => options.iter().try_for_each(|o| check_root_is_object(doc, o)),
         _ => err(&schema.pointer, "type", "tool arguments must be an object schema (`\"type\": \"object\"`)"),
     }
 }
 
-/// Every `default` of an optional property must itself be valid: it is what the
-/// resolver hands the tool when the key is absent.
-fn check_defaults(doc: &SchemaDoc, s: &Schema) -> Result<(), SchemaError> {
+/// A required key whose schema admits no value makes every call invalid: the tool cannot be used.
+fn check_required_satisfiable(s: &Schema) -> Result<(), SchemaError> {
     let mut result = Ok(());
+    visit_properties(s, &mut |p| {
+        if p.required && matches!(p.schema.node, Node::Never) && result.is_ok() {
+            result = err(&p.schema.pointer, "required", format!("{:?} is required but its schema admits no value, so no call could be valid", p.name));
+        }
+    });
+    result
+}
+
+/// A `default` is what the resolver hands the tool when an optional key is absent, so
+/// one that breaks its own schema is never applied: the key stays absent (`lint` says so).
+/// `"default": null` on a schema that does not admit null (pydantic's `x: T = None`)
+/// means "absent" and is dropped without a note.
+fn drop_invalid_defaults(doc: &mut SchemaDoc) {
+    let mut invalid: Vec<(String, bool)> = Vec::new();
     let mut check = |p: &Property| {
-        if let (Some(d), Ok(())) = (&p.schema.default, &result)
-            && let Err(r) = validate::validate(doc, &p.schema, d) {
-                result = err(&p.schema.pointer, "default", format!("the default {} is not valid for its own schema: {r}", d.to_json_string()));
+        if let Some(d) = &p.schema.default
+            && validate::validate(doc, &p.schema, d).is_err() {
+                invalid.push((p.schema.pointer.clone(), matches!(d, Json::Null)));
             }
     };
-    visit_properties(s, &mut check);
-    result
+    visit_properties(&doc.root, &mut check);
+    doc.defs.iter().for_each(|d| visit_properties(&d.schema, &mut check));
+    for (pointer, is_null) in &invalid {
+        if !is_null {
+            doc.notes.push(SchemaError { pointer: pointer.clone(), keyword: "default".into(), message: "the default is not valid for its own schema, so it is never applied (the key stays absent)".into() });
+        }
+    }
+    let mut drop = |p: &mut Property| {
+        if invalid.iter().any(|(ptr, _)| *ptr == p.schema.pointer) {
+            p.schema.default = None;
+        }
+    };
+    visit_properties_mut(&mut doc.root, &mut drop);
+    doc.defs.iter_mut().for_each(|d| visit_properties_mut(&mut d.schema, &mut drop));
+}
+
+/// Calls `f` with every property declared inside `s`, mutably (not following refs).
+fn visit_properties_mut(s: &mut Schema, f: &mut dyn FnMut(&mut Property)) {
+    match &mut s.node {
+        Node::Nullable(inner) => visit_properties_mut(inner, f),
+        Node::Union { options, .. } => options.iter_mut().for_each(|o| visit_properties_mut(o, f)),
+        Node::Array(a) => {
+            a.prefix.iter_mut().for_each(|p| visit_properties_mut(p, f));
+            if let Items::Schema(i) = &mut a.items {
+                visit_properties_mut(i, f);
+            }
+        }
+        Node::Object(o) => {
+            for p in &mut o.properties {
+                f(p);
+                visit_properties_mut(&mut p.schema, f);
+            }
+            if let Additional::Schema(a) = &mut o.additional {
+                visit_properties_mut(a, f);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Calls `f` with every property declared inside `s` (not following refs).
@@ -146,6 +230,13 @@ struct Compiler<'d> {
     options: CompileOptions,
     defs: Vec<Option<Def>>,
     by_ref: HashMap<String, usize>,
+    /// The closed-world schema compiled for the specification validator.
+    spec: Arc<SpecDoc>,
+    /// What `lint` should say: unknown keywords, defaults never applied.
+    notes: Vec<SchemaError>,
+    /// A finding that makes every call invalid (a required key a closed object cannot hold):
+    /// the schema is refused even where the specification validator could take it.
+    fatal: Option<SchemaError>,
 }
 
 /// The keywords of one schema object, checked for duplicates and support.
@@ -154,15 +245,24 @@ struct Words<'j> {
 }
 
 impl<'j> Words<'j> {
-    fn collect(members: &'j [(std::borrow::Cow<'static, str>, Json<'static>)], ptr: &str) -> Result<Words<'j>, SchemaError> {
+    /// The keywords of a schema object. Unknown keywords are annotations (noted for
+    /// `lint`); keywords only the specification validator enforces are an error, so
+    /// that the schema falls back to it.
+    fn collect(members: &'j [(std::borrow::Cow<'static, str>, Json<'static>)], ptr: &str, notes: &mut Vec<SchemaError>) -> Result<Words<'j>, SchemaError> {
         let mut out: Vec<(&str, &Json<'static>)> = Vec::with_capacity(members.len());
         for (k, v) in members {
             if out.iter().any(|(seen, _)| seen == k) {
                 return err(ptr, k, "keyword given twice");
             }
-            let known = ANNOTATIONS.contains(&k.as_ref()) || ASSERTIONS.contains(&k.as_ref()) || k.starts_with("x-");
+            if SPEC_ONLY.contains(&k.as_ref()) && !(k == "$id" && ptr.is_empty()) {
+                return err(ptr, k, "no Rust type expresses this keyword");
+            }
+            let known = ANNOTATIONS.contains(&k.as_ref()) || ASSERTIONS.contains(&k.as_ref()) || k == "$id";
             if !known {
-                return err(ptr, k, "unsupported keyword (see the README's keyword table); toolseal never ignores a keyword it cannot enforce");
+                if !k.starts_with("x-") && !notes.iter().any(|n| n.pointer == ptr && n.keyword == *k) {
+                    notes.push(SchemaError { pointer: ptr.to_owned(), keyword: k.to_string(), message: "unknown keyword: an annotation, it constrains nothing (check its spelling)".into() });
+                }
+                continue;
             }
             out.push((k.as_ref(), v));
         }
@@ -196,15 +296,38 @@ fn child(ptr: &str, token: &str) -> String {
 }
 
 impl Compiler<'_> {
+    /// The schema at `ptr`: typed where a Rust type expresses it, else a [`Node::Spec`].
+    /// Members of `allOf` do not fall back alone: the `allOf` around them does.
     fn compile(&mut self, v: &Json<'static>, ptr: &str, place: Place) -> Result<Schema, SchemaError> {
+        match self.compile_typed(v, ptr, place) {
+            Ok(s) => Ok(s),
+            Err(e) if place == Place::AllOfMember => Err(e),
+            Err(e) => {
+                let Some(node) = self.spec.node_at(ptr) else { return Err(e) };
+                let words = match v {
+                    Json::Object(m) => Words { members: m.iter().map(|(k, x)| (k.as_ref(), x)).collect() },
+                    _ => Words { members: Vec::new() },
+                };
+                Ok(Schema {
+                    node: Node::Spec(SpecRef { doc: self.spec.clone(), node }),
+                    title: text(&words, "title"),
+                    description: text(&words, "description"),
+                    default: words.get("default").cloned(),
+                    pointer: ptr.to_owned(),
+                })
+            }
+        }
+    }
+
+    fn compile_typed(&mut self, v: &Json<'static>, ptr: &str, place: Place) -> Result<Schema, SchemaError> {
         match v {
             Json::Bool(true) => Ok(Schema::bare(Node::Any, ptr)),
-            Json::Bool(false) => err(ptr, "false", "a `false` schema is supported only as a property, `items` or `additionalProperties` value"),
+            Json::Bool(false) => Ok(Schema::bare(Node::Never, ptr)),
             Json::Object(members) => {
-                let words = Words::collect(members, ptr)?;
+                let words = Words::collect(members, ptr, &mut self.notes)?;
                 let mut schema = self.compile_words(&words, ptr, place)?;
-                schema.title = text(&words, "title", ptr)?;
-                schema.description = text(&words, "description", ptr)?;
+                schema.title = text(&words, "title");
+                schema.description = text(&words, "description");
                 schema.default = words.get("default").cloned();
                 Ok(schema)
             }
@@ -364,14 +487,14 @@ impl Compiler<'_> {
         let mut kept = listed.clone();
         if !w.assertions_except(&except).is_empty() {
             let rest = self.compile_plain_without(w, ptr, place, &except)?;
-            let doc = SchemaDoc { root: rest, defs: Vec::new() };
+            let doc = SchemaDoc { root: rest, defs: Vec::new(), notes: Vec::new() };
             if contains_ref(&doc.root) {
                 return err(ptr, word, format!("`{word}` beside a `$ref` is not supported"));
             }
             kept.retain(|v| validate::validate(&doc, &doc.root, v).is_ok());
         }
         if kept.is_empty() {
-            return err(ptr, word, format!("no value of `{word}` satisfies the sibling keywords, so no call could be valid"));
+            return Ok(Schema::bare(Node::Never, ptr));
         }
         // Repeated values (`1` and `1.0` included) allow nothing more; keep the first.
         let mut unique: Vec<Json<'static>> = Vec::with_capacity(kept.len());
@@ -507,7 +630,11 @@ impl Compiler<'_> {
                         }
                         p.required = true;
                     } else if matches!(additional, Additional::Closed) {
-                        return err(ptr, "required", format!("{name:?} is required but not declared in `properties`, so no call could be valid; declare it"));
+                        let e = SchemaError { pointer: ptr.to_owned(), keyword: "required".into(), message: format!("{name:?} is required but not declared in `properties` of a closed object, so no call could be valid; declare it") };
+                        if place != Place::AllOfMember {
+                            self.fatal.get_or_insert(e.clone());
+                        }
+                        return Err(e);
                     } else if !required_extra.iter().any(|r| r == name) {
                         required_extra.push(name.to_owned());
                     }
@@ -531,11 +658,11 @@ impl Compiler<'_> {
         if let Some(&i) = self.by_ref.get(reference) {
             return Ok(i);
         }
-        let Some(fragment) = reference.strip_prefix('#') else {
-            return err(ptr, "$ref", format!("only local references (`#/...`) are supported, found {reference:?}"));
+        let Some(fragment) = reference.strip_prefix('#').filter(|f| f.is_empty() || f.starts_with('/')) else {
+            return err(ptr, "$ref", format!("a reference other than a local JSON pointer ({reference:?}) is resolved by the specification validator"));
         };
         let pointer = percent_decode(fragment);
-        let Some(target) = lookup(self.doc, &pointer) else {
+        let Some(target) = self.doc.pointer(&pointer) else {
             return err(ptr, "$ref", format!("{reference:?} points at nothing in this schema"));
         };
         let idx = self.defs.len();
@@ -564,11 +691,11 @@ fn close_root(s: &mut Schema) {
         }
 }
 
-fn text(w: &Words<'_>, word: &str, ptr: &str) -> Result<Option<String>, SchemaError> {
+/// An annotation's text; `null` or a non-string is no text (annotations never refuse a schema).
+fn text(w: &Words<'_>, word: &str) -> Option<String> {
     match w.get(word) {
-        None => Ok(None),
-        Some(Json::String(s)) => Ok(Some(s.to_string())),
-        Some(_) => err(ptr, word, format!("`{word}` must be a string")),
+        Some(Json::String(s)) => Some(s.to_string()),
+        _ => None,
     }
 }
 
@@ -624,39 +751,6 @@ pub(super) fn int_repr(b: &NumberBounds) -> IntRepr {
     if non_negative { IntRepr::U64 } else { IntRepr::I64 }
 }
 
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' && i + 2 < b.len()
-            && let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
-                out.push(v);
-                i += 3;
-                continue;
-            }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// The value at JSON pointer `pointer` inside `doc`.
-fn lookup<'j>(doc: &'j Json<'static>, pointer: &str) -> Option<&'j Json<'static>> {
-    if pointer.is_empty() {
-        return Some(doc);
-    }
-    let mut at = doc;
-    for token in pointer.strip_prefix('/')?.split('/') {
-        let token = token.replace("~1", "/").replace("~0", "~");
-        at = match at {
-            Json::Object(_) => at.get(&token)?,
-            Json::Array(a) => a.get(token.parse::<usize>().ok()?)?,
-            _ => return None,
-        };
-    }
-    Some(at)
-}
 
 pub(super) fn contains_ref(s: &Schema) -> bool {
     let mut found = false;
@@ -682,7 +776,7 @@ pub(crate) fn visit_refs(s: &Schema, f: &mut dyn FnMut(usize)) {
                 visit_refs(a, f);
             }
         }
-        Node::Any | Node::Null | Node::Boolean | Node::Integer { .. } | Node::Number(_) | Node::String(_) | Node::Enum(_) | Node::Const(_) => {}
+        Node::Any | Node::Null | Node::Boolean | Node::Integer { .. } | Node::Number(_) | Node::String(_) | Node::Enum(_) | Node::Const(_) | Node::Never | Node::Spec(_) => {}
     }
 }
 

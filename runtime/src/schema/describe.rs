@@ -13,6 +13,8 @@ pub fn describe(doc: &SchemaDoc, schema: &Schema) -> String {
 fn describe_node(doc: &SchemaDoc, node: &Node, depth: usize) -> String {
     match node {
         Node::Any => "any value".into(),
+        Node::Never => "no value".into(),
+        Node::Spec(_) => "a value its schema allows".into(),
         Node::Null => "null".into(),
         Node::Boolean => "boolean".into(),
         Node::Integer { .. } => "integer".into(),

@@ -68,7 +68,7 @@ fn node_name(n: &Node) -> &'static str {
 }
 
 fn filter(defs: &[Def], values: Vec<Value>, other: Node, ptr: &str) -> Result<Vec<Value>, SchemaError> {
-    let doc = SchemaDoc { root: Schema::bare(other, ptr), defs: defs.to_vec() };
+    let doc = SchemaDoc { root: Schema::bare(other, ptr), defs: defs.to_vec(), notes: Vec::new() };
     if contains_ref(&doc.root) && doc.defs.is_empty() {
         return err(ptr, "allOf", "`enum`/`const` merged with a `$ref` is not supported");
     }
@@ -129,6 +129,11 @@ fn arrays(defs: &[Def], x: ArrayRule, y: ArrayRule, ptr: &str) -> Result<ArrayRu
     if !x.prefix.is_empty() && !y.prefix.is_empty() {
         return err(ptr, "prefixItems", "`allOf` members that both have `prefixItems` are not supported");
     }
+    // `items` of a part without a prefix applies to every element, the other part's prefix included.
+    let all_items = |a: &ArrayRule| a.prefix.is_empty() && !matches!(a.items, Items::Any);
+    if (!x.prefix.is_empty() && all_items(&y)) || (!y.prefix.is_empty() && all_items(&x)) {
+        return err(ptr, "items", "`items` of one `allOf` part beside `prefixItems` of another applies to every element");
+    }
     let items = match (x.items, y.items) {
         (Items::None, _) | (_, Items::None) => Items::None,
         (Items::Any, i) | (i, Items::Any) => i,
@@ -145,6 +150,14 @@ fn arrays(defs: &[Def], x: ArrayRule, y: ArrayRule, ptr: &str) -> Result<ArrayRu
 }
 
 fn objects(defs: &[Def], x: ObjectRule, y: ObjectRule, ptr: &str) -> Result<ObjectRule, SchemaError> {
+    // An explicit `additionalProperties` (other than `true`) also applies to the keys
+    // only the other part declares, which one merged object cannot say.
+    let constrains_others = |a: &ObjectRule, b: &ObjectRule| {
+        a.explicit_additional && !matches!(a.additional, Additional::Any) && b.properties.iter().any(|p| !a.properties.iter().any(|q| q.name == p.name))
+    };
+    if constrains_others(&x, &y) || constrains_others(&y, &x) {
+        return err(ptr, "additionalProperties", "`additionalProperties` of one `allOf` part applies to the keys another part declares");
+    }
     let mut properties: Vec<Property> = x.properties;
     for p in y.properties {
         match properties.iter().position(|q| q.name == p.name) {

@@ -6,9 +6,11 @@ mod closed;
 mod compile;
 mod describe;
 mod merge;
+pub mod spec;
 
 pub use closed::closed_world;
-pub use compile::{compile_tool_schema, CompileOptions, SchemaError, ASSERTIONS};
+pub use closed::closed_world_implied_types;
+pub use compile::{compile_tool_schema, CompileOptions, SchemaError, ASSERTIONS, SPEC_ONLY};
 pub use describe::describe;
 
 use crate::check::{Format, NumberBounds};
@@ -22,6 +24,17 @@ pub struct SchemaDoc {
     pub root: Schema,
     /// Every schema a `$ref` points at, in the order first referenced.
     pub defs: Vec<Def>,
+    /// What `lint` reports without refusing the schema: unknown keywords, defaults never applied.
+    pub notes: Vec<SchemaError>,
+}
+
+/// A schema checked by the specification validator: its compiled document and node.
+#[derive(Debug, Clone)]
+pub struct SpecRef {
+    /// The tool's closed-world schema, compiled.
+    pub doc: std::sync::Arc<spec::SpecDoc>,
+    /// The node of this schema in it.
+    pub node: usize,
 }
 
 /// A schema reached through `$ref`.
@@ -91,6 +104,10 @@ pub enum Node {
     },
     /// A `$ref`: index into [`SchemaDoc::defs`].
     Ref(usize),
+    /// No value (`false`, or keywords no value satisfies).
+    Never,
+    /// A schema no Rust type expresses, checked with the specification's semantics.
+    Spec(SpecRef),
 }
 
 /// Which Rust integer type holds an `integer`.

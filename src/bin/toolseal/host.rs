@@ -96,7 +96,7 @@ struct Session {
 /// The resolver for the servers' accepted listings, their stale tools M4.
 fn compile(servers: &[Server], manifest: Option<&(Vec<(String, String)>, Policy)>) -> Result<Resolver, String> {
     let Some((pins, policy)) = manifest else {
-        return Resolver::single(&servers[0].accepted, servers[0].stale.clone());
+        return Resolver::single(&servers[0].accepted, servers[0].stale.clone(), false);
     };
     let registries: Vec<_> = servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), s.accepted.clone())).collect();
     let deployment = DynamicDeployment::new(&registries, pins, *policy, &CompileOptions::default())?;

@@ -59,6 +59,10 @@ enum Command {
         /// Coerce numbers given as strings (each coercion is reported).
         #[arg(long)]
         lenient: bool,
+        /// Refuse the whole registry (or deployment) if any tool's schema cannot be enforced,
+        /// instead of quarantining that tool.
+        #[arg(long)]
+        strict: bool,
     },
     /// A guarded session with a stdio MCP server: resolve each call of the model replies on stdin, forward only resolved ones.
     Host {
@@ -105,7 +109,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Capture { out, check, timeout, server } => capture::run(&server, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout)),
-        Command::Resolve { registry, manifest, lenient } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient),
+        Command::Resolve { registry, manifest, lenient, strict } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient, strict),
         Command::Host { registry, manifest, timeout, on_change, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout), on_change),
         Command::Lint { files } => lint::run(&files),
     };

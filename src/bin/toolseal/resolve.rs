@@ -12,16 +12,20 @@ use toolseal::wire::{parse_reply, WireCall};
 use toolseal::runtime::path::Path as JsonPath;
 use toolseal::{Options, Reason, Rejection};
 
-use crate::route::{read_registry_file, Destination, Resolver};
+use crate::route::{read_registry_file, report_quarantined, Destination, Resolver};
 use crate::Failure;
 
-fn load(registry: Option<&Path>, manifest: Option<&Path>) -> Result<Resolver, Failure> {
+fn load(registry: Option<&Path>, manifest: Option<&Path>, strict: bool) -> Result<Resolver, Failure> {
     if let Some(path) = registry {
-        return Resolver::single(&read_registry_file(path)?, HashMap::new()).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())));
+        return Resolver::single(&read_registry_file(path)?, HashMap::new(), strict).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())));
     }
     let path = manifest.ok_or_else(|| Failure::new(2, "give --registry or --manifest"))?;
     let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
     let compiled = deployment.compile_dynamic(path, &CompileOptions::default()).map_err(|e| Failure::new(2, e.to_string()))?;
+    if strict && let Some((server, tool, e)) = compiled.quarantined().next() {
+        return Err(Failure::new(2, format!("{}: server {server:?}, tool {tool:?}: {e} (--strict refuses the deployment; without it the tool is quarantined)", path.display())));
+    }
+    report_quarantined(compiled.quarantined().map(|(s, t, e)| (Some(s), t, e)));
     Ok(Resolver::Merged { deployment: Box::new(compiled), stale: HashMap::new() })
 }
 
@@ -87,8 +91,8 @@ pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> s
 }
 
 /// Runs `resolve`.
-pub fn run(registry: Option<&Path>, manifest: Option<&Path>, lenient: bool) -> Result<u8, Failure> {
-    let resolver = load(registry, manifest)?;
+pub fn run(registry: Option<&Path>, manifest: Option<&Path>, lenient: bool, strict: bool) -> Result<u8, Failure> {
+    let resolver = load(registry, manifest, strict)?;
     let options = if lenient { Options::lenient() } else { Options::strict() };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();

@@ -8,7 +8,7 @@ use std::path::Path;
 use toolseal::mcp::{McpRequest, Route};
 use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
 use toolseal::runtime::registry::{read_registry, Registry};
-use toolseal::runtime::schema::CompileOptions;
+use toolseal::runtime::schema::{CompileOptions, SchemaError};
 use toolseal::wire::WireCall;
 use toolseal::{Class, Options, Reason, Rejection};
 
@@ -22,6 +22,14 @@ pub enum Resolver {
     Merged { deployment: Box<DynamicDeployment>, stale: HashMap<Route, String> },
 }
 
+/// Says on stderr which tools are quarantined (server, tool, why): their calls are refused, the others resolve.
+pub fn report_quarantined<'a>(tools: impl Iterator<Item = (Option<&'a str>, &'a str, &'a SchemaError)>) {
+    for (server, tool, e) in tools {
+        let server = server.map(|s| format!("server {s:?}, ")).unwrap_or_default();
+        eprintln!("toolseal: {server}tool {tool:?} is quarantined, every call to it is refused: {e}");
+    }
+}
+
 /// Where a resolved call goes.
 pub struct Destination {
     /// The server's index (0 for one registry).
@@ -33,9 +41,15 @@ pub struct Destination {
 }
 
 impl Resolver {
-    /// One registry, compiled; `stale` tools are M4.
-    pub fn single(registry: &Registry, stale: HashMap<String, String>) -> Result<Resolver, String> {
-        let registry = DynamicRegistry::new(registry, &CompileOptions::default()).map_err(|(tool, e)| format!("tool {tool:?}: {e}"))?;
+    /// One registry, compiled; `stale` tools are M4. A tool whose schema cannot be
+    /// enforced is quarantined (reported on stderr), or with `strict` refuses the registry.
+    pub fn single(registry: &Registry, stale: HashMap<String, String>, strict: bool) -> Result<Resolver, String> {
+        let registry = if strict {
+            DynamicRegistry::strict(registry, &CompileOptions::default()).map_err(|(tool, e)| format!("tool {tool:?}: {e} (--strict refuses the registry; without it the tool is quarantined)"))?
+        } else {
+            DynamicRegistry::new(registry, &CompileOptions::default())
+        };
+        report_quarantined(registry.quarantined().map(|(t, e)| (None, t, e)));
         Ok(Resolver::Single { registry, stale })
     }
 
