@@ -125,6 +125,25 @@ macro_rules! __newtype_access {
     };
 }
 
+/// Generated code: the value of one field's conversion, or `None` after keeping
+/// its H3 in `$first` (an H2 returns at once). Not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __signature_first {
+    ($first:ident, $conversion:expr) => {
+        match $conversion {
+            ::core::result::Result::Ok(x) => ::core::option::Option::Some(x),
+            ::core::result::Result::Err(e) if e.class() == $crate::__private::Class::H2 => return ::core::result::Result::Err(e),
+            ::core::result::Result::Err(e) => {
+                if $first.is_none() {
+                    $first = ::core::option::Option::Some(e);
+                }
+                ::core::option::Option::None
+            }
+        }
+    };
+}
+
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
@@ -163,6 +182,12 @@ pub mod __private {
     /// The route of a generated call (its variant fixes the server, its tool is in that server's table).
     pub fn route_of(catalog: &mcp::Catalog, server: usize, tool: &str) -> mcp::Route {
         catalog.route_to(server, tool).expect("a generated call names a tool of its server")
+    }
+
+    /// The rejection a generated object keeps after converting every field: the first
+    /// H3 (a field that failed always left one; the fallback only keeps the type total).
+    pub fn first_rejection(first: Option<Rejection>, at: &Path<'_>, v: &Json<'_>) -> Rejection {
+        first.unwrap_or_else(|| Rejection::violation(at, Keyword::Type, "object", v.kind()))
     }
 
     /// A `serde_json::Value` from JSON text the generator wrote.

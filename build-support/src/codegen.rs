@@ -364,7 +364,10 @@ impl Generator {
         let rt = rt();
         let id = ident(name);
         let docs = doc_attr(Some(format!("Arguments of the `{tool}` tool, which is quarantined: its schema cannot be enforced ({problem}). No call resolves to it.")));
-        let body = quote!(::core::result::Result::Err(#rt::Rejection::quarantined(#tool, #problem)));
+        let body = quote! {
+            let _ = (v, at);
+            ::core::result::Result::Err(#rt::Rejection::quarantined(#tool, #problem))
+        };
         self.newtype(&id, docs, quote!(#rt::serde_json::Value), body, quote!(s.insert("not".into(), #rt::serde_json::json!({}));));
         id
     }
@@ -651,6 +654,7 @@ impl Generator {
         let mut names = Vec::new();
         let mut schema_props = Vec::new();
         let mut required_names = Vec::new();
+        let mut fids = Vec::new();
         let type_base = id.to_string().strip_suffix("Args").map(str::to_owned).unwrap_or_else(|| id.to_string());
         let mut shapes = Vec::new();
         for (i, p) in o.properties.iter().enumerate() {
@@ -671,7 +675,7 @@ impl Generator {
                     }
                 });
                 required_idx.push(idx.clone());
-                (ty.clone(), quote!(<#ty as #rt::FromJson>::from_json(slots[#idx].unwrap_or(&#rt::EMPTY_ARGUMENTS), &at.key(#key), cx)?))
+                (ty.clone(), quote!(<#ty as #rt::FromJson>::from_json(slots[#idx].unwrap_or(&#rt::EMPTY_ARGUMENTS), &at.key(#key), cx)))
             } else if let Some(d) = default {
                 let value = default_expr(&p.schema, &ty, d).unwrap_or_else(|| {
                     let text = d.to_json_string();
@@ -682,15 +686,15 @@ impl Generator {
                 });
                 (ty.clone(), quote! {
                     match slots[#idx] {
-                        ::core::option::Option::Some(x) => <#ty as #rt::FromJson>::from_json(x, &at.key(#key), cx)?,
-                        ::core::option::Option::None => #value,
+                        ::core::option::Option::Some(x) => <#ty as #rt::FromJson>::from_json(x, &at.key(#key), cx),
+                        ::core::option::Option::None => ::core::result::Result::Ok(#value),
                     }
                 })
             } else {
                 (quote!(::core::option::Option<#ty>), quote! {
                     match slots[#idx] {
-                        ::core::option::Option::Some(x) => ::core::option::Option::Some(<#ty as #rt::FromJson>::from_json(x, &at.key(#key), cx)?),
-                        ::core::option::Option::None => ::core::option::Option::None,
+                        ::core::option::Option::Some(x) => <#ty as #rt::FromJson>::from_json(x, &at.key(#key), cx).map(::core::option::Option::Some),
+                        ::core::option::Option::None => ::core::result::Result::Ok(::core::option::Option::None),
                     }
                 })
             };
@@ -699,7 +703,8 @@ impl Generator {
             let skip = if optional { quote!(#[serde(skip_serializing_if = "::core::option::Option::is_none")]) } else { TokenStream::new() };
             field_defs.push(quote!(#fdocs #rename #skip pub #fid: #field_ty,));
             slot_arms.push(quote!(#key => #idx,));
-            reads.push(quote!(#fid: #read,));
+            reads.push(quote!(let #fid = ::toolseal::__signature_first!(first, #read);));
+            fids.push(fid.clone());
             names.push(key.clone());
             schema_props.push(quote!((#key, #rt::subschema::<#ty> as #rt::SchemaFn)));
             if p.required {
@@ -810,15 +815,26 @@ impl Generator {
                 #rt::check::property_count(members.len(), at, #minp, #maxp)?;
             }
         };
+        // Every field is converted: an H2 anywhere returns at once, the first H3 waits
+        // until no field below holds a key problem (a signature error wherever it sits).
+        let build = if fids.is_empty() {
+            quote!(::core::result::Result::Ok(Self { #(#extra_read)* }))
+        } else {
+            quote! {
+                let mut first: ::core::option::Option<#rt::Rejection> = ::core::option::Option::None;
+                #(#reads)*
+                match (#(#fids,)*) {
+                    (#(::core::option::Option::Some(#fids),)*) => ::core::result::Result::Ok(Self { #(#fids,)* #(#extra_read)* }),
+                    _ => ::core::result::Result::Err(#rt::first_rejection(first, at, v)),
+                }
+            }
+        };
         self.impls.push(quote! {
             impl #rt::FromJson for #id {
                 fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
                     let _ = &cx;
                     #body
-                    ::core::result::Result::Ok(Self {
-                        #(#reads)*
-                        #(#extra_read)*
-                    })
+                    #build
                 }
             }
         });

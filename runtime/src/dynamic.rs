@@ -39,9 +39,13 @@ pub struct DynamicCall {
 }
 
 impl DynamicRegistry {
-    /// Compiles every tool of `registry`, quarantining those whose schema cannot be enforced.
+    /// Compiles every tool of `registry`, quarantining those whose schema cannot be
+    /// enforced (their errors point into the registry file, as build errors do).
     pub fn new(registry: &Registry, options: &CompileOptions) -> DynamicRegistry {
-        let mut tools: Vec<_> = registry.tools.iter().map(|def| (def.clone(), compile_tool_schema(&def.input_schema, options))).collect();
+        let compile = |def: &ToolDef| {
+            compile_tool_schema(&def.input_schema, options).map_err(|e| SchemaError { pointer: format!("{}{}", def.input_pointer, e.pointer), ..e })
+        };
+        let mut tools: Vec<_> = registry.tools.iter().map(|def| (def.clone(), compile(def))).collect();
         tools.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         let names = tools.iter().map(|(d, _)| d.name.clone().into_boxed_str()).collect();
         DynamicRegistry { tools, names }

@@ -95,11 +95,17 @@ pub fn elements_from<T: FromJson>(items: &[Json<'_>], start: usize, at: &Path<'_
     // and iterator adapters would multiply the code each instance costs. No
     // capacity up front: an element type can be far larger than its JSON, and
     // a hostile array should not reserve for elements that fail.
+    // After an element's H3, the rest are still converted: an H2 in one of them wins.
     let mut out = Vec::new();
+    let mut first = None;
     for (i, item) in items.iter().enumerate().skip(start) {
-        out.push(T::from_json(item, &at.index(i), cx)?);
+        match T::from_json(item, &at.index(i), cx) {
+            Ok(x) if first.is_none() => out.push(x),
+            Ok(_) => {}
+            Err(e) => crate::validate::signature_first(&mut first, Err(e))?,
+        }
     }
-    Ok(out)
+    first.map_or(Ok(out), Err)
 }
 
 /// A map whose every value matches one schema (`additionalProperties: {...}`, no `properties`).

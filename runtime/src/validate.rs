@@ -41,17 +41,19 @@ pub fn validate_at(doc: &SchemaDoc, schema: &Schema, v: &Json<'_>, at: &Path<'_>
         Node::Array(rule) => {
             let items = check::array(v, at)?;
             check::items(items, at, rule.min_items, rule.max_items, rule.unique)?;
+            let mut first = None;
             for (i, item) in items.iter().enumerate() {
                 let here = at.index(i);
-                match (rule.prefix.get(i), &rule.items) {
-                    (Some(p), _) => validate_at(doc, p, item, &here, cx)?,
-                    (None, Items::Schema(s)) => validate_at(doc, s, item, &here, cx)?,
-                    (None, Items::Any) => check::no_duplicates_deep(item, &here)?,
+                let checked = match (rule.prefix.get(i), &rule.items) {
+                    (Some(p), _) => validate_at(doc, p, item, &here, cx),
+                    (None, Items::Schema(s)) => validate_at(doc, s, item, &here, cx),
+                    (None, Items::Any) => check::no_duplicates_deep(item, &here),
                     // `items: false` already capped the count.
-                    (None, Items::None) => {}
-                }
+                    (None, Items::None) => Ok(()),
+                };
+                signature_first(&mut first, checked)?;
             }
-            Ok(())
+            first.map_or(Ok(()), Err)
         }
         Node::Object(rule) => object(doc, rule, v, at, cx),
         Node::Enum(values) => check::one_of_values(v, at, values, || Cow::Owned(describe(doc, schema))),
@@ -133,17 +135,33 @@ fn object(doc: &SchemaDoc, rule: &ObjectRule, v: &Json<'_>, at: &Path<'_>, cx: &
         }
     }
     check::property_count(members.len(), at, rule.min_properties, rule.max_properties)?;
+    let mut first = None;
     for (p, slot) in rule.properties.iter().zip(&slots) {
         if let Some(val) = slot {
-            validate_at(doc, &p.schema, val, &at.key(&p.name), cx)?;
+            signature_first(&mut first, validate_at(doc, &p.schema, val, &at.key(&p.name), cx))?;
         }
     }
     for (k, val) in extra_refs {
         let here = at.key(k);
-        match &rule.additional {
-            Additional::Schema(s) => validate_at(doc, s, val, &here, cx)?,
-            _ => check::no_duplicates_deep(val, &here)?,
-        }
+        let checked = match &rule.additional {
+            Additional::Schema(s) => validate_at(doc, s, val, &here, cx),
+            _ => check::no_duplicates_deep(val, &here),
+        };
+        signature_first(&mut first, checked)?;
     }
-    Ok(())
+    first.map_or(Ok(()), Err)
+}
+
+/// Class order: a key problem (H2) is a signature error wherever it sits, so it
+/// returns at once; the first value problem waits in `first` until every sibling
+/// after it was checked for one.
+pub fn signature_first(first: &mut Option<Rejection>, checked: Result<(), Rejection>) -> Result<(), Rejection> {
+    match checked {
+        Err(e) if e.class() == crate::Class::H2 => Err(e),
+        Err(e) => {
+            first.get_or_insert(e);
+            Ok(())
+        }
+        Ok(()) => Ok(()),
+    }
 }

@@ -39,13 +39,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                ticker: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("ticker"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let ticker = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("ticker"),
+                cx)
+            );
+            match (ticker,) {
+                (::core::option::Option::Some(ticker),) => {
+                    ::core::result::Result::Ok(Self { ticker })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetStockPriceArgs);

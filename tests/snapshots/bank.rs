@@ -341,40 +341,50 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                recipient_id: <TransferFundsRecipientId as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("recipient_id"),
-                    cx,
-                )?,
-                amount: <TransferFundsAmount as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("amount"),
-                    cx,
-                )?,
-                currency: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <TransferFundsCurrency as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("currency"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => TransferFundsCurrency::Eur,
-                },
-                memo: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <TransferFundsMemo as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("memo"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let recipient_id = ::toolseal::__signature_first!(
+                first, < TransferFundsRecipientId as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("recipient_id"), cx)
+            );
+            let amount = ::toolseal::__signature_first!(
+                first, < TransferFundsAmount as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("amount"), cx)
+            );
+            let currency = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                TransferFundsCurrency as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("currency"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(TransferFundsCurrency::Eur), }
+            );
+            let memo = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                TransferFundsMemo as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("memo"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (recipient_id, amount, currency, memo) {
+                (
+                    ::core::option::Option::Some(recipient_id),
+                    ::core::option::Option::Some(amount),
+                    ::core::option::Option::Some(currency),
+                    ::core::option::Option::Some(memo),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        recipient_id,
+                        amount,
+                        currency,
+                        memo,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(TransferFundsArgs);
@@ -483,13 +493,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                account_id: <GetBalanceAccountId as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("account_id"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let account_id = ::toolseal::__signature_first!(
+                first, < GetBalanceAccountId as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("account_id"), cx)
+            );
+            match (account_id,) {
+                (::core::option::Option::Some(account_id),) => {
+                    ::core::result::Result::Ok(Self { account_id })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetBalanceArgs);
@@ -630,35 +649,37 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                account_id: <ListTransactionsAccountId as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("account_id"),
-                    cx,
-                )?,
-                limit: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <ListTransactionsLimit as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("limit"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => ListTransactionsLimit { 0: 20u64 },
-                },
-                since: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ListTransactionsSince as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("since"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let account_id = ::toolseal::__signature_first!(
+                first, < ListTransactionsAccountId as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("account_id"), cx)
+            );
+            let limit = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ListTransactionsLimit as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("limit"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(ListTransactionsLimit { 0 : 20u64 }), }
+            );
+            let since = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ListTransactionsSince as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("since"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (account_id, limit, since) {
+                (
+                    ::core::option::Option::Some(account_id),
+                    ::core::option::Option::Some(limit),
+                    ::core::option::Option::Some(since),
+                ) => ::core::result::Result::Ok(Self { account_id, limit, since }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListTransactionsArgs);
@@ -792,18 +813,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                account_id: <FreezeAccountAccountId as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("account_id"),
-                    cx,
-                )?,
-                reason: <FreezeAccountReason as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("reason"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let account_id = ::toolseal::__signature_first!(
+                first, < FreezeAccountAccountId as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("account_id"), cx)
+            );
+            let reason = ::toolseal::__signature_first!(
+                first, < FreezeAccountReason as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("reason"), cx)
+            );
+            match (account_id, reason) {
+                (
+                    ::core::option::Option::Some(account_id),
+                    ::core::option::Option::Some(reason),
+                ) => ::core::result::Result::Ok(Self { account_id, reason }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(FreezeAccountArgs);

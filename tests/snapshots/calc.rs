@@ -66,18 +66,25 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <i64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <i64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < i64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < i64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self { a, b })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetSumArgs);
@@ -140,13 +147,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                sum: <i64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("sum"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let sum = ::toolseal::__signature_first!(
+                first, < i64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("sum"),
+                cx)
+            );
+            match (sum,) {
+                (::core::option::Option::Some(sum),) => {
+                    ::core::result::Result::Ok(Self { sum })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetSumOutput);
@@ -206,35 +222,35 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                text: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("text"),
-                    cx,
-                )?,
-                shout: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("shout"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                times: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <i64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("times"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => 1i64,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let text = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("text"),
+                cx)
+            );
+            let shout = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("shout"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let times = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < i64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("times"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok(1i64), }
+            );
+            match (text, shout, times) {
+                (
+                    ::core::option::Option::Some(text),
+                    ::core::option::Option::Some(shout),
+                    ::core::option::Option::Some(times),
+                ) => ::core::result::Result::Ok(Self { text, shout, times }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EchoArgs);

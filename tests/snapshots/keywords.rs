@@ -938,126 +938,107 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<11usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                plain: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("plain"),
-                    cx,
-                )?,
-                bounded: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsBounded as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("bounded"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                code: <StringsCode as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("code"),
-                    cx,
-                )?,
-                email: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsEmail as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("email"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                link: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsLink as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("link"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                when: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsWhen as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("when"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                day: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsDay as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("day"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                id: match slots[7] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsId as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("id"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                v4: match slots[8] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsV4 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("v4"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                v6: match slots[9] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsV6 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("v6"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                short: match slots[10] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <StringsShort as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("short"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let plain = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("plain"),
+                cx)
+            );
+            let bounded = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                StringsBounded as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("bounded"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let code = ::toolseal::__signature_first!(
+                first, < StringsCode as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("code"), cx)
+            );
+            let email = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < StringsEmail
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("email"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let link = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < StringsLink
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("link"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let when = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => < StringsWhen
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("when"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let day = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => < StringsDay
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("day"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let id = ::toolseal::__signature_first!(
+                first, match slots[7] { ::core::option::Option::Some(x) => < StringsId as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("id"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let v4 = ::toolseal::__signature_first!(
+                first, match slots[8] { ::core::option::Option::Some(x) => < StringsV4 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("v4"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let v6 = ::toolseal::__signature_first!(
+                first, match slots[9] { ::core::option::Option::Some(x) => < StringsV6 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("v6"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let short = ::toolseal::__signature_first!(
+                first, match slots[10] { ::core::option::Option::Some(x) => <
+                StringsShort as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("short"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (plain, bounded, code, email, link, when, day, id, v4, v6, short) {
+                (
+                    ::core::option::Option::Some(plain),
+                    ::core::option::Option::Some(bounded),
+                    ::core::option::Option::Some(code),
+                    ::core::option::Option::Some(email),
+                    ::core::option::Option::Some(link),
+                    ::core::option::Option::Some(when),
+                    ::core::option::Option::Some(day),
+                    ::core::option::Option::Some(id),
+                    ::core::option::Option::Some(v4),
+                    ::core::option::Option::Some(v6),
+                    ::core::option::Option::Some(short),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        plain,
+                        bounded,
+                        code,
+                        email,
+                        link,
+                        when,
+                        day,
+                        id,
+                        v4,
+                        v6,
+                        short,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(StringsArgs);
@@ -1404,85 +1385,75 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                count: <NumbersCount as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("count"),
-                    cx,
-                )?,
-                signed: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <NumbersSigned as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("signed"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                ratio: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <NumbersRatio as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("ratio"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                step: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <NumbersStep as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("step"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                price: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <NumbersPrice as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("price"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                big: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <i64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("big"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                any_number: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("any_number"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let count = ::toolseal::__signature_first!(
+                first, < NumbersCount as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("count"), cx)
+            );
+            let signed = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                NumbersSigned as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("signed"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let ratio = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < NumbersRatio
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("ratio"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let step = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < NumbersStep
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("step"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let price = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < NumbersPrice
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("price"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let big = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => < i64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("big"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let any_number = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("any_number"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (count, signed, ratio, step, price, big, any_number) {
+                (
+                    ::core::option::Option::Some(count),
+                    ::core::option::Option::Some(signed),
+                    ::core::option::Option::Some(ratio),
+                    ::core::option::Option::Some(step),
+                    ::core::option::Option::Some(price),
+                    ::core::option::Option::Some(big),
+                    ::core::option::Option::Some(any_number),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        count,
+                        signed,
+                        ratio,
+                        step,
+                        price,
+                        big,
+                        any_number,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(NumbersArgs);
@@ -1829,54 +1800,60 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                color: <EnumsAndConstsColor as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("color"),
-                    cx,
-                )?,
-                level: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <EnumsAndConstsLevel as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("level"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                mixed: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <EnumsAndConstsMixed as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("mixed"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                kind: <EnumsAndConstsKind as ::toolseal::__private::FromJson>::from_json(
-                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("kind"),
-                    cx,
-                )?,
-                version: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <EnumsAndConstsVersion as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("version"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let color = ::toolseal::__signature_first!(
+                first, < EnumsAndConstsColor as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("color"), cx)
+            );
+            let level = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                EnumsAndConstsLevel as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("level"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let mixed = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                EnumsAndConstsMixed as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("mixed"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let kind = ::toolseal::__signature_first!(
+                first, < EnumsAndConstsKind as ::toolseal::__private::FromJson >
+                ::from_json(slots[3].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("kind"), cx)
+            );
+            let version = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => <
+                EnumsAndConstsVersion as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("version"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (color, level, mixed, kind, version) {
+                (
+                    ::core::option::Option::Some(color),
+                    ::core::option::Option::Some(level),
+                    ::core::option::Option::Some(mixed),
+                    ::core::option::Option::Some(kind),
+                    ::core::option::Option::Some(version),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        color,
+                        level,
+                        mixed,
+                        kind,
+                        version,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EnumsAndConstsArgs);
@@ -2186,65 +2163,60 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                tags: <ArraysTags as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("tags"),
-                    cx,
-                )?,
-                matrix: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                ::std::vec::Vec<i64>,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("matrix"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                pair: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ArraysPair as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("pair"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                point: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ArraysPoint as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("point"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                anything: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                ::toolseal::__private::serde_json::Value,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("anything"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let tags = ::toolseal::__signature_first!(
+                first, < ArraysTags as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("tags"), cx)
+            );
+            let matrix = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < ::std::vec::Vec < i64 > > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("matrix"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let pair = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < ArraysPair
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("pair"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let point = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < ArraysPoint
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("point"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let anything = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < ::toolseal::__private::serde_json::Value > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("anything"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (tags, matrix, pair, point, anything) {
+                (
+                    ::core::option::Option::Some(tags),
+                    ::core::option::Option::Some(matrix),
+                    ::core::option::Option::Some(pair),
+                    ::core::option::Option::Some(point),
+                    ::core::option::Option::Some(anything),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        tags,
+                        matrix,
+                        pair,
+                        point,
+                        anything,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ArraysArgs);
@@ -2325,25 +2297,29 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                street: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("street"),
-                    cx,
-                )?,
-                city: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("city"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let street = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("street"),
+                cx)
+            );
+            let city = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("city"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (street, city) {
+                (
+                    ::core::option::Option::Some(street),
+                    ::core::option::Option::Some(city),
+                ) => ::core::result::Result::Ok(Self { street, city }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ObjectsAddress);
@@ -2462,33 +2438,38 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ObjectsExtraOk);
@@ -2624,67 +2605,63 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                address: <ObjectsAddress as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("address"),
-                    cx,
-                )?,
-                meta: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::collections::BTreeMap<
-                                ::std::string::String,
-                                ::toolseal::__private::serde_json::Value,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("meta"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                labels: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::collections::BTreeMap<
-                                ::std::string::String,
-                                ObjectsLabelsValue,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("labels"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                extra_ok: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ObjectsExtraOk as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("extra_ok"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                counts: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ObjectsCounts as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("counts"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let address = ::toolseal::__signature_first!(
+                first, < ObjectsAddress as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("address"), cx)
+            );
+            let meta = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::std::collections::BTreeMap < ::std::string::String,
+                ::toolseal::__private::serde_json::Value > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("meta"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let labels = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ::std::collections::BTreeMap < ::std::string::String, ObjectsLabelsValue
+                > as ::toolseal::__private::FromJson > ::from_json(x, & at.key("labels"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let extra_ok = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                ObjectsExtraOk as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("extra_ok"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let counts = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => <
+                ObjectsCounts as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("counts"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (address, meta, labels, extra_ok, counts) {
+                (
+                    ::core::option::Option::Some(address),
+                    ::core::option::Option::Some(meta),
+                    ::core::option::Option::Some(labels),
+                    ::core::option::Option::Some(extra_ok),
+                    ::core::option::Option::Some(counts),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        address,
+                        meta,
+                        labels,
+                        extra_ok,
+                        counts,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ObjectsArgs);
@@ -3186,13 +3163,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                radius: <UnionsShapeObjectRadius as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("radius"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let radius = ::toolseal::__signature_first!(
+                first, < UnionsShapeObjectRadius as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("radius"), cx)
+            );
+            match (radius,) {
+                (::core::option::Option::Some(radius),) => {
+                    ::core::result::Result::Ok(Self { radius })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsShapeObject);
@@ -3248,13 +3234,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                side: <UnionsShapeObject2Side as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("side"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let side = ::toolseal::__signature_first!(
+                first, < UnionsShapeObject2Side as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("side"), cx)
+            );
+            match (side,) {
+                (::core::option::Option::Some(side),) => {
+                    ::core::result::Result::Ok(Self { side })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsShapeObject2);
@@ -3414,65 +3409,62 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                maybe_name: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::core::option::Option<
-                                String,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("maybe_name"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                either: <UnionsEither as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("either"),
-                    cx,
-                )?,
-                exactly: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <UnionsExactly as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("exactly"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                nullable_count: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::core::option::Option<
-                                UnionsNullableCount,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("nullable_count"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                shape: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <UnionsShape as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("shape"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let maybe_name = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("maybe_name"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let either = ::toolseal::__signature_first!(
+                first, < UnionsEither as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("either"), cx)
+            );
+            let exactly = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                UnionsExactly as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("exactly"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let nullable_count = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < UnionsNullableCount > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("nullable_count"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let shape = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < UnionsShape
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("shape"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (maybe_name, either, exactly, nullable_count, shape) {
+                (
+                    ::core::option::Option::Some(maybe_name),
+                    ::core::option::Option::Some(either),
+                    ::core::option::Option::Some(exactly),
+                    ::core::option::Option::Some(nullable_count),
+                    ::core::option::Option::Some(shape),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        maybe_name,
+                        either,
+                        exactly,
+                        nullable_count,
+                        shape,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsArgs);
@@ -3553,27 +3545,30 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                value: <i64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("value"),
-                    cx,
-                )?,
-                children: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                ::std::boxed::Box<RefsNode>,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("children"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let value = ::toolseal::__signature_first!(
+                first, < i64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("value"),
+                cx)
+            );
+            let children = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < ::std::boxed::Box < RefsNode > > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("children"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (value, children) {
+                (
+                    ::core::option::Option::Some(value),
+                    ::core::option::Option::Some(children),
+                ) => ::core::result::Result::Ok(Self { value, children }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(RefsNode);
@@ -3696,27 +3691,29 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                tree: <::std::boxed::Box<
-                    RefsNode,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("tree"),
-                    cx,
-                )?,
-                favorite: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <RefsColor as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("favorite"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let tree = ::toolseal::__signature_first!(
+                first, < ::std::boxed::Box < RefsNode > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("tree"), cx)
+            );
+            let favorite = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < RefsColor as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("favorite"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (tree, favorite) {
+                (
+                    ::core::option::Option::Some(tree),
+                    ::core::option::Option::Some(favorite),
+                ) => ::core::result::Result::Ok(Self { tree, favorite }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(RefsArgs);
@@ -3819,25 +3816,27 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <AllOfA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <AllOfB as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < AllOfA as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < AllOfB as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self { a, b })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AllOfArgs);
@@ -4008,70 +4007,62 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                mode: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        <DefaultsMode as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("mode"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => DefaultsMode::Fast,
-                },
-                retries: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <DefaultsRetries as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("retries"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => DefaultsRetries { 0: 3u64 },
-                },
-                verbose: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <bool as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("verbose"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => false,
-                },
-                base: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        <::core::option::Option<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("base"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<
-                            ::core::option::Option<String>,
-                        > = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "null")
-                    }
-                },
-                tags: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        <::std::vec::Vec<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("tags"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "[]")
-                    }
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let mode = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < DefaultsMode
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("mode"),
+                cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(DefaultsMode::Fast), }
+            );
+            let retries = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                DefaultsRetries as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("retries"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(DefaultsRetries { 0 : 3u64 }), }
+            );
+            let verbose = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("verbose"),
+                cx), ::core::option::Option::None => ::core::result::Result::Ok(false), }
+            );
+            let base = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("base"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok({ static DEFAULT : ::std::sync::OnceLock <
+                ::core::option::Option < String > > = ::std::sync::OnceLock::new();
+                ::toolseal::__private::default_value(& DEFAULT, "null") }), }
+            );
+            let tags = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("tags"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok({ static DEFAULT : ::std::sync::OnceLock <
+                ::std::vec::Vec < String > > = ::std::sync::OnceLock::new();
+                ::toolseal::__private::default_value(& DEFAULT, "[]") }), }
+            );
+            match (mode, retries, verbose, base, tags) {
+                (
+                    ::core::option::Option::Some(mode),
+                    ::core::option::Option::Some(retries),
+                    ::core::option::Option::Some(verbose),
+                    ::core::option::Option::Some(base),
+                    ::core::option::Option::Some(tags),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        mode,
+                        retries,
+                        verbose,
+                        base,
+                        tags,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DefaultsArgs);
@@ -4223,90 +4214,81 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<8usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                get_sum: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <i64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("get-sum"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                math_hypot: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("math.hypot"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                r#type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("type"),
-                    cx,
-                )?,
-                self_: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("self"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                a_b: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("aB"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                a_b2: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a_b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                _2fa: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("2fa"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                a_b_c: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[7].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a/b~c"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let get_sum = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < i64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("get-sum"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let math_hypot = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("math.hypot"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let r#type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("type"),
+                cx)
+            );
+            let self_ = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("self"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let a_b = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("aB"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let a_b2 = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a_b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let _2fa = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("2fa"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let a_b_c = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[7]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a/b~c"),
+                cx)
+            );
+            match (get_sum, math_hypot, r#type, self_, a_b, a_b2, _2fa, a_b_c) {
+                (
+                    ::core::option::Option::Some(get_sum),
+                    ::core::option::Option::Some(math_hypot),
+                    ::core::option::Option::Some(r#type),
+                    ::core::option::Option::Some(self_),
+                    ::core::option::Option::Some(a_b),
+                    ::core::option::Option::Some(a_b2),
+                    ::core::option::Option::Some(_2fa),
+                    ::core::option::Option::Some(a_b_c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        get_sum,
+                        math_hypot,
+                        r#type,
+                        self_,
+                        a_b,
+                        a_b2,
+                        _2fa,
+                        a_b_c,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OddNamesToolArgs);
@@ -4428,26 +4410,36 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                x: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("x"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <i64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let x = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("x"), cx)
+            );
+            match (x,) {
+                (::core::option::Option::Some(x),) => {
+                    ::core::result::Result::Ok(Self {
+                        x,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <i64 as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OpenArgsArgs);
@@ -4645,13 +4637,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                pair: <Draft07TuplePair as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pair"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let pair = ::toolseal::__signature_first!(
+                first, < Draft07TuplePair as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("pair"), cx)
+            );
+            match (pair,) {
+                (::core::option::Option::Some(pair),) => {
+                    ::core::result::Result::Ok(Self { pair })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Draft07TupleArgs);

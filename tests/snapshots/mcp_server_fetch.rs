@@ -220,43 +220,49 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                url: <FetchUrl as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("url"),
-                    cx,
-                )?,
-                max_length: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <FetchMaxLength as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("max_length"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => FetchMaxLength { 0: 5000u64 },
-                },
-                start_index: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <FetchStartIndex as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("start_index"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => FetchStartIndex { 0: 0u64 },
-                },
-                raw: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        <bool as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("raw"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => false,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let url = ::toolseal::__signature_first!(
+                first, < FetchUrl as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("url"), cx)
+            );
+            let max_length = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                FetchMaxLength as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("max_length"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(FetchMaxLength { 0 : 5000u64 }), }
+            );
+            let start_index = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                FetchStartIndex as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("start_index"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(FetchStartIndex { 0 : 0u64 }), }
+            );
+            let raw = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("raw"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok(false), }
+            );
+            match (url, max_length, start_index, raw) {
+                (
+                    ::core::option::Option::Some(url),
+                    ::core::option::Option::Some(max_length),
+                    ::core::option::Option::Some(start_index),
+                    ::core::option::Option::Some(raw),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        url,
+                        max_length,
+                        start_index,
+                        raw,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(FetchArgs);

@@ -239,18 +239,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                files: <GitAddFiles as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("files"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let files = ::toolseal::__signature_first!(
+                first, < GitAddFiles as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("files"), cx)
+            );
+            match (repo_path, files) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(files),
+                ) => ::core::result::Result::Ok(Self { repo_path, files }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitAddArgs);
@@ -314,52 +324,54 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                branch_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("branch_type"),
-                    cx,
-                )?,
-                contains: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <::core::option::Option<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("contains"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<
-                            ::core::option::Option<String>,
-                        > = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "null")
-                    }
-                },
-                not_contains: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        <::core::option::Option<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("not_contains"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<
-                            ::core::option::Option<String>,
-                        > = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "null")
-                    }
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let branch_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("branch_type"), cx)
+            );
+            let contains = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("contains"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok({ static DEFAULT : ::std::sync::OnceLock <
+                ::core::option::Option < String > > = ::std::sync::OnceLock::new();
+                ::toolseal::__private::default_value(& DEFAULT, "null") }), }
+            );
+            let not_contains = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("not_contains"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok({ static
+                DEFAULT : ::std::sync::OnceLock < ::core::option::Option < String > > =
+                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
+                DEFAULT, "null") }), }
+            );
+            match (repo_path, branch_type, contains, not_contains) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(branch_type),
+                    ::core::option::Option::Some(contains),
+                    ::core::option::Option::Some(not_contains),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        repo_path,
+                        branch_type,
+                        contains,
+                        not_contains,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitBranchArgs);
@@ -433,18 +445,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                branch_name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("branch_name"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let branch_name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("branch_name"), cx)
+            );
+            match (repo_path, branch_name) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(branch_name),
+                ) => ::core::result::Result::Ok(Self { repo_path, branch_name }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitCheckoutArgs);
@@ -506,18 +528,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                message: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("message"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let message = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("message"), cx)
+            );
+            match (repo_path, message) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(message),
+                ) => ::core::result::Result::Ok(Self { repo_path, message }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitCommitArgs);
@@ -580,35 +612,43 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                branch_name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("branch_name"),
-                    cx,
-                )?,
-                base_branch: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <::core::option::Option<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("base_branch"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<
-                            ::core::option::Option<String>,
-                        > = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "null")
-                    }
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let branch_name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("branch_name"), cx)
+            );
+            let base_branch = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("base_branch"), cx), ::core::option::Option::None
+                => ::core::result::Result::Ok({ static DEFAULT : ::std::sync::OnceLock <
+                ::core::option::Option < String > > = ::std::sync::OnceLock::new();
+                ::toolseal::__private::default_value(& DEFAULT, "null") }), }
+            );
+            match (repo_path, branch_name, base_branch) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(branch_name),
+                    ::core::option::Option::Some(base_branch),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        repo_path,
+                        branch_name,
+                        base_branch,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitCreateBranchArgs);
@@ -677,28 +717,41 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                target: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("target"),
-                    cx,
-                )?,
-                context_lines: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <i64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("context_lines"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => 3i64,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let target = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("target"),
+                cx)
+            );
+            let context_lines = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < i64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("context_lines"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(3i64), }
+            );
+            match (repo_path, target, context_lines) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(target),
+                    ::core::option::Option::Some(context_lines),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        repo_path,
+                        target,
+                        context_lines,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitDiffArgs);
@@ -765,23 +818,29 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                context_lines: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <i64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("context_lines"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => 3i64,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let context_lines = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < i64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("context_lines"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(3i64), }
+            );
+            match (repo_path, context_lines) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(context_lines),
+                ) => ::core::result::Result::Ok(Self { repo_path, context_lines }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitDiffStagedArgs);
@@ -843,23 +902,29 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                context_lines: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <i64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("context_lines"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => 3i64,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let context_lines = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < i64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("context_lines"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(3i64), }
+            );
+            match (repo_path, context_lines) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(context_lines),
+                ) => ::core::result::Result::Ok(Self { repo_path, context_lines }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitDiffUnstagedArgs);
@@ -928,57 +993,55 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                max_count: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <i64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("max_count"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => 10i64,
-                },
-                start_timestamp: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <::core::option::Option<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("start_timestamp"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<
-                            ::core::option::Option<String>,
-                        > = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "null")
-                    }
-                },
-                end_timestamp: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        <::core::option::Option<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("end_timestamp"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<
-                            ::core::option::Option<String>,
-                        > = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "null")
-                    }
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let max_count = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < i64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("max_count"),
+                cx), ::core::option::Option::None => ::core::result::Result::Ok(10i64), }
+            );
+            let start_timestamp = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("start_timestamp"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok({ static
+                DEFAULT : ::std::sync::OnceLock < ::core::option::Option < String > > =
+                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
+                DEFAULT, "null") }), }
+            );
+            let end_timestamp = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("end_timestamp"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok({ static
+                DEFAULT : ::std::sync::OnceLock < ::core::option::Option < String > > =
+                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
+                DEFAULT, "null") }), }
+            );
+            match (repo_path, max_count, start_timestamp, end_timestamp) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(max_count),
+                    ::core::option::Option::Some(start_timestamp),
+                    ::core::option::Option::Some(end_timestamp),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        repo_path,
+                        max_count,
+                        start_timestamp,
+                        end_timestamp,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitLogArgs);
@@ -1051,13 +1114,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            match (repo_path,) {
+                (::core::option::Option::Some(repo_path),) => {
+                    ::core::result::Result::Ok(Self { repo_path })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitResetArgs);
@@ -1114,18 +1186,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-                revision: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("revision"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            let revision = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("revision"), cx)
+            );
+            match (repo_path, revision) {
+                (
+                    ::core::option::Option::Some(repo_path),
+                    ::core::option::Option::Some(revision),
+                ) => ::core::result::Result::Ok(Self { repo_path, revision }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitShowArgs);
@@ -1186,13 +1268,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                repo_path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo_path"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let repo_path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("repo_path"), cx)
+            );
+            match (repo_path,) {
+                (::core::option::Option::Some(repo_path),) => {
+                    ::core::result::Result::Ok(Self { repo_path })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitStatusArgs);

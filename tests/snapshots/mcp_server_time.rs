@@ -101,23 +101,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                source_timezone: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("source_timezone"),
-                    cx,
-                )?,
-                time: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("time"),
-                    cx,
-                )?,
-                target_timezone: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("target_timezone"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let source_timezone = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("source_timezone"), cx)
+            );
+            let time = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("time"),
+                cx)
+            );
+            let target_timezone = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("target_timezone"), cx)
+            );
+            match (source_timezone, time, target_timezone) {
+                (
+                    ::core::option::Option::Some(source_timezone),
+                    ::core::option::Option::Some(time),
+                    ::core::option::Option::Some(target_timezone),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        source_timezone,
+                        time,
+                        target_timezone,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ConvertTimeArgs);
@@ -186,28 +203,47 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                timezone: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("timezone"),
-                    cx,
-                )?,
-                datetime: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("datetime"),
-                    cx,
-                )?,
-                day_of_week: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("day_of_week"),
-                    cx,
-                )?,
-                is_dst: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("is_dst"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let timezone = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("timezone"), cx)
+            );
+            let datetime = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("datetime"), cx)
+            );
+            let day_of_week = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("day_of_week"), cx)
+            );
+            let is_dst = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[3]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("is_dst"),
+                cx)
+            );
+            match (timezone, datetime, day_of_week, is_dst) {
+                (
+                    ::core::option::Option::Some(timezone),
+                    ::core::option::Option::Some(datetime),
+                    ::core::option::Option::Some(day_of_week),
+                    ::core::option::Option::Some(is_dst),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        timezone,
+                        datetime,
+                        day_of_week,
+                        is_dst,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ConvertTimeOutputTimeResult);
@@ -282,23 +318,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                source: <ConvertTimeOutputTimeResult as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("source"),
-                    cx,
-                )?,
-                target: <ConvertTimeOutputTimeResult as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("target"),
-                    cx,
-                )?,
-                time_difference: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("time_difference"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let source = ::toolseal::__signature_first!(
+                first, < ConvertTimeOutputTimeResult as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("source"), cx)
+            );
+            let target = ::toolseal::__signature_first!(
+                first, < ConvertTimeOutputTimeResult as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("target"), cx)
+            );
+            let time_difference = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("time_difference"), cx)
+            );
+            match (source, target, time_difference) {
+                (
+                    ::core::option::Option::Some(source),
+                    ::core::option::Option::Some(target),
+                    ::core::option::Option::Some(time_difference),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        source,
+                        target,
+                        time_difference,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ConvertTimeOutput);
@@ -366,13 +419,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                timezone: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("timezone"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let timezone = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("timezone"), cx)
+            );
+            match (timezone,) {
+                (::core::option::Option::Some(timezone),) => {
+                    ::core::result::Result::Ok(Self { timezone })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetCurrentTimeArgs);
@@ -431,28 +493,47 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                timezone: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("timezone"),
-                    cx,
-                )?,
-                datetime: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("datetime"),
-                    cx,
-                )?,
-                day_of_week: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("day_of_week"),
-                    cx,
-                )?,
-                is_dst: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("is_dst"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let timezone = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("timezone"), cx)
+            );
+            let datetime = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("datetime"), cx)
+            );
+            let day_of_week = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("day_of_week"), cx)
+            );
+            let is_dst = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[3]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("is_dst"),
+                cx)
+            );
+            match (timezone, datetime, day_of_week, is_dst) {
+                (
+                    ::core::option::Option::Some(timezone),
+                    ::core::option::Option::Some(datetime),
+                    ::core::option::Option::Some(day_of_week),
+                    ::core::option::Option::Some(is_dst),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        timezone,
+                        datetime,
+                        day_of_week,
+                        is_dst,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetCurrentTimeOutput);

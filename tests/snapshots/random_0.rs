@@ -959,57 +959,58 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <() as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random00ValueObjectB as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random00ValueObjectC as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < () as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                Random00ValueObjectB as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("b"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                Random00ValueObjectC as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("c"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random00ValueObject);
@@ -1512,46 +1513,54 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <::std::collections::BTreeMap<
-                    ::std::string::String,
-                    ::toolseal::__private::serde_json::Value,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random01AB as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("c"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < ::std::collections::BTreeMap < ::std::string::String,
+                ::toolseal::__private::serde_json::Value > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random01AB
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("c"), cx)
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random01A);
@@ -1641,33 +1650,38 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random01A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random01A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random01Args);
@@ -1916,36 +1930,41 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random02BA as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::std::collections::BTreeMap<
-                            ::std::string::String,
-                            ::toolseal::__private::serde_json::Value,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random02BA
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::std::collections::BTreeMap<
+                                    ::std::string::String,
+                                    ::toolseal::__private::serde_json::Value,
+                                > as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02B);
@@ -2223,52 +2242,56 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::core::option::Option<
-                                Random02ValueBCB,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random02ValueBCC as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random02ValueBCValue as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < Random02ValueBCB > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                Random02ValueBCC as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("c"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random02ValueBCValue as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02ValueBC);
@@ -2369,52 +2392,57 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random02ValueBA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::core::option::Option<
-                                Random02ValueBB,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random02ValueBC as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random02ValueBA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < Random02ValueBB > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                Random02ValueBC as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("c"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02ValueB);
@@ -2554,38 +2582,44 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random02ValueValueB as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <() as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                Random02ValueValueB as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("b"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <() as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02ValueValue);
@@ -2680,50 +2714,56 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <() as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random02ValueB as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: <Random02ValueC as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("c"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random02ValueValue as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < () as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                Random02ValueB as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("b"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, < Random02ValueC as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("c"), cx)
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random02ValueValue as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02Value);
@@ -2813,45 +2853,45 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random02A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random02B as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random02Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random02A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random02B as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random02Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02Args);
@@ -3292,59 +3332,59 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::core::option::Option<
-                            Random03ValueObjectValue,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::toolseal::__private::serde_json::Value as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::core::option::Option<
+                                    Random03ValueObjectValue,
+                                > as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03ValueObject);
@@ -3535,52 +3575,56 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::core::option::Option<
-                                Random03ValueObject2B,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: <Random03ValueObject2C as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("c"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random03ValueObject2Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < Random03ValueObject2B > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, < Random03ValueObject2C as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("c"), cx)
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random03ValueObject2Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03ValueObject2);
@@ -3758,31 +3802,43 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random03A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random03B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random03Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random03A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random03B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random03Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03Args);
@@ -4012,45 +4068,45 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random04BB as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random04BB
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random04B);
@@ -4230,38 +4286,55 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random04A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random04B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                c: <Random04C as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("c"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::std::vec::Vec<
-                            Random04ValueItem,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random04A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random04B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            let c = ::toolseal::__signature_first!(
+                first, < Random04C as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("c"), cx)
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::std::vec::Vec<
+                                    Random04ValueItem,
+                                > as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random04Args);
@@ -4516,20 +4589,23 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random05CA as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random05CA
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self { a })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random05C);
@@ -4587,30 +4663,35 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <Random05A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random05B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random05C as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random05A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random05B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < Random05C as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => ::core::result::Result::Ok(Self { a, b, c }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random05Args);
@@ -4893,26 +4974,37 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random06A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random06A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random06Args);
@@ -5020,49 +5112,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                (),
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::collections::BTreeMap<
-                                ::std::string::String,
-                                ::toolseal::__private::serde_json::Value,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random07C as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < () > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("a"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::std::collections::BTreeMap < ::std::string::String,
+                ::toolseal::__private::serde_json::Value > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < Random07C as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => ::core::result::Result::Ok(Self { a, b, c }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random07Args);
@@ -5396,38 +5479,45 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random09ValueObjectA as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: <Random09ValueObjectB as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => <
+                Random09ValueObjectA as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("a"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random09ValueObjectB as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random09ValueObject);
@@ -5609,45 +5699,45 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random09A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random09B as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random09Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random09A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random09B as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random09Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random09Args);
@@ -5733,33 +5823,38 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random010AA as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random010AA
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random010A);
@@ -5986,53 +6081,55 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random010CA as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: <() as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::collections::BTreeMap<
-                                ::std::string::String,
-                                Random010CCValue,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random010CA
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < () as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ::std::collections::BTreeMap < ::std::string::String, Random010CCValue >
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random010C);
@@ -6104,37 +6201,36 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random010A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random010B as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: <Random010C as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("c"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random010A
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random010B
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, < Random010C as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("c"), cx)
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => ::core::result::Result::Ok(Self { a, b, c }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random010Args);
@@ -6541,40 +6637,55 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random011A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <::std::vec::Vec<
-                    Random011BItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                c: <Random011C as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("c"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::core::option::Option<
-                            Random011Value,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random011A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < Random011BItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
+            );
+            let c = ::toolseal::__signature_first!(
+                first, < Random011C as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("c"), cx)
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::core::option::Option<
+                                    Random011Value,
+                                > as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random011Args);
@@ -6686,31 +6797,42 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random012ValueOption1ObjectA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <() as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random012ValueOption1ObjectValue as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random012ValueOption1ObjectA as ::toolseal::__private::FromJson
+                > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < () as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random012ValueOption1ObjectValue as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random012ValueOption1Object);

@@ -841,18 +841,27 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <Random10ValueA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random10ValueB as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random10ValueA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random10ValueB as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self { a, b })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random10Value);
@@ -933,33 +942,38 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random10A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random10Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random10A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random10Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random10Args);
@@ -1355,38 +1369,44 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random12BA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random12BB as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random12BA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random12BB
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random12B);
@@ -1468,45 +1488,45 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random12A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random12B as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random12A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random12B as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random12Args);
@@ -1614,20 +1634,27 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <Random13AA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <::core::option::Option<
-                    Random13AB,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random13AA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < ::core::option::Option < Random13AB > as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self { a, b })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random13A);
@@ -1951,26 +1978,37 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random13ValueA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <f64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random13ValueA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <f64 as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random13Value);
@@ -2051,59 +2089,57 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random13A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random13B as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::core::option::Option<
-                                Random13C,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random13Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random13A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random13B as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < Random13C > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("c"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random13Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random13Args);
@@ -2299,33 +2335,39 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random14ValueAA as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random14ValueAValue as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => <
+                Random14ValueAA as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("a"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random14ValueAValue as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random14ValueA);
@@ -2384,13 +2426,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <Random14ValueA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random14ValueA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self { a })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random14Value);
@@ -3077,36 +3128,53 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random16A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random16B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                c: <Random16C as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("c"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random16A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random16B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            let c = ::toolseal::__signature_first!(
+                first, < Random16C as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("c"), cx)
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random16Args);
@@ -3859,26 +3927,37 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random17A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random17Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random17A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random17Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random17Args);
@@ -4306,26 +4385,37 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random19A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random19A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random19Args);
@@ -4625,31 +4715,43 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random111BA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random111BValue as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random111BA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < ::toolseal::__private::serde_json::Value as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random111BValue as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random111B);
@@ -4735,48 +4837,47 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::collections::BTreeMap<
-                                ::std::string::String,
-                                ::toolseal::__private::serde_json::Value,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random111B as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => <
+                ::std::collections::BTreeMap < ::std::string::String,
+                ::toolseal::__private::serde_json::Value > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random111B
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random111Args);
@@ -4872,28 +4973,37 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <::core::option::Option<
-                    Random112BItemA,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < ::core::option::Option < Random112BItemA > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random112BItem);
@@ -4995,20 +5105,27 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <::std::vec::Vec<
-                    Random112AItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random112B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < Random112AItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random112B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self { a, b })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random112Args);

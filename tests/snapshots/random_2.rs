@@ -944,33 +944,38 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random20A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random20Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random20A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random20Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random20Args);
@@ -1250,45 +1255,45 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random21B as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random21Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < Random21B as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random21Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random21Args);
@@ -1529,26 +1534,37 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random23A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random23A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random23Args);
@@ -1706,13 +1722,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <Random24AA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random24AA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self { a })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random24A);
@@ -1897,26 +1922,37 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random24A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random24Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random24A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random24Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random24Args);
@@ -2210,37 +2246,36 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <Random25A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random25C as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random25A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < Random25C as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => ::core::result::Result::Ok(Self { a, b, c }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random25Args);
@@ -2399,20 +2434,23 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random26A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random26A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self { a })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random26Args);
@@ -2764,31 +2802,43 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random28BB as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < ::toolseal::__private::serde_json::Value as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random28BB as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random28B);
@@ -3095,43 +3145,54 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random28A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random28B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random28C as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random28Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random28A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random28B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < Random28C as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random28Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random28Args);
@@ -3545,38 +3606,44 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random29A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: <Random29B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random29Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random29A as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random29B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random29Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random29Args);
@@ -4080,36 +4147,53 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random210A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <Random210B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-                c: <Random210C as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("c"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random210Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random210A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random210B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            let c = ::toolseal::__signature_first!(
+                first, < Random210C as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("c"), cx)
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random210Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random210Args);
@@ -4286,36 +4370,40 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::collections::BTreeMap<
-                                ::std::string::String,
-                                ::toolseal::__private::serde_json::Value,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <Random211ValueValue as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => <
+                ::std::collections::BTreeMap < ::std::string::String,
+                ::toolseal::__private::serde_json::Value > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <Random211ValueValue as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random211Value);
@@ -4485,26 +4573,36 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <() as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <() as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < () as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <() as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random212AA);
@@ -4594,52 +4692,56 @@ const _: () = {
                 ::core::option::Option::None,
                 ::core::option::Option::None,
             )?;
-            ::core::result::Result::Ok(Self {
-                a: <Random212AA as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("b"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                c: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::core::option::Option<
-                                Random212AC,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("c"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
-                        (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random212AA as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let c = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ::core::option::Option < Random212AC > as ::toolseal::__private::FromJson
+                > ::from_json(x, & at.key("c"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (a, b, c) {
+                (
+                    ::core::option::Option::Some(a),
+                    ::core::option::Option::Some(b),
+                    ::core::option::Option::Some(c),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        a,
+                        b,
+                        c,
+                        additional_properties: extras
+                            .iter()
+                            .map(|(k, x)| ::core::result::Result::Ok((
+                                (*k).to_owned(),
+                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                    x,
+                                    &at.key(k),
+                                    cx,
+                                )?,
+                            )))
+                            .collect::<
+                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
+                            >()?,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random212A);
@@ -4755,25 +4857,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <Random212A as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("a"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                b: <Random212B as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < Random212A
+                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < Random212B as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self { a, b })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random212Args);
@@ -4983,13 +5088,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <Random213A as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < Random213A as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("a"), cx)
+            );
+            match (a,) {
+                (::core::option::Option::Some(a),) => {
+                    ::core::result::Result::Ok(Self { a })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random213Args);

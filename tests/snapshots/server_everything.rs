@@ -272,13 +272,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                message: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("message"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let message = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("message"), cx)
+            );
+            match (message,) {
+                (::core::option::Option::Some(message),) => {
+                    ::core::result::Result::Ok(Self { message })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EchoArgs);
@@ -406,23 +415,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                message_type: <GetAnnotatedMessageMessageType as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("messageType"),
-                    cx,
-                )?,
-                include_image: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <bool as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("includeImage"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => false,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let message_type = ::toolseal::__signature_first!(
+                first, < GetAnnotatedMessageMessageType as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("messageType"), cx)
+            );
+            let include_image = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("includeImage"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(false), }
+            );
+            match (message_type, include_image) {
+                (
+                    ::core::option::Option::Some(message_type),
+                    ::core::option::Option::Some(include_image),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        message_type,
+                        include_image,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetAnnotatedMessageArgs);
@@ -591,18 +611,23 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                count: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        <GetResourceLinksCount as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("count"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => GetResourceLinksCount { 0: 3.0 },
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let count = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => <
+                GetResourceLinksCount as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("count"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(GetResourceLinksCount { 0 : 3.0 }), }
+            );
+            match (count,) {
+                (::core::option::Option::Some(count),) => {
+                    ::core::result::Result::Ok(Self { count })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetResourceLinksArgs);
@@ -724,30 +749,30 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                resource_type: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        <GetResourceReferenceResourceType as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("resourceType"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        GetResourceReferenceResourceType::Text
-                    }
-                },
-                resource_id: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <f64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("resourceId"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => 1.0,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let resource_type = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => <
+                GetResourceReferenceResourceType as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("resourceType"), cx),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(GetResourceReferenceResourceType::Text), }
+            );
+            let resource_id = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("resourceId"),
+                cx), ::core::option::Option::None => ::core::result::Result::Ok(1.0), }
+            );
+            match (resource_type, resource_id) {
+                (
+                    ::core::option::Option::Some(resource_type),
+                    ::core::option::Option::Some(resource_id),
+                ) => ::core::result::Result::Ok(Self { resource_type, resource_id }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetResourceReferenceArgs);
@@ -877,13 +902,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                location: <GetStructuredContentLocation as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("location"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let location = ::toolseal::__signature_first!(
+                first, < GetStructuredContentLocation as ::toolseal::__private::FromJson
+                > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("location"), cx)
+            );
+            match (location,) {
+                (::core::option::Option::Some(location),) => {
+                    ::core::result::Result::Ok(Self { location })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetStructuredContentArgs);
@@ -944,23 +978,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                temperature: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("temperature"),
-                    cx,
-                )?,
-                conditions: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("conditions"),
-                    cx,
-                )?,
-                humidity: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("humidity"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let temperature = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("temperature"), cx)
+            );
+            let conditions = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("conditions"), cx)
+            );
+            let humidity = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("humidity"), cx)
+            );
+            match (temperature, conditions, humidity) {
+                (
+                    ::core::option::Option::Some(temperature),
+                    ::core::option::Option::Some(conditions),
+                    ::core::option::Option::Some(humidity),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        temperature,
+                        conditions,
+                        humidity,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetStructuredContentOutput);
@@ -1031,18 +1082,25 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                a: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("a"),
-                    cx,
-                )?,
-                b: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("b"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let a = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
+            );
+            let b = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
+            );
+            match (a, b) {
+                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
+                    ::core::result::Result::Ok(Self { a, b })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetSumArgs);
@@ -1274,48 +1332,41 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                name: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        <String as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("name"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        ::std::string::String::from("README.md.gz")
-                    }
-                },
-                data: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <GzipFileAsResourceData as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("data"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        GzipFileAsResourceData {
-                            0: ::std::string::String::from(
-                                "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md",
-                            ),
-                        }
-                    }
-                },
-                output_type: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <GzipFileAsResourceOutputType as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("outputType"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        GzipFileAsResourceOutputType::ResourceLink
-                    }
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let name = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("name"), cx),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::std::string::String::from("README.md.gz")),
+                }
+            );
+            let data = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                GzipFileAsResourceData as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("data"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(GzipFileAsResourceData { 0 :
+                ::std::string::String::from("https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md")
+                }), }
+            );
+            let output_type = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                GzipFileAsResourceOutputType as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("outputType"), cx), ::core::option::Option::None
+                =>
+                ::core::result::Result::Ok(GzipFileAsResourceOutputType::ResourceLink), }
+            );
+            match (name, data, output_type) {
+                (
+                    ::core::option::Option::Some(name),
+                    ::core::option::Option::Some(data),
+                    ::core::option::Option::Some(output_type),
+                ) => ::core::result::Result::Ok(Self { name, data, output_type }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GzipFileAsResourceArgs);
@@ -1385,23 +1436,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                topic: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("topic"),
-                    cx,
-                )?,
-                ambiguous: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <bool as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("ambiguous"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => false,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let topic = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("topic"),
+                cx)
+            );
+            let ambiguous = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("ambiguous"),
+                cx), ::core::option::Option::None => ::core::result::Result::Ok(false), }
+            );
+            match (topic, ambiguous) {
+                (
+                    ::core::option::Option::Some(topic),
+                    ::core::option::Option::Some(ambiguous),
+                ) => ::core::result::Result::Ok(Self { topic, ambiguous }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SimulateResearchQueryArgs);
@@ -1585,28 +1641,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                duration: match slots[0] {
-                    ::core::option::Option::Some(x) => {
-                        <f64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("duration"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => 10.0,
-                },
-                steps: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <f64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("steps"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => 5.0,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let duration = ::toolseal::__signature_first!(
+                first, match slots[0] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("duration"),
+                cx), ::core::option::Option::None => ::core::result::Result::Ok(10.0), }
+            );
+            let steps = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("steps"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok(5.0), }
+            );
+            match (duration, steps) {
+                (
+                    ::core::option::Option::Some(duration),
+                    ::core::option::Option::Some(steps),
+                ) => ::core::result::Result::Ok(Self { duration, steps }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(TriggerLongRunningOperationArgs);

@@ -382,13 +382,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            match (path,) {
+                (::core::option::Option::Some(path),) => {
+                    ::core::result::Result::Ok(Self { path })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateDirectoryArgs);
@@ -446,13 +455,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateDirectoryOutput);
@@ -511,28 +529,32 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                exclude_patterns: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <::std::vec::Vec<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("excludePatterns"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "[]")
-                    }
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let exclude_patterns = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("excludePatterns"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok({ static
+                DEFAULT : ::std::sync::OnceLock < ::std::vec::Vec < String > > =
+                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
+                DEFAULT, "[]") }), }
+            );
+            match (path, exclude_patterns) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(exclude_patterns),
+                ) => ::core::result::Result::Ok(Self { path, exclude_patterns }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DirectoryTreeArgs);
@@ -595,13 +617,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DirectoryTreeOutput);
@@ -660,18 +691,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                old_text: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("oldText"),
-                    cx,
-                )?,
-                new_text: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("newText"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let old_text = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("oldText"), cx)
+            );
+            let new_text = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("newText"), cx)
+            );
+            match (old_text, new_text) {
+                (
+                    ::core::option::Option::Some(old_text),
+                    ::core::option::Option::Some(new_text),
+                ) => ::core::result::Result::Ok(Self { old_text, new_text }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EditFileEditsItem);
@@ -734,30 +775,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                edits: <::std::vec::Vec<
-                    EditFileEditsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("edits"),
-                    cx,
-                )?,
-                dry_run: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <bool as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("dryRun"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => false,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let edits = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < EditFileEditsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("edits"), cx)
+            );
+            let dry_run = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("dryRun"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok(false), }
+            );
+            match (path, edits, dry_run) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(edits),
+                    ::core::option::Option::Some(dry_run),
+                ) => ::core::result::Result::Ok(Self { path, edits, dry_run }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EditFileArgs);
@@ -826,13 +871,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EditFileOutput);
@@ -890,13 +944,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            match (path,) {
+                (::core::option::Option::Some(path),) => {
+                    ::core::result::Result::Ok(Self { path })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetFileInfoArgs);
@@ -954,13 +1017,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetFileInfoOutput);
@@ -1077,13 +1149,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListAllowedDirectoriesOutput);
@@ -1143,13 +1224,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            match (path,) {
+                (::core::option::Option::Some(path),) => {
+                    ::core::result::Result::Ok(Self { path })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListDirectoryArgs);
@@ -1207,13 +1297,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListDirectoryOutput);
@@ -1335,23 +1434,29 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                sort_by: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        <ListDirectoryWithSizesSortBy as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("sortBy"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => ListDirectoryWithSizesSortBy::Name,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let sort_by = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                ListDirectoryWithSizesSortBy as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("sortBy"), cx), ::core::option::Option::None =>
+                ::core::result::Result::Ok(ListDirectoryWithSizesSortBy::Name), }
+            );
+            match (path, sort_by) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(sort_by),
+                ) => ::core::result::Result::Ok(Self { path, sort_by }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesArgs);
@@ -1417,13 +1522,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesOutput);
@@ -1484,18 +1598,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                source: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("source"),
-                    cx,
-                )?,
-                destination: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("destination"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let source = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("source"),
+                cx)
+            );
+            let destination = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("destination"), cx)
+            );
+            match (source, destination) {
+                (
+                    ::core::option::Option::Some(source),
+                    ::core::option::Option::Some(destination),
+                ) => ::core::result::Result::Ok(Self { source, destination }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(MoveFileArgs);
@@ -1558,13 +1682,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(MoveFileOutput);
@@ -1624,37 +1757,36 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                tail: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("tail"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                head: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("head"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let tail = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("tail"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let head = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("head"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (path, tail, head) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(tail),
+                    ::core::option::Option::Some(head),
+                ) => ::core::result::Result::Ok(Self { path, tail, head }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadFileArgs);
@@ -1722,13 +1854,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadFileOutput);
@@ -1786,13 +1927,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            match (path,) {
+                (::core::option::Option::Some(path),) => {
+                    ::core::result::Result::Ok(Self { path })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileArgs);
@@ -1916,23 +2066,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                r#type: <ReadMediaFileOutputContentItemObjectType as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("type"),
-                    cx,
-                )?,
-                data: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("data"),
-                    cx,
-                )?,
-                mime_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("mimeType"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let r#type = ::toolseal::__signature_first!(
+                first, < ReadMediaFileOutputContentItemObjectType as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("type"), cx)
+            );
+            let data = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("data"),
+                cx)
+            );
+            let mime_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("mimeType"), cx)
+            );
+            match (r#type, data, mime_type) {
+                (
+                    ::core::option::Option::Some(r#type),
+                    ::core::option::Option::Some(data),
+                    ::core::option::Option::Some(mime_type),
+                ) => ::core::result::Result::Ok(Self { r#type, data, mime_type }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject);
@@ -2062,30 +2223,35 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                uri: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("uri"),
-                    cx,
-                )?,
-                mime_type: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("mimeType"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                blob: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("blob"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let uri = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("uri"),
+                cx)
+            );
+            let mime_type = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("mimeType"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let blob = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("blob"),
+                cx)
+            );
+            match (uri, mime_type, blob) {
+                (
+                    ::core::option::Option::Some(uri),
+                    ::core::option::Option::Some(mime_type),
+                    ::core::option::Option::Some(blob),
+                ) => ::core::result::Result::Ok(Self { uri, mime_type, blob }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(
@@ -2158,18 +2324,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                r#type: <ReadMediaFileOutputContentItemObject2Type as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("type"),
-                    cx,
-                )?,
-                resource: <ReadMediaFileOutputContentItemObject2Resource as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("resource"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let r#type = ::toolseal::__signature_first!(
+                first, < ReadMediaFileOutputContentItemObject2Type as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("type"), cx)
+            );
+            let resource = ::toolseal::__signature_first!(
+                first, < ReadMediaFileOutputContentItemObject2Resource as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("resource"), cx)
+            );
+            match (r#type, resource) {
+                (
+                    ::core::option::Option::Some(r#type),
+                    ::core::option::Option::Some(resource),
+                ) => ::core::result::Result::Ok(Self { r#type, resource }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject2);
@@ -2308,15 +2484,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <::std::vec::Vec<
-                    ReadMediaFileOutputContentItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < ReadMediaFileOutputContentItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutput);
@@ -2420,13 +2603,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                paths: <ReadMultipleFilesPaths as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("paths"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let paths = ::toolseal::__signature_first!(
+                first, < ReadMultipleFilesPaths as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("paths"), cx)
+            );
+            match (paths,) {
+                (::core::option::Option::Some(paths),) => {
+                    ::core::result::Result::Ok(Self { paths })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesArgs);
@@ -2484,13 +2676,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesOutput);
@@ -2550,37 +2751,36 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                tail: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("tail"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                head: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("head"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let tail = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("tail"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let head = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("head"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (path, tail, head) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(tail),
+                    ::core::option::Option::Some(head),
+                ) => ::core::result::Result::Ok(Self { path, tail, head }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadTextFileArgs);
@@ -2648,13 +2848,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadTextFileOutput);
@@ -2714,33 +2923,44 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                pattern: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pattern"),
-                    cx,
-                )?,
-                exclude_patterns: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        <::std::vec::Vec<
-                            String,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key("excludePatterns"),
-                            cx,
-                        )?
-                    }
-                    ::core::option::Option::None => {
-                        static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
-                        ::toolseal::__private::default_value(&DEFAULT, "[]")
-                    }
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let pattern = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pattern"), cx)
+            );
+            let exclude_patterns = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("excludePatterns"), cx),
+                ::core::option::Option::None => ::core::result::Result::Ok({ static
+                DEFAULT : ::std::sync::OnceLock < ::std::vec::Vec < String > > =
+                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
+                DEFAULT, "[]") }), }
+            );
+            match (path, pattern, exclude_patterns) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(pattern),
+                    ::core::option::Option::Some(exclude_patterns),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        path,
+                        pattern,
+                        exclude_patterns,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchFilesArgs);
@@ -2808,13 +3028,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchFilesOutput);
@@ -2873,18 +3102,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (path, content) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(content),
+                ) => ::core::result::Result::Ok(Self { path, content }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(WriteFileArgs);
@@ -2947,13 +3186,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (content,) {
+                (::core::option::Option::Some(content),) => {
+                    ::core::result::Result::Ok(Self { content })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(WriteFileOutput);

@@ -833,28 +833,47 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                issue_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("issue_number"),
-                    cx,
-                )?,
-                body: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("body"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let issue_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("issue_number"), cx)
+            );
+            let body = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[3]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("body"),
+                cx)
+            );
+            match (owner, repo, issue_number, body) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(issue_number),
+                    ::core::option::Option::Some(body),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        issue_number,
+                        body,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddIssueCommentArgs);
@@ -930,35 +949,48 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                branch: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("branch"),
-                    cx,
-                )?,
-                from_branch: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("from_branch"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let branch = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("branch"),
+                cx)
+            );
+            let from_branch = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("from_branch"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, branch, from_branch) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(branch),
+                    ::core::option::Option::Some(from_branch),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        branch,
+                        from_branch,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateBranchArgs);
@@ -1045,75 +1077,74 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                title: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("title"),
-                    cx,
-                )?,
-                body: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("body"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                assignees: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                String,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("assignees"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                milestone: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("milestone"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                labels: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                String,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("labels"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let title = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("title"),
+                cx)
+            );
+            let body = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("body"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let assignees = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("assignees"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let milestone = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("milestone"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let labels = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("labels"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, title, body, assignees, milestone, labels) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(title),
+                    ::core::option::Option::Some(body),
+                    ::core::option::Option::Some(assignees),
+                    ::core::option::Option::Some(milestone),
+                    ::core::option::Option::Some(labels),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        title,
+                        body,
+                        assignees,
+                        milestone,
+                        labels,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateIssueArgs);
@@ -1215,50 +1246,69 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-                message: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[4].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("message"),
-                    cx,
-                )?,
-                branch: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[5].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("branch"),
-                    cx,
-                )?,
-                sha: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("sha"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[3]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            let message = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[4]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("message"), cx)
+            );
+            let branch = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[5]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("branch"),
+                cx)
+            );
+            let sha = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("sha"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, path, content, message, branch, sha) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(content),
+                    ::core::option::Option::Some(message),
+                    ::core::option::Option::Some(branch),
+                    ::core::option::Option::Some(sha),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        path,
+                        content,
+                        message,
+                        branch,
+                        sha,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateOrUpdateFileArgs);
@@ -1362,69 +1412,79 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<8usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                title: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("title"),
-                    cx,
-                )?,
-                body: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("body"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                head: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[4].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("head"),
-                    cx,
-                )?,
-                base: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[5].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("base"),
-                    cx,
-                )?,
-                draft: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("draft"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                maintainer_can_modify: match slots[7] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("maintainer_can_modify"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let title = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("title"),
+                cx)
+            );
+            let body = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("body"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let head = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[4]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("head"),
+                cx)
+            );
+            let base = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[5]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("base"),
+                cx)
+            );
+            let draft = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("draft"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let maintainer_can_modify = ::toolseal::__signature_first!(
+                first, match slots[7] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("maintainer_can_modify"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, title, body, head, base, draft, maintainer_can_modify) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(title),
+                    ::core::option::Option::Some(body),
+                    ::core::option::Option::Some(head),
+                    ::core::option::Option::Some(base),
+                    ::core::option::Option::Some(draft),
+                    ::core::option::Option::Some(maintainer_can_modify),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        title,
+                        body,
+                        head,
+                        base,
+                        draft,
+                        maintainer_can_modify,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestArgs);
@@ -1587,23 +1647,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                position: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("position"),
-                    cx,
-                )?,
-                body: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("body"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let position = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("position"), cx)
+            );
+            let body = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("body"),
+                cx)
+            );
+            match (path, position, body) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(position),
+                    ::core::option::Option::Some(body),
+                ) => ::core::result::Result::Ok(Self { path, position, body }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItemObject);
@@ -1675,23 +1746,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                line: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("line"),
-                    cx,
-                )?,
-                body: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("body"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let line = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("line"),
+                cx)
+            );
+            let body = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("body"),
+                cx)
+            );
+            match (path, line, body) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(line),
+                    ::core::option::Option::Some(body),
+                ) => ::core::result::Result::Ok(Self { path, line, body }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItemObject2);
@@ -1849,59 +1931,71 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                pull_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pull_number"),
-                    cx,
-                )?,
-                commit_id: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("commit_id"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                body: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[4].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("body"),
-                    cx,
-                )?,
-                event: <CreatePullRequestReviewEvent as ::toolseal::__private::FromJson>::from_json(
-                    slots[5].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("event"),
-                    cx,
-                )?,
-                comments: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                CreatePullRequestReviewCommentsItem,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("comments"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let pull_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pull_number"), cx)
+            );
+            let commit_id = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("commit_id"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let body = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[4]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("body"),
+                cx)
+            );
+            let event = ::toolseal::__signature_first!(
+                first, < CreatePullRequestReviewEvent as ::toolseal::__private::FromJson
+                > ::from_json(slots[5].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("event"), cx)
+            );
+            let comments = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < CreatePullRequestReviewCommentsItem > as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("comments"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, pull_number, commit_id, body, event, comments) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(pull_number),
+                    ::core::option::Option::Some(commit_id),
+                    ::core::option::Option::Some(body),
+                    ::core::option::Option::Some(event),
+                    ::core::option::Option::Some(comments),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        pull_number,
+                        commit_id,
+                        body,
+                        event,
+                        comments,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewArgs);
@@ -1996,49 +2090,50 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("name"),
-                    cx,
-                )?,
-                description: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("description"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                private: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("private"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                auto_init: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <bool as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("autoInit"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
+                cx)
+            );
+            let description = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("description"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let private = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("private"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let auto_init = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < bool as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("autoInit"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (name, description, private, auto_init) {
+                (
+                    ::core::option::Option::Some(name),
+                    ::core::option::Option::Some(description),
+                    ::core::option::Option::Some(private),
+                    ::core::option::Option::Some(auto_init),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        name,
+                        description,
+                        private,
+                        auto_init,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRepositoryArgs);
@@ -2113,30 +2208,36 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                organization: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("organization"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let organization = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("organization"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, organization) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(organization),
+                ) => ::core::result::Result::Ok(Self { owner, repo, organization }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ForkRepositoryArgs);
@@ -2207,35 +2308,41 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                branch: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("branch"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let branch = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("branch"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, path, branch) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(branch),
+                ) => ::core::result::Result::Ok(Self { owner, repo, path, branch }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetFileContentsArgs);
@@ -2310,23 +2417,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                issue_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("issue_number"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let issue_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("issue_number"), cx)
+            );
+            match (owner, repo, issue_number) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(issue_number),
+                ) => ::core::result::Result::Ok(Self { owner, repo, issue_number }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetIssueArgs);
@@ -2396,23 +2514,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                pull_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pull_number"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let pull_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pull_number"), cx)
+            );
+            match (owner, repo, pull_number) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(pull_number),
+                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestArgs);
@@ -2482,23 +2611,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                pull_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pull_number"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let pull_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pull_number"), cx)
+            );
+            match (owner, repo, pull_number) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(pull_number),
+                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestCommentsArgs);
@@ -2570,23 +2710,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                pull_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pull_number"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let pull_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pull_number"), cx)
+            );
+            match (owner, repo, pull_number) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(pull_number),
+                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestFilesArgs);
@@ -2656,23 +2807,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                pull_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pull_number"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let pull_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pull_number"), cx)
+            );
+            match (owner, repo, pull_number) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(pull_number),
+                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestReviewsArgs);
@@ -2744,23 +2906,34 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                pull_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pull_number"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let pull_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pull_number"), cx)
+            );
+            match (owner, repo, pull_number) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(pull_number),
+                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestStatusArgs);
@@ -2832,54 +3005,57 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                sha: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("sha"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                page: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                per_page: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("perPage"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let sha = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("sha"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let page = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("page"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let per_page = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("perPage"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, sha, page, per_page) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(sha),
+                    ::core::option::Option::Some(page),
+                    ::core::option::Option::Some(per_page),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        sha,
+                        page,
+                        per_page,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListCommitsArgs);
@@ -3161,104 +3337,93 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                direction: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ListIssuesDirection as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("direction"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                labels: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                String,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("labels"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                page: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                per_page: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("per_page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                since: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("since"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                sort: match slots[7] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ListIssuesSort as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("sort"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                state: match slots[8] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ListIssuesState as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("state"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let direction = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ListIssuesDirection as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("direction"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let labels = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("labels"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let page = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("page"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let per_page = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("per_page"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let since = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("since"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let sort = ::toolseal::__signature_first!(
+                first, match slots[7] { ::core::option::Option::Some(x) => <
+                ListIssuesSort as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("sort"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let state = ::toolseal::__signature_first!(
+                first, match slots[8] { ::core::option::Option::Some(x) => <
+                ListIssuesState as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("state"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, direction, labels, page, per_page, since, sort, state) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(direction),
+                    ::core::option::Option::Some(labels),
+                    ::core::option::Option::Some(page),
+                    ::core::option::Option::Some(per_page),
+                    ::core::option::Option::Some(since),
+                    ::core::option::Option::Some(sort),
+                    ::core::option::Option::Some(state),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        direction,
+                        labels,
+                        page,
+                        per_page,
+                        since,
+                        sort,
+                        state,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListIssuesArgs);
@@ -3573,102 +3738,92 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                state: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ListPullRequestsState as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("state"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                head: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("head"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                base: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("base"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                sort: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ListPullRequestsSort as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("sort"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                direction: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <ListPullRequestsDirection as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("direction"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                per_page: match slots[7] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("per_page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                page: match slots[8] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let state = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                ListPullRequestsState as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("state"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let head = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("head"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let base = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("base"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let sort = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => <
+                ListPullRequestsSort as ::toolseal::__private::FromJson > ::from_json(x,
+                & at.key("sort"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let direction = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => <
+                ListPullRequestsDirection as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("direction"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let per_page = ::toolseal::__signature_first!(
+                first, match slots[7] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("per_page"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let page = ::toolseal::__signature_first!(
+                first, match slots[8] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("page"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, state, head, base, sort, direction, per_page, page) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(state),
+                    ::core::option::Option::Some(head),
+                    ::core::option::Option::Some(base),
+                    ::core::option::Option::Some(sort),
+                    ::core::option::Option::Some(direction),
+                    ::core::option::Option::Some(per_page),
+                    ::core::option::Option::Some(page),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        state,
+                        head,
+                        base,
+                        sort,
+                        direction,
+                        per_page,
+                        page,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListPullRequestsArgs);
@@ -3844,59 +3999,74 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<6usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                pull_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pull_number"),
-                    cx,
-                )?,
-                commit_title: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("commit_title"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                commit_message: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("commit_message"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                merge_method: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <MergePullRequestMergeMethod as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("merge_method"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let pull_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pull_number"), cx)
+            );
+            let commit_title = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("commit_title"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let commit_message = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("commit_message"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let merge_method = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => <
+                MergePullRequestMergeMethod as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("merge_method"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (
+                owner,
+                repo,
+                pull_number,
+                commit_title,
+                commit_message,
+                merge_method,
+            ) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(pull_number),
+                    ::core::option::Option::Some(commit_title),
+                    ::core::option::Option::Some(commit_message),
+                    ::core::option::Option::Some(merge_method),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        pull_number,
+                        commit_title,
+                        commit_message,
+                        merge_method,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(MergePullRequestArgs);
@@ -3981,18 +4151,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                path: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("path"),
-                    cx,
-                )?,
-                content: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("content"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let path = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
+                cx)
+            );
+            let content = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("content"), cx)
+            );
+            match (path, content) {
+                (
+                    ::core::option::Option::Some(path),
+                    ::core::option::Option::Some(content),
+                ) => ::core::result::Result::Ok(Self { path, content }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(PushFilesFilesItem);
@@ -4057,35 +4237,54 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                branch: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("branch"),
-                    cx,
-                )?,
-                files: <::std::vec::Vec<
-                    PushFilesFilesItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("files"),
-                    cx,
-                )?,
-                message: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[4].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("message"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let branch = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("branch"),
+                cx)
+            );
+            let files = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < PushFilesFilesItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[3].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("files"), cx)
+            );
+            let message = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[4]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("message"), cx)
+            );
+            match (owner, repo, branch, files, message) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(branch),
+                    ::core::option::Option::Some(files),
+                    ::core::option::Option::Some(message),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        branch,
+                        files,
+                        message,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(PushFilesArgs);
@@ -4254,49 +4453,45 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                q: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("q"),
-                    cx,
-                )?,
-                order: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchCodeOrder as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("order"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                page: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchCodePage as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                per_page: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchCodePerPage as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("per_page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let q = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("q"), cx)
+            );
+            let order = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                SearchCodeOrder as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("order"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let page = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                SearchCodePage as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("page"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let per_page = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                SearchCodePerPage as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("per_page"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (q, order, page, per_page) {
+                (
+                    ::core::option::Option::Some(q),
+                    ::core::option::Option::Some(order),
+                    ::core::option::Option::Some(page),
+                    ::core::option::Option::Some(per_page),
+                ) => ::core::result::Result::Ok(Self { q, order, page, per_page }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchCodeArgs);
@@ -4472,61 +4667,61 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                q: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("q"),
-                    cx,
-                )?,
-                order: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchIssuesOrder as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("order"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                page: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchIssuesPage as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                per_page: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchIssuesPerPage as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("per_page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                sort: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchIssuesSort as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("sort"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let q = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("q"), cx)
+            );
+            let order = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                SearchIssuesOrder as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("order"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let page = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                SearchIssuesPage as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("page"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let per_page = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                SearchIssuesPerPage as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("per_page"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let sort = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => <
+                SearchIssuesSort as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("sort"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (q, order, page, per_page, sort) {
+                (
+                    ::core::option::Option::Some(q),
+                    ::core::option::Option::Some(order),
+                    ::core::option::Option::Some(page),
+                    ::core::option::Option::Some(per_page),
+                    ::core::option::Option::Some(sort),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        q,
+                        order,
+                        page,
+                        per_page,
+                        sort,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchIssuesArgs);
@@ -4606,37 +4801,36 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                query: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("query"),
-                    cx,
-                )?,
-                page: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                per_page: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("perPage"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let query = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("query"),
+                cx)
+            );
+            let page = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("page"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let per_page = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("perPage"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (query, page, per_page) {
+                (
+                    ::core::option::Option::Some(query),
+                    ::core::option::Option::Some(page),
+                    ::core::option::Option::Some(per_page),
+                ) => ::core::result::Result::Ok(Self { query, page, per_page }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchRepositoriesArgs);
@@ -4773,61 +4967,61 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                q: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("q"),
-                    cx,
-                )?,
-                order: match slots[1] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchUsersOrder as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("order"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                page: match slots[2] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchUsersPage as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                per_page: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchUsersPerPage as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("per_page"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                sort: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SearchUsersSort as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("sort"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let q = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("q"), cx)
+            );
+            let order = ::toolseal::__signature_first!(
+                first, match slots[1] { ::core::option::Option::Some(x) => <
+                SearchUsersOrder as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("order"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let page = ::toolseal::__signature_first!(
+                first, match slots[2] { ::core::option::Option::Some(x) => <
+                SearchUsersPage as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("page"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let per_page = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => <
+                SearchUsersPerPage as ::toolseal::__private::FromJson > ::from_json(x, &
+                at.key("per_page"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let sort = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => <
+                SearchUsersSort as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("sort"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (q, order, page, per_page, sort) {
+                (
+                    ::core::option::Option::Some(q),
+                    ::core::option::Option::Some(order),
+                    ::core::option::Option::Some(page),
+                    ::core::option::Option::Some(per_page),
+                    ::core::option::Option::Some(sort),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        q,
+                        order,
+                        page,
+                        per_page,
+                        sort,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchUsersArgs);
@@ -4983,99 +5177,101 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                issue_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("issue_number"),
-                    cx,
-                )?,
-                title: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("title"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                body: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("body"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                assignees: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                String,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("assignees"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                milestone: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <f64 as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("milestone"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                labels: match slots[7] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <::std::vec::Vec<
-                                String,
-                            > as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("labels"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                state: match slots[8] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <UpdateIssueState as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("state"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let issue_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("issue_number"), cx)
+            );
+            let title = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("title"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let body = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("body"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let assignees = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("assignees"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let milestone = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => < f64 as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("milestone"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let labels = ::toolseal::__signature_first!(
+                first, match slots[7] { ::core::option::Option::Some(x) => <
+                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("labels"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let state = ::toolseal::__signature_first!(
+                first, match slots[8] { ::core::option::Option::Some(x) => <
+                UpdateIssueState as ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("state"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (
+                owner,
+                repo,
+                issue_number,
+                title,
+                body,
+                assignees,
+                milestone,
+                labels,
+                state,
+            ) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(issue_number),
+                    ::core::option::Option::Some(title),
+                    ::core::option::Option::Some(body),
+                    ::core::option::Option::Some(assignees),
+                    ::core::option::Option::Some(milestone),
+                    ::core::option::Option::Some(labels),
+                    ::core::option::Option::Some(state),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        issue_number,
+                        title,
+                        body,
+                        assignees,
+                        milestone,
+                        labels,
+                        state,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UpdateIssueArgs);
@@ -5176,35 +5372,49 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                owner: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("owner"),
-                    cx,
-                )?,
-                repo: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("repo"),
-                    cx,
-                )?,
-                pull_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("pull_number"),
-                    cx,
-                )?,
-                expected_head_sha: match slots[3] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("expected_head_sha"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let owner = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
+                cx)
+            );
+            let repo = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
+                cx)
+            );
+            let pull_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("pull_number"), cx)
+            );
+            let expected_head_sha = ::toolseal::__signature_first!(
+                first, match slots[3] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at
+                .key("expected_head_sha"), cx).map(::core::option::Option::Some),
+                ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (owner, repo, pull_number, expected_head_sha) {
+                (
+                    ::core::option::Option::Some(owner),
+                    ::core::option::Option::Some(repo),
+                    ::core::option::Option::Some(pull_number),
+                    ::core::option::Option::Some(expected_head_sha),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        owner,
+                        repo,
+                        pull_number,
+                        expected_head_sha,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UpdatePullRequestBranchArgs);

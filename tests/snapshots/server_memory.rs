@@ -344,20 +344,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entity_name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityName"),
-                    cx,
-                )?,
-                contents: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("contents"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entity_name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("entityName"), cx)
+            );
+            let contents = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("contents"), cx)
+            );
+            match (entity_name, contents) {
+                (
+                    ::core::option::Option::Some(entity_name),
+                    ::core::option::Option::Some(contents),
+                ) => ::core::result::Result::Ok(Self { entity_name, contents }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddObservationsObservationsItem);
@@ -421,15 +429,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                observations: <::std::vec::Vec<
-                    AddObservationsObservationsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("observations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let observations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < AddObservationsObservationsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("observations"), cx)
+            );
+            match (observations,) {
+                (::core::option::Option::Some(observations),) => {
+                    ::core::result::Result::Ok(Self { observations })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddObservationsArgs);
@@ -489,20 +504,33 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entity_name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityName"),
-                    cx,
-                )?,
-                added_observations: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("addedObservations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entity_name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("entityName"), cx)
+            );
+            let added_observations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("addedObservations"), cx)
+            );
+            match (entity_name, added_observations) {
+                (
+                    ::core::option::Option::Some(entity_name),
+                    ::core::option::Option::Some(added_observations),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        entity_name,
+                        added_observations,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddObservationsOutputResultsItem);
@@ -566,15 +594,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                results: <::std::vec::Vec<
-                    AddObservationsOutputResultsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("results"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let results = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < AddObservationsOutputResultsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("results"), cx)
+            );
+            match (results,) {
+                (::core::option::Option::Some(results),) => {
+                    ::core::result::Result::Ok(Self { results })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddObservationsOutput);
@@ -635,25 +670,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("name"),
-                    cx,
-                )?,
-                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityType"),
-                    cx,
-                )?,
-                observations: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("observations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
+                cx)
+            );
+            let entity_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("entityType"), cx)
+            );
+            let observations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("observations"), cx)
+            );
+            match (name, entity_type, observations) {
+                (
+                    ::core::option::Option::Some(name),
+                    ::core::option::Option::Some(entity_type),
+                    ::core::option::Option::Some(observations),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        name,
+                        entity_type,
+                        observations,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateEntitiesEntitiesItem);
@@ -721,15 +771,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entities: <::std::vec::Vec<
-                    CreateEntitiesEntitiesItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entities"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entities = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < CreateEntitiesEntitiesItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
+            );
+            match (entities,) {
+                (::core::option::Option::Some(entities),) => {
+                    ::core::result::Result::Ok(Self { entities })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateEntitiesArgs);
@@ -790,25 +847,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("name"),
-                    cx,
-                )?,
-                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityType"),
-                    cx,
-                )?,
-                observations: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("observations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
+                cx)
+            );
+            let entity_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("entityType"), cx)
+            );
+            let observations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("observations"), cx)
+            );
+            match (name, entity_type, observations) {
+                (
+                    ::core::option::Option::Some(name),
+                    ::core::option::Option::Some(entity_type),
+                    ::core::option::Option::Some(observations),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        name,
+                        entity_type,
+                        observations,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateEntitiesOutputEntitiesItem);
@@ -877,15 +949,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entities: <::std::vec::Vec<
-                    CreateEntitiesOutputEntitiesItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entities"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entities = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < CreateEntitiesOutputEntitiesItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
+            );
+            match (entities,) {
+                (::core::option::Option::Some(entities),) => {
+                    ::core::result::Result::Ok(Self { entities })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateEntitiesOutput);
@@ -946,23 +1025,33 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                from: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("from"),
-                    cx,
-                )?,
-                to: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("to"),
-                    cx,
-                )?,
-                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relationType"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let from = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
+                cx)
+            );
+            let to = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
+            );
+            let relation_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("relationType"), cx)
+            );
+            match (from, to, relation_type) {
+                (
+                    ::core::option::Option::Some(from),
+                    ::core::option::Option::Some(to),
+                    ::core::option::Option::Some(relation_type),
+                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRelationsRelationsItem);
@@ -1030,15 +1119,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                relations: <::std::vec::Vec<
-                    CreateRelationsRelationsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let relations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < CreateRelationsRelationsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
+            );
+            match (relations,) {
+                (::core::option::Option::Some(relations),) => {
+                    ::core::result::Result::Ok(Self { relations })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRelationsArgs);
@@ -1099,23 +1195,33 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                from: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("from"),
-                    cx,
-                )?,
-                to: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("to"),
-                    cx,
-                )?,
-                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relationType"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let from = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
+                cx)
+            );
+            let to = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
+            );
+            let relation_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("relationType"), cx)
+            );
+            match (from, to, relation_type) {
+                (
+                    ::core::option::Option::Some(from),
+                    ::core::option::Option::Some(to),
+                    ::core::option::Option::Some(relation_type),
+                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRelationsOutputRelationsItem);
@@ -1184,15 +1290,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                relations: <::std::vec::Vec<
-                    CreateRelationsOutputRelationsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let relations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < CreateRelationsOutputRelationsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
+            );
+            match (relations,) {
+                (::core::option::Option::Some(relations),) => {
+                    ::core::result::Result::Ok(Self { relations })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRelationsOutput);
@@ -1251,15 +1364,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entity_names: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityNames"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entity_names = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("entityNames"), cx)
+            );
+            match (entity_names,) {
+                (::core::option::Option::Some(entity_names),) => {
+                    ::core::result::Result::Ok(Self { entity_names })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteEntitiesArgs);
@@ -1318,18 +1438,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                success: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("success"),
-                    cx,
-                )?,
-                message: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("message"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let success = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("success"), cx)
+            );
+            let message = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("message"), cx)
+            );
+            match (success, message) {
+                (
+                    ::core::option::Option::Some(success),
+                    ::core::option::Option::Some(message),
+                ) => ::core::result::Result::Ok(Self { success, message }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteEntitiesOutput);
@@ -1393,20 +1523,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entity_name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityName"),
-                    cx,
-                )?,
-                observations: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("observations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entity_name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("entityName"), cx)
+            );
+            let observations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("observations"), cx)
+            );
+            match (entity_name, observations) {
+                (
+                    ::core::option::Option::Some(entity_name),
+                    ::core::option::Option::Some(observations),
+                ) => ::core::result::Result::Ok(Self { entity_name, observations }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteObservationsDeletionsItem);
@@ -1470,15 +1608,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                deletions: <::std::vec::Vec<
-                    DeleteObservationsDeletionsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("deletions"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let deletions = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < DeleteObservationsDeletionsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("deletions"), cx)
+            );
+            match (deletions,) {
+                (::core::option::Option::Some(deletions),) => {
+                    ::core::result::Result::Ok(Self { deletions })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteObservationsArgs);
@@ -1538,18 +1683,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                success: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("success"),
-                    cx,
-                )?,
-                message: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("message"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let success = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("success"), cx)
+            );
+            let message = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("message"), cx)
+            );
+            match (success, message) {
+                (
+                    ::core::option::Option::Some(success),
+                    ::core::option::Option::Some(message),
+                ) => ::core::result::Result::Ok(Self { success, message }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteObservationsOutput);
@@ -1614,23 +1769,33 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                from: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("from"),
-                    cx,
-                )?,
-                to: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("to"),
-                    cx,
-                )?,
-                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relationType"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let from = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
+                cx)
+            );
+            let to = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
+            );
+            let relation_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("relationType"), cx)
+            );
+            match (from, to, relation_type) {
+                (
+                    ::core::option::Option::Some(from),
+                    ::core::option::Option::Some(to),
+                    ::core::option::Option::Some(relation_type),
+                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteRelationsRelationsItem);
@@ -1698,15 +1863,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                relations: <::std::vec::Vec<
-                    DeleteRelationsRelationsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let relations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < DeleteRelationsRelationsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
+            );
+            match (relations,) {
+                (::core::option::Option::Some(relations),) => {
+                    ::core::result::Result::Ok(Self { relations })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteRelationsArgs);
@@ -1766,18 +1938,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                success: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("success"),
-                    cx,
-                )?,
-                message: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("message"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let success = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("success"), cx)
+            );
+            let message = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("message"), cx)
+            );
+            match (success, message) {
+                (
+                    ::core::option::Option::Some(success),
+                    ::core::option::Option::Some(message),
+                ) => ::core::result::Result::Ok(Self { success, message }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteRelationsOutput);
@@ -1840,15 +2022,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                names: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("names"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let names = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("names"), cx)
+            );
+            match (names,) {
+                (::core::option::Option::Some(names),) => {
+                    ::core::result::Result::Ok(Self { names })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OpenNodesArgs);
@@ -1908,25 +2097,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("name"),
-                    cx,
-                )?,
-                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityType"),
-                    cx,
-                )?,
-                observations: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("observations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
+                cx)
+            );
+            let entity_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("entityType"), cx)
+            );
+            let observations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("observations"), cx)
+            );
+            match (name, entity_type, observations) {
+                (
+                    ::core::option::Option::Some(name),
+                    ::core::option::Option::Some(entity_type),
+                    ::core::option::Option::Some(observations),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        name,
+                        entity_type,
+                        observations,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OpenNodesOutputEntitiesItem);
@@ -1996,23 +2200,33 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                from: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("from"),
-                    cx,
-                )?,
-                to: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("to"),
-                    cx,
-                )?,
-                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relationType"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let from = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
+                cx)
+            );
+            let to = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
+            );
+            let relation_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("relationType"), cx)
+            );
+            match (from, to, relation_type) {
+                (
+                    ::core::option::Option::Some(from),
+                    ::core::option::Option::Some(to),
+                    ::core::option::Option::Some(relation_type),
+                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OpenNodesOutputRelationsItem);
@@ -2081,22 +2295,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entities: <::std::vec::Vec<
-                    OpenNodesOutputEntitiesItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entities"),
-                    cx,
-                )?,
-                relations: <::std::vec::Vec<
-                    OpenNodesOutputRelationsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entities = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < OpenNodesOutputEntitiesItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
+            );
+            let relations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < OpenNodesOutputRelationsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
+            );
+            match (entities, relations) {
+                (
+                    ::core::option::Option::Some(entities),
+                    ::core::option::Option::Some(relations),
+                ) => ::core::result::Result::Ok(Self { entities, relations }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OpenNodesOutput);
@@ -2220,25 +2440,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("name"),
-                    cx,
-                )?,
-                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityType"),
-                    cx,
-                )?,
-                observations: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("observations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
+                cx)
+            );
+            let entity_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("entityType"), cx)
+            );
+            let observations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("observations"), cx)
+            );
+            match (name, entity_type, observations) {
+                (
+                    ::core::option::Option::Some(name),
+                    ::core::option::Option::Some(entity_type),
+                    ::core::option::Option::Some(observations),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        name,
+                        entity_type,
+                        observations,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadGraphOutputEntitiesItem);
@@ -2308,23 +2543,33 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                from: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("from"),
-                    cx,
-                )?,
-                to: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("to"),
-                    cx,
-                )?,
-                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relationType"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let from = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
+                cx)
+            );
+            let to = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
+            );
+            let relation_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("relationType"), cx)
+            );
+            match (from, to, relation_type) {
+                (
+                    ::core::option::Option::Some(from),
+                    ::core::option::Option::Some(to),
+                    ::core::option::Option::Some(relation_type),
+                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadGraphOutputRelationsItem);
@@ -2393,22 +2638,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entities: <::std::vec::Vec<
-                    ReadGraphOutputEntitiesItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entities"),
-                    cx,
-                )?,
-                relations: <::std::vec::Vec<
-                    ReadGraphOutputRelationsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entities = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < ReadGraphOutputEntitiesItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
+            );
+            let relations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < ReadGraphOutputRelationsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
+            );
+            match (entities, relations) {
+                (
+                    ::core::option::Option::Some(entities),
+                    ::core::option::Option::Some(relations),
+                ) => ::core::result::Result::Ok(Self { entities, relations }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadGraphOutput);
@@ -2473,13 +2724,22 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                query: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("query"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let query = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("query"),
+                cx)
+            );
+            match (query,) {
+                (::core::option::Option::Some(query),) => {
+                    ::core::result::Result::Ok(Self { query })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchNodesArgs);
@@ -2539,25 +2799,40 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                name: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("name"),
-                    cx,
-                )?,
-                entity_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entityType"),
-                    cx,
-                )?,
-                observations: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("observations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let name = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
+                cx)
+            );
+            let entity_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("entityType"), cx)
+            );
+            let observations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("observations"), cx)
+            );
+            match (name, entity_type, observations) {
+                (
+                    ::core::option::Option::Some(name),
+                    ::core::option::Option::Some(entity_type),
+                    ::core::option::Option::Some(observations),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        name,
+                        entity_type,
+                        observations,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchNodesOutputEntitiesItem);
@@ -2627,23 +2902,33 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                from: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("from"),
-                    cx,
-                )?,
-                to: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("to"),
-                    cx,
-                )?,
-                relation_type: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relationType"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let from = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
+                cx)
+            );
+            let to = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
+            );
+            let relation_type = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("relationType"), cx)
+            );
+            match (from, to, relation_type) {
+                (
+                    ::core::option::Option::Some(from),
+                    ::core::option::Option::Some(to),
+                    ::core::option::Option::Some(relation_type),
+                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchNodesOutputRelationsItem);
@@ -2712,22 +2997,28 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                entities: <::std::vec::Vec<
-                    SearchNodesOutputEntitiesItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("entities"),
-                    cx,
-                )?,
-                relations: <::std::vec::Vec<
-                    SearchNodesOutputRelationsItem,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("relations"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let entities = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < SearchNodesOutputEntitiesItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
+            );
+            let relations = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < SearchNodesOutputRelationsItem > as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
+            );
+            match (entities, relations) {
+                (
+                    ::core::option::Option::Some(entities),
+                    ::core::option::Option::Some(relations),
+                ) => ::core::result::Result::Ok(Self { entities, relations }),
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchNodesOutput);

@@ -632,88 +632,102 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                thought: <String as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("thought"),
-                    cx,
-                )?,
-                next_thought_needed: <SequentialthinkingNextThoughtNeeded as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("nextThoughtNeeded"),
-                    cx,
-                )?,
-                thought_number: <SequentialthinkingThoughtNumber as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("thoughtNumber"),
-                    cx,
-                )?,
-                total_thoughts: <SequentialthinkingTotalThoughts as ::toolseal::__private::FromJson>::from_json(
-                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("totalThoughts"),
-                    cx,
-                )?,
-                is_revision: match slots[4] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SequentialthinkingIsRevision as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("isRevision"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                revises_thought: match slots[5] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SequentialthinkingRevisesThought as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("revisesThought"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                branch_from_thought: match slots[6] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SequentialthinkingBranchFromThought as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("branchFromThought"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                branch_id: match slots[7] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <String as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("branchId"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-                needs_more_thoughts: match slots[8] {
-                    ::core::option::Option::Some(x) => {
-                        ::core::option::Option::Some(
-                            <SequentialthinkingNeedsMoreThoughts as ::toolseal::__private::FromJson>::from_json(
-                                x,
-                                &at.key("needsMoreThoughts"),
-                                cx,
-                            )?,
-                        )
-                    }
-                    ::core::option::Option::None => ::core::option::Option::None,
-                },
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let thought = ::toolseal::__signature_first!(
+                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("thought"), cx)
+            );
+            let next_thought_needed = ::toolseal::__signature_first!(
+                first, < SequentialthinkingNextThoughtNeeded as
+                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("nextThoughtNeeded"),
+                cx)
+            );
+            let thought_number = ::toolseal::__signature_first!(
+                first, < SequentialthinkingThoughtNumber as
+                ::toolseal::__private::FromJson > ::from_json(slots[2].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("thoughtNumber"), cx)
+            );
+            let total_thoughts = ::toolseal::__signature_first!(
+                first, < SequentialthinkingTotalThoughts as
+                ::toolseal::__private::FromJson > ::from_json(slots[3].unwrap_or(&
+                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("totalThoughts"), cx)
+            );
+            let is_revision = ::toolseal::__signature_first!(
+                first, match slots[4] { ::core::option::Option::Some(x) => <
+                SequentialthinkingIsRevision as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("isRevision"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let revises_thought = ::toolseal::__signature_first!(
+                first, match slots[5] { ::core::option::Option::Some(x) => <
+                SequentialthinkingRevisesThought as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("revisesThought"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let branch_from_thought = ::toolseal::__signature_first!(
+                first, match slots[6] { ::core::option::Option::Some(x) => <
+                SequentialthinkingBranchFromThought as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("branchFromThought"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let branch_id = ::toolseal::__signature_first!(
+                first, match slots[7] { ::core::option::Option::Some(x) => < String as
+                ::toolseal::__private::FromJson > ::from_json(x, & at.key("branchId"),
+                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            let needs_more_thoughts = ::toolseal::__signature_first!(
+                first, match slots[8] { ::core::option::Option::Some(x) => <
+                SequentialthinkingNeedsMoreThoughts as ::toolseal::__private::FromJson >
+                ::from_json(x, & at.key("needsMoreThoughts"), cx)
+                .map(::core::option::Option::Some), ::core::option::Option::None =>
+                ::core::result::Result::Ok(::core::option::Option::None), }
+            );
+            match (
+                thought,
+                next_thought_needed,
+                thought_number,
+                total_thoughts,
+                is_revision,
+                revises_thought,
+                branch_from_thought,
+                branch_id,
+                needs_more_thoughts,
+            ) {
+                (
+                    ::core::option::Option::Some(thought),
+                    ::core::option::Option::Some(next_thought_needed),
+                    ::core::option::Option::Some(thought_number),
+                    ::core::option::Option::Some(total_thoughts),
+                    ::core::option::Option::Some(is_revision),
+                    ::core::option::Option::Some(revises_thought),
+                    ::core::option::Option::Some(branch_from_thought),
+                    ::core::option::Option::Some(branch_id),
+                    ::core::option::Option::Some(needs_more_thoughts),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        thought,
+                        next_thought_needed,
+                        thought_number,
+                        total_thoughts,
+                        is_revision,
+                        revises_thought,
+                        branch_from_thought,
+                        branch_id,
+                        needs_more_thoughts,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SequentialthinkingArgs);
@@ -833,35 +847,60 @@ const _: () = {
                 max_properties: ::core::option::Option::None,
             };
             let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            ::core::result::Result::Ok(Self {
-                thought_number: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[0].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("thoughtNumber"),
-                    cx,
-                )?,
-                total_thoughts: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[1].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("totalThoughts"),
-                    cx,
-                )?,
-                next_thought_needed: <bool as ::toolseal::__private::FromJson>::from_json(
-                    slots[2].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("nextThoughtNeeded"),
-                    cx,
-                )?,
-                branches: <::std::vec::Vec<
-                    String,
-                > as ::toolseal::__private::FromJson>::from_json(
-                    slots[3].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("branches"),
-                    cx,
-                )?,
-                thought_history_length: <f64 as ::toolseal::__private::FromJson>::from_json(
-                    slots[4].unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS),
-                    &at.key("thoughtHistoryLength"),
-                    cx,
-                )?,
-            })
+            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
+            let thought_number = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("thoughtNumber"), cx)
+            );
+            let total_thoughts = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("totalThoughts"), cx)
+            );
+            let next_thought_needed = ::toolseal::__signature_first!(
+                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[2]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("nextThoughtNeeded"), cx)
+            );
+            let branches = ::toolseal::__signature_first!(
+                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
+                ::from_json(slots[3].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
+                & at.key("branches"), cx)
+            );
+            let thought_history_length = ::toolseal::__signature_first!(
+                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[4]
+                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
+                .key("thoughtHistoryLength"), cx)
+            );
+            match (
+                thought_number,
+                total_thoughts,
+                next_thought_needed,
+                branches,
+                thought_history_length,
+            ) {
+                (
+                    ::core::option::Option::Some(thought_number),
+                    ::core::option::Option::Some(total_thoughts),
+                    ::core::option::Option::Some(next_thought_needed),
+                    ::core::option::Option::Some(branches),
+                    ::core::option::Option::Some(thought_history_length),
+                ) => {
+                    ::core::result::Result::Ok(Self {
+                        thought_number,
+                        total_thoughts,
+                        next_thought_needed,
+                        branches,
+                        thought_history_length,
+                    })
+                }
+                _ => {
+                    ::core::result::Result::Err(
+                        ::toolseal::__private::first_rejection(first, at, v),
+                    )
+                }
+            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SequentialthinkingOutput);
