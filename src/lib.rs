@@ -190,14 +190,16 @@ pub mod __private {
         first.unwrap_or_else(|| Rejection::violation(at, Keyword::Type, "object", v.kind()))
     }
 
-    /// A `serde_json::Value` from JSON text the generator wrote.
+    /// A `serde_json::Value` from JSON text the generator wrote. Text that does not
+    /// parse is a bug in toolseal-build, never read as `null`.
     pub fn json_literal(text: &str) -> serde_json::Value {
-        serde_json::from_str(text).unwrap_or(serde_json::Value::Null)
+        serde_json::from_str(text).unwrap_or_else(|e| panic!("toolseal-build wrote a JSON literal that does not parse ({e}): {text:.200}"))
     }
 
-    /// A JSON tree from JSON text the generator wrote.
+    /// A JSON tree from JSON text the generator wrote. Text that does not parse
+    /// is a bug in toolseal-build, never read as `null`.
     pub fn json_tree(text: &'static str) -> Json<'static> {
-        Json::parse(text.as_bytes()).unwrap_or(Json::Null)
+        Json::parse(text.as_bytes()).unwrap_or_else(|e| panic!("toolseal-build wrote a JSON literal that does not parse ({}): {text:.200}", e.message))
     }
 
     /// The JSON Schema of `T` as a value, registering its definition.

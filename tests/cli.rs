@@ -104,6 +104,107 @@ fn resolve_writes_one_verdict_per_call() {
     assert_eq!((lines[0]["class"].as_str(), lines[1]["server"].as_str()), (Some("M2"), Some("files")));
 }
 
+/// The verdict lines of a `resolve` run with `args` on `input`.
+fn resolve_lines(args: &[&str], input: &str) -> Vec<serde_json::Value> {
+    let run = toolseal(args, &[], input.as_bytes());
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    json_lines(&run)
+}
+
+#[test]
+fn resolve_reads_bare_output_items_and_pinned_call_objects() {
+    let input = [
+        r#"{"type":"mcp_call","id":"mcp_1","server_label":"storage","name":"search","arguments":"{\"prefix\":\"a/\"}","output":null,"error":null}"#,
+        r#"{"type":"function_call","id":"fc_1","call_id":"call_1","name":"files__search","arguments":"{\"query\":\"x\"}","status":"completed"}"#,
+        r#"{"type":"function_call","call_id":"call_2","name":"search","arguments":"{\"query\":\"x\"}"}"#,
+        r#"{"server":"files","name":"search","arguments":{"query":"x"}}"#,
+        r#"{"server":"storage","name":"search","arguments":{"query":"x"}}"#,
+        r#"{"server":"gamma","name":"search","arguments":{"query":"x"}}"#,
+        r#"{"server":7,"name":"search","arguments":{"query":"x"}}"#,
+        r#"{"server":"files","name":"search","arguments":{"query":"x"},"id":"call_3"}"#,
+    ]
+    .join("\n");
+    let lines = resolve_lines(&["resolve", "--manifest", "tests/deployments/synthetic.toml"], &input);
+    let got: Vec<(Option<&str>, Option<&str>, Option<&str>, Option<&str>)> =
+        lines.iter().map(|l| (l["id"].as_str(), l["class"].as_str().or(l["verdict"].as_str()), l["server"].as_str(), l["pointer"].as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            (Some("mcp_1"), Some("accept"), Some("storage"), None),
+            (Some("call_1"), Some("accept"), Some("files"), None),
+            (Some("call_2"), Some("M2"), None, Some("/name")),
+            (None, Some("accept"), Some("files"), None),
+            (None, Some("M5"), Some("storage"), Some("/arguments/query")),
+            (None, Some("M1"), Some("gamma"), Some("/name")),
+            (None, Some("Malformed"), None, Some("/server")),
+            (None, Some("Malformed"), None, Some("/id")),
+        ],
+        "{lines:#?}"
+    );
+    assert!(lines[4]["message"].as_str().is_some_and(|m| m.contains("files__search")), "M5 names the tool they fit: {}", lines[4]);
+
+    // One registry: the same shapes resolve (a pin names the one server).
+    let input = [
+        r#"{"type":"function_call","call_id":"call_1","name":"get_balance","arguments":"{\"account_id\":\"acct-1\"}"}"#,
+        r#"{"type":"mcp_call","id":"mcp_1","server_label":"bank","name":"get_balance","arguments":"{\"account_id\":\"acct-1\"}"}"#,
+        r#"{"server":"bank","name":"get_balance","arguments":{"account_id":"acct-1"}}"#,
+    ]
+    .join("\n");
+    let lines = resolve_lines(&["resolve", "--registry", "examples/transfer_funds/registry/bank.json"], &input);
+    assert!(lines.len() == 3 && lines.iter().all(|l| l["verdict"] == "accept" && l["tool"] == "get_balance"), "{lines:#?}");
+}
+
+#[test]
+fn lenient_accept_verdicts_report_each_coercion() {
+    let input = [
+        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"42"}}"#,
+        r#"{"name":"get_balance","arguments":{"account_id":"acct-1"}}"#,
+        r#"{"choices":[{"message":{"tool_calls":[{"id":"call_1","type":"function","function":{"name":"list_transactions","arguments":"{\"account_id\":\"acct-1\",\"limit\":\"5\"}"}}]}}]}"#,
+    ]
+    .join("\n");
+    let bank = ["resolve", "--registry", "examples/transfer_funds/registry/bank.json"];
+    let strict = resolve_lines(&bank, &input);
+    assert_eq!(strict.iter().map(|l| l["class"].as_str().unwrap_or("accept")).collect::<Vec<_>>(), ["H3", "accept", "H3"]);
+    assert!(strict.iter().all(|l| l.get("coercions").is_none()));
+    let lenient = resolve_lines(&[&bank[..], &["--lenient"]].concat(), &input);
+    assert!(lenient.iter().all(|l| l["verdict"] == "accept"), "{lenient:#?}");
+    assert_eq!(lenient[0]["coercions"], serde_json::json!([{ "pointer": "/arguments/amount", "text": "42" }]));
+    assert!(lenient[1].get("coercions").is_none(), "no coercion, nothing said: {}", lenient[1]);
+    assert_eq!(lenient[2]["coercions"], serde_json::json!([{ "pointer": "/arguments/limit", "text": "5" }]));
+
+    // Routed across a deployment too, and only the routed tool's coercions.
+    let input = r#"{"name":"files__search","arguments":{"query":"x","limit":"5"}}"#;
+    let lines = resolve_lines(&["resolve", "--manifest", "tests/deployments/synthetic.toml", "--lenient"], input);
+    assert_eq!((lines[0]["verdict"].as_str(), lines[0]["server"].as_str()), (Some("accept"), Some("files")));
+    assert_eq!(lines[0]["coercions"], serde_json::json!([{ "pointer": "/arguments/limit", "text": "5" }]));
+}
+
+#[test]
+fn resolve_rejects_a_call_with_no_name_as_malformed() {
+    let input = [
+        r#"{"arguments":{}}"#,
+        r#"{"choices":[{"message":{"tool_calls":[{"id":"call_1","type":"function","function":{"arguments":"{}"}}]}}]}"#,
+        r#"{"output":[{"type":"function_call","call_id":"call_1","arguments":"{}"}]}"#,
+        r#"{"output":[{"type":"mcp_call","id":"mcp_1","server_label":"files","arguments":"{}"}]}"#,
+        r#"{"type":"function_call","call_id":"call_1","arguments":"{}"}"#,
+        r#"{"server":"files","arguments":{}}"#,
+        r#"{"type":"message","content":[{"type":"tool_use","id":"toolu_1","input":{}}]}"#,
+        r#"{"content":[{"type":"mcp_tool_use","id":"mcptoolu_1","server_name":"files","input":{}}]}"#,
+        r#"{"output":{"message":{"content":[{"toolUse":{"toolUseId":"t1","input":{}}}]}}}"#,
+        r#"{"candidates":[{"content":{"parts":[{"functionCall":{"args":{}}}]}}]}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
+    ]
+    .join("\n");
+    for args in [&["resolve", "--registry", "examples/transfer_funds/registry/bank.json"][..], &["resolve", "--manifest", "tests/deployments/synthetic.toml"], &["resolve", "--registry", "examples/transfer_funds/registry/bank.json", "--lenient"]] {
+        let lines = resolve_lines(args, &input);
+        assert_eq!(lines.len(), 11, "{args:?}: {lines:#?}");
+        for l in &lines {
+            assert_eq!((l["class"].as_str(), l["pointer"].as_str()), (Some("Malformed"), Some("/name")), "{args:?}: {l}");
+            assert!(l["message"].as_str().is_some_and(|m| m.contains("no \"name\"")), "{args:?}: {l}");
+        }
+    }
+}
+
 #[test]
 fn resolve_streams_many_lines_and_rejects_oversized_ones() {
     let mut input = Vec::new();

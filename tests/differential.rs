@@ -16,7 +16,7 @@ mod support;
 use toolseal::runtime::dynamic::DynamicRegistry;
 use toolseal::runtime::probe::{probes, Expect};
 use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::{compile_tool_schema, CompileOptions};
+use toolseal::runtime::schema::{compile_tool_schema, CompileOptions, Node};
 use toolseal::{Class, Options};
 use toolseal_fixtures::FIXTURES;
 
@@ -44,12 +44,20 @@ fn generated_dynamic_oracle_and_derived_schemas_agree() {
         assert_eq!(derived.len(), registry.tools.len(), "{}: one derived schema per tool", fixture.module);
         for tool in &registry.tools {
             t.tools += 1;
-            let doc = compile_tool_schema(&tool.input_schema, &CompileOptions::default()).expect("compiles");
+            let Ok(doc) = compile_tool_schema(&tool.input_schema, &CompileOptions::default()) else {
+                // Quarantined: both resolvers refuse every call to it, with that class.
+                let call = format!(r#"{{"name":{:?},"arguments":{{}}}}"#, tool.name);
+                let classes = ((fixture.resolve)(call.as_bytes(), &Options::strict()).err().map(|r| r.class()), dynamic.resolve(call.as_bytes(), &Options::strict()).err().map(|r| r.class()));
+                assert_eq!(classes, (Some(Class::Quarantined), Some(Class::Quarantined)), "{}::{}", fixture.module, tool.name);
+                continue;
+            };
             let oracle = support::oracle(&tool.input_schema);
             let derived_schema = &derived.iter().find(|(n, _)| *n == tool.name).expect("derived schema").1;
             let derived = support::validator(derived_schema);
             let tool_probes = probes(&names, &tool.name, &doc);
-            if tool_probes.is_empty() {
+            // A root no Rust type expresses has no probe generator (tests/spec_keywords.rs and the
+            // JSON-Schema-Test-Suite cover the specification validator).
+            if tool_probes.is_empty() && !matches!(doc.root.node, Node::Spec(_)) {
                 t.unprobed.push(format!("{}::{}", fixture.module, tool.name));
             }
             for probe in tool_probes {

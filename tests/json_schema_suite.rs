@@ -22,7 +22,7 @@ use toolseal_runtime::json::Json;
 use toolseal_runtime::path::Path as JsonPath;
 use toolseal_runtime::registry::read_registry;
 use toolseal_runtime::schema::spec::{SpecDoc, SpecOptions};
-use toolseal_runtime::schema::{closed_world, CompileOptions};
+use toolseal_runtime::schema::{closed_world, CompileOptions, Node};
 use toolseal_runtime::{Class, Options, Rejection};
 
 /// Groups not run, each with its reason: `(file, group description, reason)`.
@@ -102,6 +102,12 @@ fn dynamic(g: &Group, name: &str) -> (DynamicRegistry, Json<'static>) {
     (DynamicRegistry::new(&registry, &CompileOptions { assert_formats: asserts_formats(&g.file), ..CompileOptions::default() }), input)
 }
 
+/// A valid integer refused only because a typed value holds 64 bits.
+fn beyond_64_bits(r: &Rejection) -> bool {
+    let limits = ["integer <= 9223372036854775807", "integer >= -9223372036854775808", "integer <= 18446744073709551615", "integer >= 0"];
+    r.class() == Class::H3 && r.expected().is_some_and(|e| limits.contains(&e))
+}
+
 fn is_remote(r: &DynamicRegistry) -> bool {
     r.quarantined().any(|(_, e)| e.message.contains("neither embedded nor bundled"))
 }
@@ -116,8 +122,9 @@ fn the_dynamic_resolver_agrees_with_the_suite_but_for_the_closed_world() {
     let mut report = BTreeMap::new();
     let mut unexplained = Vec::new();
     let mut differences = Vec::new();
+    let mut wide = Vec::new();
     for draft in DRAFTS {
-        let (mut tests, mut agree, mut closed, mut skips, mut remote) = (0, 0, 0, 0, 0);
+        let (mut tests, mut agree, mut closed, mut skips, mut remote, mut wide_here) = (0, 0, 0, 0, 0, 0);
         for (i, g) in groups(draft).into_iter().enumerate() {
             if skipped(&g) {
                 skips += g.tests.len();
@@ -143,15 +150,21 @@ fn the_dynamic_resolver_agrees_with_the_suite_but_for_the_closed_world() {
                     // toolseal agrees with the specification on the closed-world schema, which refuses it.
                     closed += 1;
                     differences.push(format!("{draft}/{} | {} | {description}", g.file, g.description));
+                } else if *valid && got.as_ref().err().is_some_and(beyond_64_bits) {
+                    // The typed value is an `i64`/`u64`: a valid integer beyond 64 bits is refused
+                    // (H3, never wrapped), the README's one other listed difference.
+                    wide_here += 1;
+                    wide.push(format!("{draft}/{} | {} | {description}", g.file, g.description));
                 } else {
                     unexplained.push(format!("{draft}/{} | {} | {description} | suite: {valid}, toolseal: {:?}", g.file, g.description, got.err().map(|r| r.to_string())));
                 }
             }
         }
-        report.insert(draft, (tests, agree, closed, skips, remote));
+        report.insert(draft, (tests, agree, closed, wide_here, skips, remote));
     }
-    eprintln!("dynamic resolver: {report:?} (tests, agree, closed-world differences, skipped with reason, remote refs quarantined)");
+    eprintln!("dynamic resolver: {report:?} (tests, agree, closed-world differences, integers beyond 64 bits, skipped with reason, remote refs quarantined)");
     eprintln!("closed-world differences ({}):\n{}", differences.len(), differences.join("\n"));
+    eprintln!("integers beyond 64 bits refused by a typed value ({}):\n{}", wide.len(), wide.join("\n"));
     assert!(unexplained.is_empty(), "{} disagreements:\n{}", unexplained.len(), unexplained.join("\n"));
 }
 
@@ -172,13 +185,17 @@ fn the_generated_enum_agrees_with_the_dynamic_resolver_on_every_suite_test() {
     let mut report = BTreeMap::new();
     let mut disagreements = Vec::new();
     for draft in DRAFTS {
-        let (mut tests, mut quarantined) = (0, 0);
+        let (mut tests, mut quarantined, mut typed) = (0, 0, 0);
         for (i, g) in groups(draft).into_iter().enumerate() {
             if skipped(&g) {
                 continue;
             }
             let name = tool_name(draft, i);
             let (resolver, _) = dynamic(&g, &name);
+            // How much of the suite the typed compiler takes (the rest: the specification validator).
+            if resolver.schemas().next().is_some_and(|(_, doc)| matches!(&doc.root.node, Node::Object(o) if !matches!(o.properties[0].schema.node, Node::Spec(_)))) {
+                typed += g.tests.len();
+            }
             for (description, data, _) in &g.tests {
                 tests += 1;
                 let text = call(&name, data);
@@ -193,8 +210,8 @@ fn the_generated_enum_agrees_with_the_dynamic_resolver_on_every_suite_test() {
                 }
             }
         }
-        report.insert(draft, (tests, quarantined));
+        report.insert(draft, (tests, quarantined, typed));
     }
-    eprintln!("generated enum: {report:?} (tests compared with the dynamic resolver, of them refused as quarantined)");
+    eprintln!("generated enum: {report:?} (tests compared with the dynamic resolver, of them refused as quarantined, of them on a typed value)");
     assert!(disagreements.is_empty(), "{} disagreements:\n{}", disagreements.len(), disagreements.join("\n"));
 }

@@ -173,3 +173,27 @@ fn the_worked_example() {
     assert_eq!((r.class(), r.pointer(), r.found()), (Class::H3, "/arguments/amount", Some(toolseal::JsonKind::String)));
     assert!(!r.is_numeric_string());
 }
+
+#[test]
+#[should_panic(expected = "toolseal-build wrote a JSON literal that does not parse")]
+fn a_generated_json_value_literal_that_does_not_parse_is_never_null() {
+    let _ = toolseal::__private::json_literal(r#"{"const":"#);
+}
+
+#[test]
+#[should_panic(expected = "toolseal-build wrote a JSON literal that does not parse")]
+fn a_generated_json_tree_literal_that_does_not_parse_is_never_null() {
+    let _ = toolseal::__private::json_tree("[1,");
+}
+
+#[test]
+fn a_value_that_cannot_be_serialized_is_rejected_not_checked_as_null() {
+    // Map keys that are not strings cannot be written as JSON: a free-form
+    // (`serde_json::Value`) newtype would have accepted the `null` it used to become.
+    let inner: std::collections::BTreeMap<Vec<u8>, u8> = [(vec![1], 1)].into_iter().collect();
+    let r = toolseal::__private::try_from_serialize::<serde_json::Value, _>(&inner).expect_err("not JSON");
+    assert_eq!((r.class(), r.pointer()), (Class::Malformed, ""));
+    assert!(r.to_string().contains("cannot be written as JSON"), "{r}");
+    let ok = toolseal::__private::try_from_serialize::<serde_json::Value, _>(&[1, 2]).expect("JSON");
+    assert_eq!(ok, serde_json::json!([1, 2]));
+}

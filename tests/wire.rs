@@ -7,9 +7,10 @@ mod support;
 use serde_json::{json, Value};
 use toolseal::pipeline::{Authorized, FrontierGate, MemorySink, Pipeline};
 use toolseal::runtime::json::Json;
-use toolseal::wire::{answer, parse_reply, reply, WireFormat};
+use toolseal::wire::{answer, parse_reply, reply, ItemKind, WireFormat};
 use toolseal::Options;
 use toolseal_fixtures::bank::ToolCall;
+use toolseal_fixtures::synthetic;
 
 struct Fixture {
     name: String,
@@ -171,4 +172,93 @@ fn feedback_is_bounded_and_classified() {
     let mut budget = RetryBudget::max_attempts(2);
     assert_eq!((budget.attempt(), budget.attempt(), budget.remaining()), (Ok(1), Ok(2), 0));
     assert!(budget.attempt().is_err(), "a spent budget stops the loop");
+}
+
+#[test]
+fn a_bare_responses_or_anthropic_item_is_one_call() {
+    let strict = Options::strict();
+    let item = br#"{"type":"function_call","id":"fc_1","call_id":"call_1","name":"get_balance","arguments":"{\"account_id\":\"acct-1\"}","status":"completed"}"#;
+    let calls = parse_reply(item, &strict).expect("a Responses output item");
+    assert_eq!((calls.len(), calls[0].format, calls[0].kind, calls[0].id.as_deref()), (1, WireFormat::OpenAiResponses, ItemKind::Function, Some("call_1")));
+    assert_eq!(calls[0].resolve::<ToolCall>(&strict).expect("resolves").call.name(), "get_balance");
+    let a = answer(&calls[0], &toolseal::wire::Answer::Output(&json!("ok")));
+    assert_eq!((a["type"].as_str(), a["call_id"].as_str()), (Some("function_call_output"), Some("call_1")));
+
+    // An `mcp_call` pins its server (its `output` is the result slot, not a list of items).
+    let pinned = |server: &str| format!(r#"{{"type":"mcp_call","id":"mcp_1","server_label":"{server}","name":"read_file","arguments":"{{\"path\":\"/b\"}}","output":null,"error":null}}"#);
+    let calls = parse_reply(pinned("files").as_bytes(), &strict).expect("an mcp_call item");
+    assert_eq!((calls.len(), calls[0].kind, calls[0].server.as_deref(), calls[0].id.as_deref()), (1, ItemKind::McpServer, Some("files"), Some("mcp_1")));
+    let routed = calls[0].resolve::<synthetic::McpCall>(&strict).expect("pinned to files").call;
+    assert_eq!((routed.server(), routed.tool()), ("files", "read_file"));
+    let calls = parse_reply(pinned("storage").as_bytes(), &strict).expect("an mcp_call item");
+    let r = calls[0].resolve::<synthetic::McpCall>(&strict).expect_err("storage's read_file wants s3:// and an encoding");
+    assert_eq!((r.class().as_str(), r.server()), ("M5", Some("storage")), "{r}");
+    // Flat and unpinned, the same name is ambiguous under the manifest's strict policy.
+    let flat = parse_reply(br#"{"type":"function_call","call_id":"call_2","name":"read_file","arguments":"{\"path\":\"/b\"}"}"#, &strict).expect("an item");
+    assert_eq!(flat[0].resolve::<synthetic::McpCall>(&strict).expect_err("ambiguous").class().as_str(), "M2");
+
+    let block = br#"{"type":"tool_use","id":"toolu_1","name":"get_balance","input":{"account_id":"acct-1"}}"#;
+    let calls = parse_reply(block, &strict).expect("an Anthropic content block");
+    assert_eq!((calls.len(), calls[0].format, calls[0].id.as_deref()), (1, WireFormat::Anthropic, Some("toolu_1")));
+    assert!(calls[0].resolve::<ToolCall>(&strict).is_ok());
+    let block = br#"{"type":"mcp_tool_use","id":"mcptoolu_1","server_name":"files","name":"read_file","input":{"path":"/b"}}"#;
+    let calls = parse_reply(block, &strict).expect("an Anthropic MCP block");
+    assert_eq!(calls[0].resolve::<synthetic::McpCall>(&strict).expect("pinned").call.server(), "files");
+    // Full replies are read as before.
+    let reply_bytes = br#"{"output":[{"type":"message","content":[]},{"type":"function_call","call_id":"call_1","name":"get_balance","arguments":"{\"account_id\":\"acct-1\"}"}]}"#;
+    assert_eq!(parse_reply(reply_bytes, &strict).expect("a reply").len(), 1);
+}
+
+#[test]
+fn a_call_object_may_pin_its_server() {
+    let strict = Options::strict();
+    let calls = parse_reply(br#"{"server":"files","name":"read_file","arguments":{"path":"/b"}}"#, &strict).expect("a pinned call object");
+    assert_eq!((calls.len(), calls[0].format, calls[0].server.as_deref(), calls[0].name.as_deref()), (1, WireFormat::Canonical, Some("files"), Some("read_file")));
+    let routed = calls[0].resolve::<synthetic::McpCall>(&strict).expect("pinned to files").call;
+    assert_eq!((routed.server(), routed.tool()), ("files", "read_file"));
+    let calls = parse_reply(br#"{"name":"read_file","arguments":{"path":"/b"}}"#, &strict).expect("a call object");
+    assert_eq!(calls[0].resolve::<synthetic::McpCall>(&strict).expect_err("flat").class().as_str(), "M2");
+    // One registry is one server: the pin is not routed on.
+    let calls = parse_reply(br#"{"server":"bank","name":"get_balance","arguments":{"account_id":"acct-1"}}"#, &strict).expect("a pinned call object");
+    assert!(calls[0].resolve::<ToolCall>(&strict).is_ok());
+    // The envelope rules stand beside the pin.
+    for (bad, pointer) in [
+        (&br#"{"server":"files","name":"read_file","arguments":{"path":"/b"},"id":"x"}"#[..], "/id"),
+        (br#"{"server":"files","server":"storage","name":"read_file","arguments":{}}"#, "/server"),
+        (br#"{"server":7,"name":"read_file","arguments":{}}"#, "/server"),
+        (br#"{"server":null,"name":"read_file","arguments":{}}"#, "/server"),
+        (br#"{"server":"files","name":"read_file","name":"write_file"}"#, "/name"),
+    ] {
+        let calls = parse_reply(bad, &strict).expect("a call object");
+        let r = calls[0].resolve::<synthetic::McpCall>(&strict).expect_err("malformed");
+        assert_eq!((r.class().as_str(), r.pointer()), ("Malformed", pointer), "{}: {r}", String::from_utf8_lossy(bad));
+    }
+}
+
+#[test]
+fn a_call_with_no_name_is_malformed_in_every_format() {
+    let strict = Options::strict();
+    let nameless: [&[u8]; 13] = [
+        br#"{"arguments":{}}"#,
+        br#"{"server":"files","arguments":{}}"#,
+        br#"{"choices":[{"message":{"tool_calls":[{"id":"call_1","type":"function","function":{"arguments":"{}"}}]}}]}"#,
+        br#"{"tool_calls":[{"id":"call_1","type":"function"}]}"#,
+        br#"{"output":[{"type":"function_call","call_id":"call_1","arguments":"{}"}]}"#,
+        br#"{"output":[{"type":"mcp_call","id":"mcp_1","server_label":"files","arguments":"{}"}]}"#,
+        br#"{"type":"function_call","call_id":"call_1","arguments":"{}"}"#,
+        br#"{"type":"mcp_call","id":"mcp_1","server_label":"files","arguments":"{}"}"#,
+        br#"{"type":"message","content":[{"type":"tool_use","id":"toolu_1","input":{}}]}"#,
+        br#"{"type":"mcp_tool_use","id":"mcptoolu_1","server_name":"files","input":{}}"#,
+        br#"{"output":{"message":{"content":[{"toolUse":{"toolUseId":"t1","input":{}}}]}}}"#,
+        br#"{"candidates":[{"content":{"parts":[{"functionCall":{"args":{}}}]}}]}"#,
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
+    ];
+    for reply_bytes in nameless {
+        let calls = parse_reply(reply_bytes, &strict).unwrap_or_else(|r| panic!("{}: {r}", String::from_utf8_lossy(reply_bytes)));
+        assert_eq!(calls.len(), 1, "{}", String::from_utf8_lossy(reply_bytes));
+        for r in [calls[0].resolve::<ToolCall>(&strict).map(|_| ()), calls[0].resolve::<synthetic::McpCall>(&strict).map(|_| ())] {
+            let r = r.expect_err("no name");
+            assert_eq!((r.class().as_str(), r.pointer(), r.reason()), ("Malformed", "/name", &toolseal::Reason::MissingName), "{}", String::from_utf8_lossy(reply_bytes));
+        }
+    }
 }

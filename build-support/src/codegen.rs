@@ -41,11 +41,20 @@ fn rt() -> TokenStream {
 fn doc_attr(text: Option<String>) -> TokenStream {
     match text {
         Some(t) => {
-            let lines = t.lines().map(|l| format!(" {l}"));
+            let lines = t.lines().map(|l| format!(" {}", doc_safe(l)));
             quote!(#(#[doc = #lines])*)
         }
         None => TokenStream::new(),
     }
+}
+
+/// `text` as a doc comment can hold it: control characters other than tab (a lone
+/// CR that rustc refuses in doc comments, among them) written as escapes.
+pub(crate) fn doc_safe(text: &str) -> String {
+    if !text.chars().any(|c| c.is_control() && c != '\t') {
+        return text.to_owned();
+    }
+    text.chars().map(|c| if c.is_control() && c != '\t' { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn f64_lit(x: f64) -> Literal {
@@ -242,6 +251,9 @@ impl Generator {
                 let inner = self.ty(t, inner, hint);
                 quote!(::core::option::Option<#inner>)
             }
+            // Never reaches the generator (`allOf` merging consumes it, elsewhere the
+            // specification validator applies); were it to, the stricter reading is kept.
+            Node::IfType(inner) => self.ty(t, inner, hint),
             Node::Ref(i) => {
                 let name = self.def_type(t, *i);
                 if t.doc.defs[*i].recursive {
@@ -445,12 +457,13 @@ impl Generator {
         let enum_values = values.iter().map(json_lit);
         let word = if is_const { "const" } else { "enum" };
         let desc = s.description.iter();
+        let variant_docs = strings.iter().map(|s| doc_safe(s));
         self.items.push(quote! {
             #docs
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #rt::serde::Serialize)]
             #[serde(crate = "::toolseal::__private::serde")]
             pub enum #id {
-                #(#[doc = #strings] #[serde(rename = #strings)] #variants,)*
+                #(#[doc = #variant_docs] #[serde(rename = #strings)] #variants,)*
             }
         });
         let list = if is_const { quote!(#(#enum_values)*) } else { quote!(#rt::serde_json::Value::Array(::std::vec![#(#enum_values),*])) };

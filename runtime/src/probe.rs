@@ -107,7 +107,7 @@ impl Gen<'_> {
         match &self.doc.resolve(schema).node {
             Node::Any => Some(s("any")),
             // No generator for the specification's keywords: such tools get no honest probe.
-            Node::Never | Node::Spec(_) => None,
+            Node::Never | Node::Spec(_) | Node::IfType(_) => None,
             Node::Null => Some(Json::Null),
             Node::Boolean => Some(Json::Bool(true)),
             Node::Integer { bounds, repr } => {
@@ -357,7 +357,7 @@ impl Gen<'_> {
     fn kinds(&self, node: &Node) -> Vec<JsonKind> {
         use JsonKind as K;
         match node {
-            Node::Any | Node::Never | Node::Spec(_) => Vec::new(),
+            Node::Any | Node::Never | Node::Spec(_) | Node::IfType(_) => Vec::new(),
             Node::Null => vec![K::Null],
             Node::Boolean => vec![K::Boolean],
             Node::Integer { .. } => vec![K::Integer],

@@ -1,6 +1,7 @@
 //! Conversion of JSON trees into strictly typed Rust values. Generated types
 //! implement [`FromJson`]; this module covers the standard types they use.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::de::{Deserialize, Deserializer, Error as _};
@@ -8,7 +9,7 @@ use serde::de::{Deserialize, Deserializer, Error as _};
 use crate::check::{self, Cx, NumberBounds};
 use crate::json::Json;
 use crate::path::Path;
-use crate::rejection::Rejection;
+use crate::rejection::{Reason, Rejection};
 
 /// A type that can be built from a JSON tree, rejecting with a classified
 /// [`Rejection`] whatever its schema does not allow.
@@ -125,8 +126,12 @@ pub fn deserialize_via<'de, T: FromJson, D: Deserializer<'de>>(deserializer: D) 
 }
 
 /// `TryFrom` for generated newtypes: the inner value is checked against the
-/// schema exactly as it would be in a call.
+/// schema exactly as it would be in a call. A value that cannot be written as
+/// JSON is a `Malformed` rejection (never checked as `null`).
 pub fn try_from_serialize<T: FromJson, S: serde::Serialize>(inner: &S) -> Result<T, Rejection> {
-    let value = serde_json::to_value(inner).unwrap_or(serde_json::Value::Null);
+    let value = serde_json::to_value(inner).map_err(|e| {
+        let message = Cow::Owned(format!("the value cannot be written as JSON, so it cannot be checked against its schema: {e}"));
+        Rejection::malformed(Reason::WireShape { message }, &Path::root())
+    })?;
     T::from_json(&Json::from_value(&value), &Path::root(), &mut Cx::strict())
 }

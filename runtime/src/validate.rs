@@ -20,6 +20,8 @@ pub fn validate(doc: &SchemaDoc, schema: &Schema, v: &Json<'_>) -> Result<(), Re
 pub fn validate_at(doc: &SchemaDoc, schema: &Schema, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<(), Rejection> {
     match &schema.node {
         Node::Any => check::no_duplicates_deep(v, at),
+        Node::IfType(inner) if same_kind(&inner.node, v) => validate_at(doc, inner, v, at, cx),
+        Node::IfType(_) => check::no_duplicates_deep(v, at),
         Node::Never => Err(Rejection::violation(at, Keyword::False, "no value (the schema here admits none)", v.kind())),
         Node::Spec(s) => s.doc.validate_at(s.node, v, at, cx),
         Node::Null => check::null(v, at),
@@ -98,6 +100,11 @@ fn union(doc: &SchemaDoc, schema: &Schema, mode: UnionMode, options: &[Schema], 
             Err(check::union_error(at, v, keyword, Cow::Owned(describe(doc, schema)), errors))
         }
     }
+}
+
+/// Whether `v` is of the type a conditional node's keywords belong to.
+fn same_kind(node: &Node, v: &Json<'_>) -> bool {
+    matches!((node, v), (Node::Object(_), Json::Object(_)) | (Node::Array(_), Json::Array(_)) | (Node::String(_), Json::String(_)) | (Node::Number(_) | Node::Integer { .. }, Json::Number(_)))
 }
 
 fn declared(rule: &ObjectRule) -> Names {

@@ -3,8 +3,9 @@
 //! [`parse_reply`] takes one model reply — OpenAI Chat Completions
 //! `tool_calls`, OpenAI Responses `function_call` / `mcp_call`, Anthropic
 //! `tool_use` / `mcp_tool_use`, Bedrock Converse `toolUse`, Gemini
-//! `functionCall`, MCP `tools/call` JSON-RPC, or a bare `{"name", "arguments"}`
-//! — and returns every call in it, each with its id, to be resolved on its
+//! `functionCall`, MCP `tools/call` JSON-RPC, a bare output item or content
+//! block of Responses or Anthropic (`{"type": "mcp_call", ...}`), or a bare
+//! `{"name", "arguments"}` (with an optional `"server"` pin) — and returns every call in it, each with its id, to be resolved on its
 //! own: one bad call rejects that call, the others go on. [`answer`] renders
 //! a result or a rejection for one call in its vendor's shape, id preserved;
 //! [`reply`] wraps a batch of answers as the next message of the conversation.
@@ -25,13 +26,16 @@ use crate::rejection::{Class, Reason, Rejection};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WireFormat {
-    /// The canonical call object `{"name": ..., "arguments": {...}}`.
+    /// The canonical call object `{"name": ..., "arguments": {...}}`, optionally
+    /// pinned to a server: `{"server": ..., "name": ..., "arguments": {...}}`.
     Canonical,
     /// OpenAI Chat Completions: `choices[].message.tool_calls[]`, arguments a JSON string.
     OpenAiChat,
-    /// OpenAI Responses: `output[]` items `function_call` and `mcp_call`, arguments a JSON string.
+    /// OpenAI Responses: `output[]` items `function_call` and `mcp_call` (or one such item
+    /// on its own), arguments a JSON string.
     OpenAiResponses,
-    /// Anthropic Messages: `content[]` blocks `tool_use` and `mcp_tool_use`, `input` an object.
+    /// Anthropic Messages: `content[]` blocks `tool_use` and `mcp_tool_use` (or one such
+    /// block on its own), `input` an object.
     Anthropic,
     /// Amazon Bedrock Converse: `output.message.content[].toolUse`, `input` an object.
     Bedrock,
@@ -76,7 +80,7 @@ pub struct WireCall {
     pub index: usize,
     /// The call id, as the vendor gave it (`call_…`, `toolu_…`, a JSON-RPC id).
     pub id: Option<String>,
-    /// The MCP server the call names (`server_label`, `server_name`).
+    /// The MCP server the call names (`server_label`, `server_name`, the canonical `server`).
     pub server: Option<String>,
     /// The tool name as given (absent when the item had none).
     pub name: Option<String>,
@@ -96,8 +100,9 @@ impl WireCall {
         let Some(name) = &self.name else {
             return Err(Rejection::malformed(Reason::MissingName, &Path::root().key("name")));
         };
-        if self.format == WireFormat::Canonical {
-            // The canonical object is resolved whole, envelope rules included.
+        if self.format == WireFormat::Canonical && self.server.is_none() {
+            // The canonical object is resolved whole, envelope rules included
+            // (a pinned one had them checked when it was parsed).
             let members = vec![(Cow::Borrowed("name"), Json::String(Cow::Borrowed(name.as_str()))), (Cow::Borrowed("arguments"), arguments.clone())];
             return C::resolve_tree_with(&Json::Object(members), options);
         }
@@ -145,9 +150,29 @@ fn has_item(items: &[Json<'_>], pred: impl Fn(&Json<'_>) -> bool) -> bool {
     items.iter().any(pred)
 }
 
+/// The format of a bare output item or content block (`{"type": "mcp_call", ...}`), if `tree` is one.
+fn bare_item(tree: &Json<'_>) -> Option<WireFormat> {
+    match str_at(tree, "type")? {
+        "function_call" | "mcp_call" => Some(WireFormat::OpenAiResponses),
+        "tool_use" | "mcp_tool_use" => Some(WireFormat::Anthropic),
+        _ => None,
+    }
+}
+
+/// The items of a reply's list under `key`, or the reply itself when it is one bare item of `format`.
+fn items_or_bare<'j, 'a>(tree: &'j Json<'a>, key: &str, format: WireFormat) -> &'j [Json<'a>] {
+    if bare_item(tree) == Some(format) {
+        return std::slice::from_ref(tree);
+    }
+    array(tree.get(key))
+}
+
 fn detect(tree: &Json<'_>) -> Option<WireFormat> {
     if let Json::Array(items) = tree {
         return (!items.is_empty() && items.iter().all(|i| i.get("jsonrpc").is_some())).then_some(WireFormat::Mcp);
+    }
+    if let Some(format) = bare_item(tree) {
+        return Some(format);
     }
     if tree.get("jsonrpc").is_some() {
         return Some(WireFormat::Mcp);
@@ -171,7 +196,8 @@ fn detect(tree: &Json<'_>) -> Option<WireFormat> {
         }
         return Some(WireFormat::Anthropic);
     }
-    if tree.get("name").is_some() {
+    // A call object; without its `name` it is still one (and `Malformed` for that).
+    if tree.get("name").is_some() || tree.get("arguments").is_some() {
         return Some(WireFormat::Canonical);
     }
     None
@@ -202,15 +228,16 @@ fn calls_of(format: WireFormat, tree: &Json<'_>) -> Result<Vec<WireCall>, Reject
     match format {
         WireFormat::Canonical => {
             // The canonical object is resolved whole (its envelope rules included).
+            let (server, arguments) = canonical_call(tree);
             return Ok(vec![WireCall {
                 format,
                 kind: ItemKind::Function,
                 index: 0,
                 id: None,
-                server: None,
+                server,
                 name: str_at(tree, "name").map(str::to_owned),
                 digest: sha256_hex(tree.to_json_string().as_bytes()),
-                arguments: canonical_arguments(tree),
+                arguments,
                 rpc_id: Value::Null,
             }]);
         }
@@ -228,7 +255,7 @@ fn calls_of(format: WireFormat, tree: &Json<'_>) -> Result<Vec<WireCall>, Reject
             }
         }
         WireFormat::OpenAiResponses => {
-            for item in array(tree.get("output")) {
+            for item in items_or_bare(tree, "output", format) {
                 match str_at(item, "type") {
                     Some("function_call") => items.push(function(item, str_at(item, "call_id"), item.get("name"), item.get("arguments"), Encoding::String)),
                     Some("mcp_call") => items.push(mcp_item(item, "server_label", "arguments", Encoding::String)),
@@ -237,7 +264,7 @@ fn calls_of(format: WireFormat, tree: &Json<'_>) -> Result<Vec<WireCall>, Reject
             }
         }
         WireFormat::Anthropic => {
-            for block in array(tree.get("content")) {
+            for block in items_or_bare(tree, "content", format) {
                 match str_at(block, "type") {
                     Some("tool_use") => items.push(function(block, str_at(block, "id"), block.get("name"), block.get("input"), Encoding::Object)),
                     Some("mcp_tool_use") => items.push(mcp_item(block, "server_name", "input", Encoding::Object)),
@@ -314,6 +341,29 @@ fn mcp_item<'j, 'a>(raw: &'j Json<'a>, server_key: &str, arguments_key: &str, en
 
 fn canonical_arguments(tree: &Json<'_>) -> Result<Json<'static>, Rejection> {
     crate::call::split_call(tree).map(|(_, a)| a.cloned().unwrap_or(Json::Object(Vec::new())).into_owned())
+}
+
+/// The server a canonical call pins (`"server"`, a string, at most once) and its
+/// arguments; the rest of the object keeps the envelope rules of `{"name", "arguments"}`.
+fn canonical_call(tree: &Json<'_>) -> (Option<String>, Result<Json<'static>, Rejection>) {
+    let Json::Object(members) = tree else {
+        return (None, canonical_arguments(tree));
+    };
+    let pins: Vec<&Json<'_>> = members.iter().filter(|(k, _)| k == "server").map(|(_, v)| v).collect();
+    let at = Path::root();
+    let at = at.key("server");
+    match pins.as_slice() {
+        [] => (None, canonical_arguments(tree)),
+        [Json::String(server)] => {
+            let rest = Json::Object(members.iter().filter(|(k, _)| k != "server").cloned().collect());
+            (Some(server.to_string()), canonical_arguments(&rest))
+        }
+        [other] => {
+            let message = Cow::Borrowed("\"server\" must be a string: the name of the server the call pins");
+            (None, Err(Rejection::malformed(Reason::WireShape { message }, &at).with_found(other.kind())))
+        }
+        _ => (None, Err(Rejection::malformed(Reason::BadEnvelopeKey { key: "server".to_owned() }, &at))),
+    }
 }
 
 fn wire_call(format: WireFormat, index: usize, item: Item<'_, '_>, id: Option<String>) -> WireCall {

@@ -79,6 +79,9 @@ pub const SPEC_ONLY: &[&str] = &[
     "$dynamicRef", "$dynamicAnchor", "$anchor", "$id",
 ];
 
+/// Marks the implied type of an `allOf` member as conditional ([`Node::IfType`]).
+const CONDITIONAL: &str = "if-type";
+
 /// Keywords that constrain values and compile to Rust types.
 pub const ASSERTIONS: &[&str] = &[
     "type", "enum", "const", "properties", "required", "additionalProperties", "minProperties", "maxProperties",
@@ -221,6 +224,9 @@ enum Place {
     /// A member of `allOf`: `additionalProperties: false` here would also reject
     /// keys its siblings declare, so it is refused.
     AllOfMember,
+    /// A property of an `allOf` member: keywords of one type without `type` stay
+    /// conditional ([`Node::IfType`]) until the members are merged.
+    MemberProperty,
     /// Anywhere else.
     Nested,
 }
@@ -259,7 +265,7 @@ impl<'j> Words<'j> {
             }
             let known = ANNOTATIONS.contains(&k.as_ref()) || ASSERTIONS.contains(&k.as_ref()) || k == "$id";
             if !known {
-                if !k.starts_with("x-") && !notes.iter().any(|n| n.pointer == ptr && n.keyword == *k) {
+                if !k.starts_with("x-") && !notes.iter().any(|n| n.pointer == ptr && n.keyword == k.as_ref()) {
                     notes.push(SchemaError { pointer: ptr.to_owned(), keyword: k.to_string(), message: "unknown keyword: an annotation, it constrains nothing (check its spelling)".into() });
                 }
                 continue;
@@ -299,7 +305,11 @@ impl Compiler<'_> {
     /// The schema at `ptr`: typed where a Rust type expresses it, else a [`Node::Spec`].
     /// Members of `allOf` do not fall back alone: the `allOf` around them does.
     fn compile(&mut self, v: &Json<'static>, ptr: &str, place: Place) -> Result<Schema, SchemaError> {
-        match self.compile_typed(v, ptr, place) {
+        let typed = match self.compile_typed(v, ptr, place) {
+            Ok(s) if matches!(s.node, Node::IfType(_)) && !matches!(place, Place::AllOfMember | Place::MemberProperty) => err(ptr, "type", "keywords of one type without `type`"),
+            other => other,
+        };
+        match typed {
             Ok(s) => Ok(s),
             Err(e) if place == Place::AllOfMember => Err(e),
             Err(e) => {
@@ -354,6 +364,9 @@ impl Compiler<'_> {
             if place == Place::Root {
                 close_root(&mut acc);
             }
+            if place != Place::AllOfMember {
+                self.settle_conditionals(&mut acc)?;
+            }
             return Ok(acc);
         }
         self.compile_plain(w, ptr, place, &[])
@@ -377,7 +390,11 @@ impl Compiler<'_> {
                 return self.compile_values(w, word, values, ptr, place, skip);
             }
         }
-        let types = self.types(w, ptr, place)?;
+        let mut types = self.types(w, ptr, place)?;
+        let conditional = types.last() == Some(&CONDITIONAL);
+        if conditional {
+            types.pop();
+        }
         let mut options = Vec::new();
         let mut nullable = false;
         for t in &types {
@@ -408,11 +425,12 @@ impl Compiler<'_> {
             (_, false) => Node::Union { mode: UnionMode::AnyOf, options },
             (_, true) => Node::Nullable(Box::new(Schema::bare(Node::Union { mode: UnionMode::AnyOf, options }, ptr))),
         };
+        let node = if conditional { Node::IfType(Box::new(Schema::bare(node, ptr))) } else { node };
         Ok(Schema::bare(node, ptr))
     }
 
     /// The `type` list, or the type implied by the keywords present.
-    fn types(&self, w: &Words<'_>, ptr: &str, place: Place) -> Result<Vec<&'static str>, SchemaError> {
+    fn types(&mut self, w: &Words<'_>, ptr: &str, place: Place) -> Result<Vec<&'static str>, SchemaError> {
         const ALL: [&str; 7] = ["null", "boolean", "integer", "number", "string", "array", "object"];
         let canonical = |t: &str| ALL.iter().copied().find(|a| *a == t);
         match w.get("type") {
@@ -442,8 +460,13 @@ impl Compiler<'_> {
                 match (present.as_slice(), place) {
                     ([], Place::Root) => Ok(vec!["object"]),
                     ([], _) => Ok(vec![]),
-                    ([one], _) => Ok(vec![one]),
-                    _ => err(ptr, "type", format!("no `type`, and keywords of several types ({}) are present; add `type`", present.join(", "))),
+                    ([one], _) if self.options.implied_types => Ok(vec![one]),
+                    (_, Place::Root) => Ok(vec!["object"]),
+                    ([one], Place::AllOfMember | Place::MemberProperty) => Ok(vec![one, CONDITIONAL]),
+                    _ => {
+                        self.note(ptr, "type", format!("no `type` beside keywords of {}: values of any other type pass, as the specification says (add `type`, or compile with `implied_types`)", present.join(", ")));
+                        err(ptr, "type", "no `type`: the specification validator applies")
+                    }
                 }
             }
         }
@@ -514,7 +537,7 @@ impl Compiler<'_> {
         self.compile_plain(&rest, ptr, rest_place, &[])
     }
 
-    fn string(&self, w: &Words<'_>, ptr: &str) -> Result<StringRule, SchemaError> {
+    fn string(&mut self, w: &Words<'_>, ptr: &str) -> Result<StringRule, SchemaError> {
         let mut rule = StringRule {
             min_length: count(w, "minLength", ptr)?,
             max_length: count(w, "maxLength", ptr)?,
@@ -534,7 +557,7 @@ impl Compiler<'_> {
                     Some(f) => rule.format = Some(f),
                     None => {
                         let known: Vec<&str> = Format::ALL.iter().map(|(n, _)| *n).collect();
-                        return err(ptr, "format", format!("format {name:?} is not supported (supported: {}); or turn format assertion off with `Config::formats(false)`", known.join(", ")));
+                        self.note(ptr, "format", format!("format {name:?} is not one toolseal asserts ({}): an annotation, it constrains nothing", known.join(", ")));
                     }
                 }
             }
@@ -599,7 +622,8 @@ impl Compiler<'_> {
                         continue;
                     }
                     let p = child(&child(ptr, "properties"), name);
-                    properties.push(Property { name: name.to_string(), schema: self.compile(s, &p, Place::Nested)?, required: false });
+                    let at = if place == Place::AllOfMember { Place::MemberProperty } else { Place::Nested };
+                    properties.push(Property { name: name.to_string(), schema: self.compile(s, &p, at)?, required: false });
                 }
             }
             Some(_) => return err(ptr, "properties", "`properties` must be an object"),
@@ -691,6 +715,30 @@ fn close_root(s: &mut Schema) {
         }
 }
 
+impl Compiler<'_> {
+    /// After an `allOf` merge: a property that stayed conditional (no other part gave
+    /// it a type) is checked by the specification validator at its own schema.
+    fn settle_conditionals(&mut self, s: &mut Schema) -> Result<(), SchemaError> {
+        let Node::Object(o) = &mut s.node else { return Ok(()) };
+        for p in &mut o.properties {
+            if let Node::IfType(inner) = &p.schema.node {
+                let Some(node) = self.spec.node_at(&inner.pointer) else {
+                    return err(&inner.pointer, "type", "keywords of one type without `type`");
+                };
+                p.schema.node = Node::Spec(SpecRef { doc: self.spec.clone(), node });
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a finding for `lint` (once per pointer and keyword).
+    fn note(&mut self, ptr: &str, keyword: &str, message: String) {
+        if !self.notes.iter().any(|n| n.pointer == ptr && n.keyword == keyword) {
+            self.notes.push(SchemaError { pointer: ptr.to_owned(), keyword: keyword.to_owned(), message });
+        }
+    }
+}
+
 /// An annotation's text; `null` or a non-string is no text (annotations never refuse a schema).
 fn text(w: &Words<'_>, word: &str) -> Option<String> {
     match w.get(word) {
@@ -762,7 +810,7 @@ pub(super) fn contains_ref(s: &Schema) -> bool {
 pub(crate) fn visit_refs(s: &Schema, f: &mut dyn FnMut(usize)) {
     match &s.node {
         Node::Ref(i) => f(*i),
-        Node::Nullable(inner) => visit_refs(inner, f),
+        Node::Nullable(inner) | Node::IfType(inner) => visit_refs(inner, f),
         Node::Union { options, .. } => options.iter().for_each(|o| visit_refs(o, f)),
         Node::Array(a) => {
             a.prefix.iter().for_each(|p| visit_refs(p, f));

@@ -14,6 +14,7 @@ fn describe_node(doc: &SchemaDoc, node: &Node, depth: usize) -> String {
     match node {
         Node::Any => "any value".into(),
         Node::Never => "no value".into(),
+        Node::IfType(inner) => format!("any value; if {}, one that meets its keywords", describe_node(doc, &inner.node, depth + 1)),
         Node::Spec(_) => "a value its schema allows".into(),
         Node::Null => "null".into(),
         Node::Boolean => "boolean".into(),

@@ -14,6 +14,10 @@ pub(super) fn merge(defs: &[Def], a: Schema, b: Schema, ptr: &str) -> Result<Sch
     let b = resolve(defs, b);
     let node = match (a.node, b.node) {
         (Node::Any, n) | (n, Node::Any) => n,
+        (Node::IfType(x), Node::IfType(y)) if node_name(&x.node) == node_name(&y.node) => Node::IfType(Box::new(merge(defs, *x, *y, ptr)?)),
+        // The other part has that type, so the conditional keywords apply to every value.
+        (Node::IfType(x), other) if conditional_fits(&x, &other) => merge(defs, *x, Schema::bare(other, ptr), ptr)?.node,
+        (other, Node::IfType(x)) if conditional_fits(&x, &other) => merge(defs, Schema::bare(other, ptr), *x, ptr)?.node,
         (Node::Null, Node::Null) => Node::Null,
         (Node::Boolean, Node::Boolean) => Node::Boolean,
         (Node::Integer { bounds: x, .. }, Node::Integer { bounds: y, .. })
@@ -39,6 +43,12 @@ pub(super) fn merge(defs: &[Def], a: Schema, b: Schema, ptr: &str) -> Result<Sch
         (x, y) => return err(ptr, "allOf", format!("`allOf` members have disjoint types ({} and {}), so no value could be valid", node_name(&x), node_name(&y))),
     };
     Ok(Schema { node, title: a.title.or(b.title), description: a.description.or(b.description), default: a.default.or(b.default), pointer: ptr.to_owned() })
+}
+
+/// Whether every value `other` admits has the type a conditional part's keywords belong to.
+fn conditional_fits(conditional: &Schema, other: &Node) -> bool {
+    let (want, have) = (node_name(&conditional.node), node_name(other));
+    want == have || (want == "number" && have == "integer")
 }
 
 fn resolve(defs: &[Def], mut s: Schema) -> Schema {

@@ -106,6 +106,10 @@ pub enum Node {
     Ref(usize),
     /// No value (`false`, or keywords no value satisfies).
     Never,
+    /// Keywords of one type without `type` (`{"required": [..]}`): values of that type must
+    /// meet them, values of other types pass. Only `allOf` merging sees this node: merged
+    /// with a part of that type it is exact; anywhere else the specification validator applies.
+    IfType(Box<Schema>),
     /// A schema no Rust type expresses, checked with the specification's semantics.
     Spec(SpecRef),
 }

@@ -34,7 +34,7 @@ fn open_objects(schema: &Json<'_>, at: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Runs `lint`; exit 1 when a schema cannot be enforced or a file is not a registry.
+/// Runs `lint`; exit 1 when a tool is quarantined, a default breaks its own schema, or a file is not a registry.
 pub fn run(files: &[PathBuf]) -> Result<u8, Failure> {
     let (mut errors, mut warnings) = (0usize, 0usize);
     let mut by_name: BTreeMap<String, Vec<(PathBuf, Option<String>)>> = BTreeMap::new();
@@ -52,8 +52,15 @@ pub fn run(files: &[PathBuf]) -> Result<u8, Failure> {
             }
         };
         for tool in &registry.tools {
-            if let Err(e) = compile_tool_schema(&tool.input_schema, &CompileOptions::default()) {
-                report(file, &tool.name, "error", format!("cannot be enforced: at `#{}{}`, keyword `{}`: {}", tool.input_pointer, e.pointer, e.keyword, e.message));
+            match compile_tool_schema(&tool.input_schema, &CompileOptions::default()) {
+                Err(e) => report(file, &tool.name, "error", format!("quarantined, every call to it is refused: its schema cannot be enforced: at `#{}{}`, keyword `{}`: {}", tool.input_pointer, e.pointer, e.keyword, e.message)),
+                Ok(doc) => {
+                    for n in &doc.notes {
+                        // A default that breaks its own schema is an error in the registry; the rest annotate.
+                        let level = if n.keyword == "default" { "error" } else { "warning" };
+                        report(file, &tool.name, level, format!("at `#{}{}`, keyword `{}`: {}", tool.input_pointer, n.pointer, n.keyword, n.message));
+                    }
+                }
             }
             let mut open = Vec::new();
             open_objects(&tool.input_schema, "", &mut open);

@@ -48,7 +48,8 @@ enum Command {
         #[arg(last = true, required = true)]
         server: Vec<String>,
     },
-    /// Resolve tool calls, one reply per line on stdin (any wire format), into one verdict per call on stdout.
+    /// Resolve tool calls, one reply per line on stdin (any wire format, a bare Responses output item or Anthropic
+    /// content block, or a call object, optionally pinned: {"server", "name", "arguments"}), into one verdict per call on stdout.
     Resolve {
         /// A registry file.
         #[arg(long, conflicts_with = "manifest", required_unless_present = "manifest")]
@@ -56,7 +57,8 @@ enum Command {
         /// A deployment manifest (toolseal.toml).
         #[arg(long)]
         manifest: Option<PathBuf>,
-        /// Coerce numbers given as strings (each coercion is reported).
+        /// Coerce numbers given as strings; each accept verdict lists its coercions
+        /// (`"coercions":[{"pointer":"/arguments/amount","text":"42"}]`).
         #[arg(long)]
         lenient: bool,
         /// Refuse the whole registry (or deployment) if any tool's schema cannot be enforced,

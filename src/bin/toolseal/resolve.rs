@@ -7,7 +7,6 @@ use std::io::{BufRead, BufWriter, Write};
 use std::path::Path;
 
 use serde_json::{json, Value};
-use toolseal::runtime::schema::CompileOptions;
 use toolseal::wire::{parse_reply, WireCall};
 use toolseal::runtime::path::Path as JsonPath;
 use toolseal::{Options, Reason, Rejection};
@@ -21,12 +20,16 @@ fn load(registry: Option<&Path>, manifest: Option<&Path>, strict: bool) -> Resul
     }
     let path = manifest.ok_or_else(|| Failure::new(2, "give --registry or --manifest"))?;
     let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
-    let compiled = deployment.compile_dynamic(path, &CompileOptions::default()).map_err(|e| Failure::new(2, e.to_string()))?;
-    if strict && let Some((server, tool, e)) = compiled.quarantined().next() {
-        return Err(Failure::new(2, format!("{}: server {server:?}, tool {tool:?}: {e} (--strict refuses the deployment; without it the tool is quarantined)", path.display())));
+    let registries = deployment.registries().map_err(|e| Failure::new(2, e.to_string()))?;
+    let catalog = deployment.catalog(path).map_err(|e| Failure::new(2, e.to_string()))?;
+    let resolver = Resolver::servers(catalog, &registries);
+    let quarantined = resolver.quarantined();
+    if strict && let Some((server, tool, e)) = quarantined.first() {
+        let server = server.map(|s| format!("server {s:?}, ")).unwrap_or_default();
+        return Err(Failure::new(2, format!("{}: {server}tool {tool:?}: {e} (--strict refuses the deployment; without it the tool is quarantined)", path.display())));
     }
-    report_quarantined(compiled.quarantined().map(|(s, t, e)| (Some(s), t, e)));
-    Ok(Resolver::Merged { deployment: Box::new(compiled), stale: HashMap::new() })
+    report_quarantined(quarantined.into_iter());
+    Ok(resolver)
 }
 
 fn verdict(line: usize, call: Option<&WireCall>, outcome: Result<Destination, Rejection>) -> Value {
@@ -40,11 +43,15 @@ fn verdict(line: usize, call: Option<&WireCall>, outcome: Result<Destination, Re
         }
     }
     match outcome {
-        Ok(Destination { tool, server_name, .. }) => {
+        Ok(Destination { tool, server_name, coercions, .. }) => {
             v["verdict"] = json!("accept");
             v["tool"] = json!(tool);
             if let Some(server) = server_name {
                 v["server"] = json!(server);
+            }
+            if !coercions.is_empty() {
+                // What lenient mode read out of strings: `{"pointer", "text"}` each.
+                v["coercions"] = json!(coercions);
             }
         }
         Err(r) => {

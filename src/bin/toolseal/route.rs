@@ -5,12 +5,14 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use toolseal::mcp::{McpRequest, Route};
+use toolseal::mcp::{resolve_routed, Catalog, McpRequest, Route};
+use toolseal::runtime::check::Cx;
 use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
+use toolseal::runtime::json::Json;
 use toolseal::runtime::registry::{read_registry, Registry};
 use toolseal::runtime::schema::{CompileOptions, SchemaError};
 use toolseal::wire::WireCall;
-use toolseal::{Class, Options, Reason, Rejection};
+use toolseal::{Class, Coercion, Options, Reason, Rejection};
 
 use crate::Failure;
 
@@ -18,8 +20,13 @@ use crate::Failure;
 pub enum Resolver {
     /// One server: its registry, stale tools by name.
     Single { registry: DynamicRegistry, stale: HashMap<String, String> },
-    /// A manifest's servers, stale tools by route.
+    /// A manifest's servers, stale tools by route (`host`, which resolves strictly:
+    /// a [`DynamicDeployment`] does not hand out the coercions lenient mode makes).
     Merged { deployment: Box<DynamicDeployment>, stale: HashMap<Route, String> },
+    /// A manifest's servers as their merged namespace and each server's registry
+    /// (`resolve`): the same routing rules (M1–M5) as `Merged`, and the coercions
+    /// of the routed tool are kept for the verdict.
+    Servers { catalog: Catalog, servers: Vec<DynamicRegistry>, stale: HashMap<Route, String> },
 }
 
 /// Says on stderr which tools are quarantined (server, tool, why): their calls are refused, the others resolve.
@@ -38,6 +45,8 @@ pub struct Destination {
     pub server_name: Option<String>,
     /// The tool's name on that server.
     pub tool: String,
+    /// Numbers lenient mode read out of strings to resolve it (empty in strict mode).
+    pub coercions: Vec<Coercion>,
 }
 
 impl Resolver {
@@ -53,25 +62,55 @@ impl Resolver {
         Ok(Resolver::Single { registry, stale })
     }
 
-    /// The server and tool `call` resolves to, or its rejection.
-    pub fn resolve(&self, call: &WireCall, options: &Options) -> Result<Destination, Rejection> {
+    /// A manifest's servers: `servers` holds each server's name, tier, tier name and
+    /// registry (manifest order), compiled tool by tool (quarantine, as `Single`).
+    pub fn servers(catalog: Catalog, servers: &[(String, usize, String, Registry)]) -> Resolver {
+        let servers = servers.iter().map(|(_, _, _, registry)| DynamicRegistry::new(registry, &CompileOptions::default())).collect();
+        Resolver::Servers { catalog, servers, stale: HashMap::new() }
+    }
+
+    /// The quarantined tools: server (for a deployment), tool and why.
+    pub fn quarantined(&self) -> Vec<(Option<&str>, &str, &SchemaError)> {
         match self {
-            Resolver::Single { registry, stale } => {
-                let arguments = call.arguments.as_ref().map_err(Clone::clone)?;
-                let name = call.name.as_deref().unwrap_or_default();
-                if let Some(why) = stale.get(name) {
-                    return Err(Rejection::routing(Class::M4, Reason::Stale { change: why.clone() }, name));
-                }
-                registry.resolve_parts(name, Some(arguments), &mut options.cx())?;
-                Ok(Destination { server: 0, server_name: None, tool: name.to_owned() })
-            }
-            Resolver::Merged { deployment, stale } => {
-                let route = deployment.resolve_request_with(&McpRequest::from_wire(call)?, options, stale)?;
-                let catalog = deployment.catalog();
-                Ok(Destination { server: route.server, server_name: Some(catalog.server(route).name.clone()), tool: catalog.tool(route).name.clone() })
+            Resolver::Single { registry, .. } => registry.quarantined().map(|(t, e)| (None, t, e)).collect(),
+            Resolver::Merged { deployment, .. } => deployment.quarantined().map(|(s, t, e)| (Some(s), t, e)).collect(),
+            Resolver::Servers { catalog, servers, .. } => {
+                catalog.servers().iter().zip(servers).flat_map(|(s, r)| r.quarantined().map(move |(t, e)| (Some(s.name.as_str()), t, e))).collect()
             }
         }
     }
+
+    /// The server and tool `call` resolves to, or its rejection. A call with no
+    /// name is `Malformed` (never an unknown tool named "").
+    pub fn resolve(&self, call: &WireCall, options: &Options) -> Result<Destination, Rejection> {
+        let request = McpRequest::from_wire(call)?;
+        match self {
+            Resolver::Single { registry, stale } => {
+                // One registry is one server: a pin (`mcp_call`, `"server"`) is not routed on.
+                let name = request.name.as_ref();
+                if let Some(why) = stale.get(name) {
+                    return Err(Rejection::routing(Class::M4, Reason::Stale { change: why.clone() }, name));
+                }
+                let mut cx = options.cx();
+                registry.resolve_parts(name, request.arguments.as_ref(), &mut cx)?;
+                Ok(Destination { server: 0, server_name: None, tool: name.to_owned(), coercions: cx.into_coercions() })
+            }
+            Resolver::Merged { deployment, stale } => {
+                let route = deployment.resolve_request_with(&request, options, stale)?;
+                Ok(destination(deployment.catalog(), route, Vec::new()))
+            }
+            Resolver::Servers { catalog, servers, stale } => {
+                let mut cx = options.cx();
+                let resolve_on = |route: Route, arguments: Option<&Json<'_>>, cx: &mut Cx| servers[route.server].resolve_parts(&catalog.tool(route).name, arguments, cx);
+                let ((), route) = resolve_routed(catalog, stale, request.server.as_deref(), &request.name, request.arguments.as_ref(), &mut cx, &resolve_on)?;
+                Ok(destination(catalog, route, cx.into_coercions()))
+            }
+        }
+    }
+}
+
+fn destination(catalog: &Catalog, route: Route, coercions: Vec<Coercion>) -> Destination {
+    Destination { server: route.server, server_name: Some(catalog.server(route).name.clone()), tool: catalog.tool(route).name.clone(), coercions }
 }
 
 /// Reads the registry file at `path`.
