@@ -112,6 +112,10 @@ fn schemas_no_rust_type_expresses_are_enforced_not_refused() {
         (r#"{"type":"object","properties":{"a":{},"b":{}},"dependentRequired":{"a":["b"]}}"#, &[(r#"{"a":1,"b":2}"#, None), (r#"{"a":1}"#, Some(Class::H2)), (r#"{"b":1}"#, None)]),
         (r#"{"type":"object","properties":{"a":{"type":"array","contains":{"const":1},"maxContains":1}}}"#, &[(r#"{"a":[1,2]}"#, None), (r#"{"a":[2]}"#, Some(Class::H3)), (r#"{"a":[1,1]}"#, Some(Class::H3))]),
         (r#"{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"integer"},"propertyNames":{"maxLength":2}}}}"#, &[(r#"{"m":{"ab":1}}"#, None), (r#"{"m":{"abc":1}}"#, Some(Class::H2))]),
+        // `allOf` merging was permissive: the parent's own `additionalProperties` / `items` apply
+        // to what only a member declares (the keys and elements a member evaluates stay additional).
+        (r#"{"type":"object","properties":{"v":{"allOf":[{"properties":{"foo":{}}}],"additionalProperties":{"type":"boolean"}}}}"#, &[(r#"{"v":{"foo":1,"bar":true}}"#, Some(Class::H3)), (r#"{"v":{"foo":true,"bar":true}}"#, None)]),
+        (r#"{"type":"object","properties":{"v":{"allOf":[{"prefixItems":[{"minimum":3}]}],"items":{"minimum":5}}}}"#, &[(r#"{"v":[3,5]}"#, Some(Class::H3)), (r#"{"v":[5,5]}"#, None)]),
     ];
     for (schema, calls) in cases {
         let registry = tool(schema);
