@@ -235,7 +235,7 @@ fn lint_reports_what_weakens_resolution() {
     let run = toolseal(&["lint", &bad.to_string_lossy()], &[], b"");
     assert_eq!(run.status.code(), Some(1));
     let report = text(&run.stdout);
-    assert!(report.contains("x y: error: cannot be enforced") && report.contains("keyword `pattern`"), "{report}");
+    assert!(report.contains("x y: error: quarantined") && report.contains("cannot be enforced") && report.contains("keyword `pattern`"), "{report}");
     assert!(report.contains("has no `additionalProperties`") && report.contains("outside [a-zA-Z0-9_-]"), "{report}");
     std::fs::remove_file(&bad).ok();
 }

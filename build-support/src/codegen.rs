@@ -942,7 +942,8 @@ impl Generator {
                 }
                 /// The arguments as JSON (defaults applied).
                 pub fn arguments(&self) -> #rt::serde_json::Value {
-                    match self { #(Self::#variants(a) => #rt::serde_json::to_value(a).unwrap_or_default(),)* }
+                    // Generated argument types have string keys and JSON values only: they always serialize.
+                    match self { #(Self::#variants(a) => #rt::serde_json::to_value(a).expect("toolseal-build: generated arguments serialize to JSON"),)* }
                 }
             }
             impl #rt::serde::Serialize for ToolCall {
@@ -1106,7 +1107,7 @@ fn default_expr(s: &Schema, ty: &TokenStream, d: &Json<'static>) -> Option<Token
 /// with the document's `$defs` / `definitions` beside it so that its references resolve.
 fn spec_schema(r: &SpecRef, s: &Schema) -> TokenStream {
     let rt = rt();
-    let tree = Json::parse(r.doc.source().as_bytes()).map(Json::into_owned).unwrap_or(Json::Null);
+    let tree = Json::parse(r.doc.source().as_bytes()).map(Json::into_owned).expect("the specification validator's source is JSON it wrote");
     let mut sub = tree.pointer(&s.pointer).cloned().unwrap_or(Json::Bool(true));
     if let Json::Object(members) = &mut sub {
         for word in ["$defs", "definitions"] {

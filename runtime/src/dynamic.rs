@@ -135,9 +135,14 @@ impl DynamicDeployment {
     /// [`DynamicDeployment::resolve_request`] where the routes in `stale` are M4
     /// (their live definitions differ from the compiled ones).
     pub fn resolve_request_with(&self, request: &McpRequest<'_>, options: &Options, stale: &HashMap<Route, String>) -> Result<Route, Rejection> {
-        let mut cx = options.cx();
+        self.resolve_request_in(request, &mut options.cx(), stale)
+    }
+
+    /// [`DynamicDeployment::resolve_request_with`] in the resolution context `cx` (strict or
+    /// lenient), which keeps the coercions lenient mode made for the routed tool.
+    pub fn resolve_request_in(&self, request: &McpRequest<'_>, cx: &mut Cx, stale: &HashMap<Route, String>) -> Result<Route, Rejection> {
         let resolve_on = |route: Route, arguments: Option<&Json<'_>>, cx: &mut Cx| self.servers[route.server].resolve_parts(&self.catalog.tool(route).name, arguments, cx);
-        resolve_routed(&self.catalog, stale, request.server.as_deref(), &request.name, request.arguments.as_ref(), &mut cx, &resolve_on).map(|((), route)| route)
+        resolve_routed(&self.catalog, stale, request.server.as_deref(), &request.name, request.arguments.as_ref(), cx, &resolve_on).map(|((), route)| route)
     }
 }
 

@@ -519,13 +519,16 @@ const _: () = {
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
             match self {
                 Self::GetSum(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Echo(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Type(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }

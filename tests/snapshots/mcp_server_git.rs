@@ -1751,40 +1751,52 @@ const _: () = {
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
             match self {
                 Self::GitAdd(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitBranch(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitCheckout(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitCommit(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitCreateBranch(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitDiff(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitDiffStaged(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitDiffUnstaged(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitLog(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitReset(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitShow(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitStatus(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }

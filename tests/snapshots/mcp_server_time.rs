@@ -726,10 +726,12 @@ const _: () = {
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
             match self {
                 Self::ConvertTime(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetCurrentTime(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }

@@ -5894,49 +5894,64 @@ const _: () = {
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
             match self {
                 Self::Random10(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random11(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random12(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random13(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random14(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random15(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random16(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random17(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random18(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random19(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random110(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random111(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random112(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random113(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random114(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }

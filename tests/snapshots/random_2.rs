@@ -5696,49 +5696,64 @@ const _: () = {
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
             match self {
                 Self::Random20(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random21(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random22(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random23(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random24(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random25(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random26(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random27(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random28(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random29(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random210(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random211(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random212(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random213(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random214(a) => {
-                    ::toolseal::__private::serde_json::to_value(a).unwrap_or_default()
+                    ::toolseal::__private::serde_json::to_value(a)
+                        .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }

@@ -79,7 +79,8 @@ impl<'a> McpRequest<'a> {
         }
         let text = |v: Option<Json<'a>>, key: &str, missing: Reason| match v {
             Some(Json::String(s)) => Ok(Some(s)),
-            Some(other) => Err(Rejection::malformed(Reason::NameNotString, &Path::root().key(key)).with_found(other.kind())),
+            Some(other) if key == "name" => Err(Rejection::malformed(Reason::NameNotString, &Path::root().key(key)).with_found(other.kind())),
+            Some(other) => Err(Rejection::malformed(Reason::WireShape { message: format!("\"{key}\" must be a string").into() }, &Path::root().key(key)).with_found(other.kind())),
             None => missing_or_none(missing, key),
         };
         let name = text(name, "name", Reason::MissingName)?.unwrap_or_default();

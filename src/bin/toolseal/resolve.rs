@@ -9,6 +9,7 @@ use std::path::Path;
 use serde_json::{json, Value};
 use toolseal::wire::{parse_reply, WireCall};
 use toolseal::runtime::path::Path as JsonPath;
+use toolseal::runtime::schema::CompileOptions;
 use toolseal::{Options, Reason, Rejection};
 
 use crate::route::{read_registry_file, report_quarantined, Destination, Resolver};
@@ -20,9 +21,8 @@ fn load(registry: Option<&Path>, manifest: Option<&Path>, strict: bool) -> Resul
     }
     let path = manifest.ok_or_else(|| Failure::new(2, "give --registry or --manifest"))?;
     let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
-    let registries = deployment.registries().map_err(|e| Failure::new(2, e.to_string()))?;
-    let catalog = deployment.catalog(path).map_err(|e| Failure::new(2, e.to_string()))?;
-    let resolver = Resolver::servers(catalog, &registries);
+    let compiled = deployment.compile_dynamic(path, &CompileOptions::default()).map_err(|e| Failure::new(2, e.to_string()))?;
+    let resolver = Resolver::Merged { deployment: Box::new(compiled), stale: HashMap::new() };
     let quarantined = resolver.quarantined();
     if strict && let Some((server, tool, e)) = quarantined.first() {
         let server = server.map(|s| format!("server {s:?}, ")).unwrap_or_default();

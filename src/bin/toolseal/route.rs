@@ -5,10 +5,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use toolseal::mcp::{resolve_routed, Catalog, McpRequest, Route};
-use toolseal::runtime::check::Cx;
+use toolseal::mcp::{Catalog, McpRequest, Route};
 use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
-use toolseal::runtime::json::Json;
 use toolseal::runtime::registry::{read_registry, Registry};
 use toolseal::runtime::schema::{CompileOptions, SchemaError};
 use toolseal::wire::WireCall;
@@ -20,13 +18,8 @@ use crate::Failure;
 pub enum Resolver {
     /// One server: its registry, stale tools by name.
     Single { registry: DynamicRegistry, stale: HashMap<String, String> },
-    /// A manifest's servers, stale tools by route (`host`, which resolves strictly:
-    /// a [`DynamicDeployment`] does not hand out the coercions lenient mode makes).
+    /// A manifest's servers, stale tools by route.
     Merged { deployment: Box<DynamicDeployment>, stale: HashMap<Route, String> },
-    /// A manifest's servers as their merged namespace and each server's registry
-    /// (`resolve`): the same routing rules (M1–M5) as `Merged`, and the coercions
-    /// of the routed tool are kept for the verdict.
-    Servers { catalog: Catalog, servers: Vec<DynamicRegistry>, stale: HashMap<Route, String> },
 }
 
 /// Says on stderr which tools are quarantined (server, tool, why): their calls are refused, the others resolve.
@@ -62,21 +55,11 @@ impl Resolver {
         Ok(Resolver::Single { registry, stale })
     }
 
-    /// A manifest's servers: `servers` holds each server's name, tier, tier name and
-    /// registry (manifest order), compiled tool by tool (quarantine, as `Single`).
-    pub fn servers(catalog: Catalog, servers: &[(String, usize, String, Registry)]) -> Resolver {
-        let servers = servers.iter().map(|(_, _, _, registry)| DynamicRegistry::new(registry, &CompileOptions::default())).collect();
-        Resolver::Servers { catalog, servers, stale: HashMap::new() }
-    }
-
     /// The quarantined tools: server (for a deployment), tool and why.
     pub fn quarantined(&self) -> Vec<(Option<&str>, &str, &SchemaError)> {
         match self {
             Resolver::Single { registry, .. } => registry.quarantined().map(|(t, e)| (None, t, e)).collect(),
             Resolver::Merged { deployment, .. } => deployment.quarantined().map(|(s, t, e)| (Some(s), t, e)).collect(),
-            Resolver::Servers { catalog, servers, .. } => {
-                catalog.servers().iter().zip(servers).flat_map(|(s, r)| r.quarantined().map(move |(t, e)| (Some(s.name.as_str()), t, e))).collect()
-            }
         }
     }
 
@@ -96,14 +79,9 @@ impl Resolver {
                 Ok(Destination { server: 0, server_name: None, tool: name.to_owned(), coercions: cx.into_coercions() })
             }
             Resolver::Merged { deployment, stale } => {
-                let route = deployment.resolve_request_with(&request, options, stale)?;
-                Ok(destination(deployment.catalog(), route, Vec::new()))
-            }
-            Resolver::Servers { catalog, servers, stale } => {
                 let mut cx = options.cx();
-                let resolve_on = |route: Route, arguments: Option<&Json<'_>>, cx: &mut Cx| servers[route.server].resolve_parts(&catalog.tool(route).name, arguments, cx);
-                let ((), route) = resolve_routed(catalog, stale, request.server.as_deref(), &request.name, request.arguments.as_ref(), &mut cx, &resolve_on)?;
-                Ok(destination(catalog, route, cx.into_coercions()))
+                let route = deployment.resolve_request_in(&request, &mut cx, stale)?;
+                Ok(destination(deployment.catalog(), route, cx.into_coercions()))
             }
         }
     }
