@@ -9,8 +9,9 @@ use std::sync::Arc;
 
 use super::closed::{closed_world, closed_world_implied_types};
 use super::merge::merge;
+use super::read;
 use super::spec::uri::percent_decode;
-use super::spec::{SpecDoc, SpecError, SpecOptions};
+use super::spec::{SpecDoc, SpecOptions};
 use super::{Additional, ArrayRule, Def, IntRepr, Items, Node, ObjectRule, Property, Schema, SchemaDoc, SpecRef, StringRule, UnionMode};
 use crate::check::{Format, NumberBounds};
 use crate::json::Json;
@@ -55,13 +56,7 @@ impl fmt::Display for SchemaError {
 
 impl std::error::Error for SchemaError {}
 
-impl From<SpecError> for SchemaError {
-    fn from(e: SpecError) -> SchemaError {
-        SchemaError { pointer: e.pointer, keyword: e.keyword, message: e.message }
-    }
-}
-
-pub(super) fn err<T>(pointer: &str, keyword: &str, message: impl Into<String>) -> Result<T, SchemaError> {
+pub(crate) fn err<T>(pointer: &str, keyword: &str, message: impl Into<String>) -> Result<T, SchemaError> {
     Err(SchemaError { pointer: pointer.to_owned(), keyword: keyword.to_owned(), message: message.into() })
 }
 
@@ -406,10 +401,10 @@ impl Compiler<'_> {
                 "boolean" => Node::Boolean,
                 "integer" if types.contains(&"number") => continue,
                 "integer" => {
-                    let bounds = numbers(w, ptr)?;
+                    let bounds = read::bounds(|k| w.get(k), ptr)?;
                     Node::Integer { repr: int_repr(&bounds), bounds }
                 }
-                "number" => Node::Number(numbers(w, ptr)?),
+                "number" => Node::Number(read::bounds(|k| w.get(k), ptr)?),
                 "string" => Node::String(self.string(w, ptr)?),
                 "array" => Node::Array(self.array(w, ptr)?),
                 "object" => Node::Object(self.object(w, ptr, place)?),
@@ -539,8 +534,8 @@ impl Compiler<'_> {
 
     fn string(&mut self, w: &Words<'_>, ptr: &str) -> Result<StringRule, SchemaError> {
         let mut rule = StringRule {
-            min_length: count(w, "minLength", ptr)?,
-            max_length: count(w, "maxLength", ptr)?,
+            min_length: read::count(|k| w.get(k), "minLength", ptr)?,
+            max_length: read::count(|k| w.get(k), "maxLength", ptr)?,
             ..StringRule::default()
         };
         if let Some(p) = w.get("pattern") {
@@ -569,8 +564,8 @@ impl Compiler<'_> {
         let mut rule = ArrayRule {
             prefix: Vec::new(),
             items: Items::Any,
-            min_items: count(w, "minItems", ptr)?,
-            max_items: count(w, "maxItems", ptr)?,
+            min_items: read::count(|k| w.get(k), "minItems", ptr)?,
+            max_items: read::count(|k| w.get(k), "maxItems", ptr)?,
             unique: match w.get("uniqueItems") {
                 None => false,
                 Some(Json::Bool(b)) => *b,
@@ -670,8 +665,8 @@ impl Compiler<'_> {
             properties,
             additional,
             required_extra,
-            min_properties: count(w, "minProperties", ptr)?,
-            max_properties: count(w, "maxProperties", ptr)?,
+            min_properties: read::count(|k| w.get(k), "minProperties", ptr)?,
+            max_properties: read::count(|k| w.get(k), "maxProperties", ptr)?,
             explicit_additional,
         })
     }
@@ -752,45 +747,6 @@ fn schema_array<'j>(v: &'j Json<'static>, ptr: &str, word: &str) -> Result<&'j [
         Json::Array(a) if !a.is_empty() => Ok(a),
         _ => err(ptr, word, format!("`{word}` must be a non-empty array of schemas")),
     }
-}
-
-fn count(w: &Words<'_>, word: &str, ptr: &str) -> Result<Option<u64>, SchemaError> {
-    match w.get(word) {
-        None => Ok(None),
-        Some(Json::Number(n)) => match n.as_u64() {
-            Some(u) => Ok(Some(u)),
-            None => err(ptr, word, format!("`{word}` must be a non-negative integer")),
-        },
-        Some(_) => err(ptr, word, format!("`{word}` must be a non-negative integer")),
-    }
-}
-
-fn numbers(w: &Words<'_>, ptr: &str) -> Result<NumberBounds, SchemaError> {
-    let num = |word: &str| -> Result<Option<f64>, SchemaError> {
-        match w.get(word) {
-            None | Some(Json::Bool(_)) => Ok(None),
-            Some(Json::Number(n)) => Ok(Some(n.as_f64())),
-            Some(_) => err(ptr, word, format!("`{word}` must be a number")),
-        }
-    };
-    let mut b = NumberBounds {
-        minimum: num("minimum")?,
-        maximum: num("maximum")?,
-        exclusive_minimum: num("exclusiveMinimum")?,
-        exclusive_maximum: num("exclusiveMaximum")?,
-        multiple_of: num("multipleOf")?,
-    };
-    // Draft-04 boolean exclusives turn the plain bound exclusive.
-    if let Some(Json::Bool(true)) = w.get("exclusiveMinimum") {
-        b.exclusive_minimum = b.minimum.take();
-    }
-    if let Some(Json::Bool(true)) = w.get("exclusiveMaximum") {
-        b.exclusive_maximum = b.maximum.take();
-    }
-    if b.multiple_of.is_some_and(|m| m <= 0.0 || !m.is_finite()) {
-        return err(ptr, "multipleOf", "`multipleOf` must be a positive number");
-    }
-    Ok(b)
 }
 
 /// `u64` when the bounds exclude negatives, `i64` otherwise.

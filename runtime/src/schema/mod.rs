@@ -6,6 +6,7 @@ mod closed;
 mod compile;
 mod describe;
 mod merge;
+mod read;
 pub mod spec;
 
 pub use closed::closed_world;

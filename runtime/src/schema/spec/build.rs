@@ -4,8 +4,10 @@
 use std::collections::HashMap;
 
 use super::uri::{percent_decode, resolve, split_fragment};
-use super::{Dialect, Rules, SpecDoc, SpecError, SpecNode, TYPES};
-use crate::check::{Format, NumberBounds};
+use super::{Dialect, Rules, SpecDoc, SpecNode, TYPES};
+use crate::schema::compile::{err, SchemaError};
+use crate::schema::read;
+use crate::check::Format;
 use crate::json::Json;
 use crate::path::push_escaped;
 use crate::pattern::Pattern;
@@ -38,9 +40,6 @@ struct Scan {
     bases: HashMap<Location, (String, Dialect)>,
 }
 
-fn err<T>(pointer: &str, keyword: &str, message: impl Into<String>) -> Result<T, SpecError> {
-    Err(SpecError { pointer: pointer.to_owned(), keyword: keyword.to_owned(), message: message.into() })
-}
 
 fn child(ptr: &str, token: &str) -> String {
     let mut s = String::with_capacity(ptr.len() + token.len() + 1);
@@ -129,7 +128,7 @@ struct Builder<'o> {
 
 impl SpecDoc {
     /// Compiles `schema` (and the documents it may reference, from `options`).
-    pub fn compile(schema: &Json<'static>, options: &SpecOptions) -> Result<SpecDoc, SpecError> {
+    pub fn compile(schema: &Json<'static>, options: &SpecOptions) -> Result<SpecDoc, SchemaError> {
         let mut scan = Scan { resources: HashMap::new(), anchors: HashMap::new(), dynamic: HashMap::new(), bases: HashMap::new() };
         let mut docs = vec![schema];
         // Bundled documents that name no dialect follow the main document's.
@@ -188,7 +187,7 @@ impl Builder<'_> {
     }
 
     /// The node for the schema at `loc`, compiled once.
-    fn node(&mut self, loc: Location) -> Result<usize, SpecError> {
+    fn node(&mut self, loc: Location) -> Result<usize, SchemaError> {
         if let Some(&i) = self.by_location.get(&loc) {
             return Ok(i);
         }
@@ -205,11 +204,11 @@ impl Builder<'_> {
         Ok(i)
     }
 
-    fn sub(&mut self, loc: &Location, word: &str) -> Result<usize, SpecError> {
+    fn sub(&mut self, loc: &Location, word: &str) -> Result<usize, SchemaError> {
         self.node((loc.0, child(&loc.1, word)))
     }
 
-    fn list(&mut self, v: &Json<'static>, loc: &Location, word: &str) -> Result<Vec<usize>, SpecError> {
+    fn list(&mut self, v: &Json<'static>, loc: &Location, word: &str) -> Result<Vec<usize>, SchemaError> {
         match v.get(word) {
             None => Ok(Vec::new()),
             Some(Json::Array(xs)) if !xs.is_empty() || word == "prefixItems" => {
@@ -219,7 +218,7 @@ impl Builder<'_> {
         }
     }
 
-    fn map(&mut self, v: &Json<'static>, loc: &Location, word: &str) -> Result<Vec<(String, usize)>, SpecError> {
+    fn map(&mut self, v: &Json<'static>, loc: &Location, word: &str) -> Result<Vec<(String, usize)>, SchemaError> {
         match v.get(word) {
             None => Ok(Vec::new()),
             Some(Json::Object(m)) => m.iter().map(|(k, _)| Ok((k.to_string(), self.node((loc.0, child(&child(&loc.1, word), k)))?))).collect(),
@@ -227,7 +226,7 @@ impl Builder<'_> {
         }
     }
 
-    fn optional(&mut self, v: &Json<'static>, loc: &Location, word: &str) -> Result<Option<usize>, SpecError> {
+    fn optional(&mut self, v: &Json<'static>, loc: &Location, word: &str) -> Result<Option<usize>, SchemaError> {
         match v.get(word) {
             None => Ok(None),
             Some(_) => self.sub(loc, word).map(Some),
@@ -235,7 +234,7 @@ impl Builder<'_> {
     }
 
     /// Resolves a `$ref` / `$dynamicRef` value to the location it names.
-    fn target(&self, reference: &str, base: &str, ptr: &str, word: &str) -> Result<Location, SpecError> {
+    fn target(&self, reference: &str, base: &str, ptr: &str, word: &str) -> Result<Location, SchemaError> {
         let absolute = resolve(base, reference);
         let (resource, fragment) = split_fragment(&absolute);
         let fragment = percent_decode(fragment);
@@ -256,7 +255,7 @@ impl Builder<'_> {
         }
     }
 
-    fn rules(&mut self, v: &Json<'static>, loc: &Location) -> Result<Rules, SpecError> {
+    fn rules(&mut self, v: &Json<'static>, loc: &Location) -> Result<Rules, SchemaError> {
         let ptr = loc.1.as_str();
         let (base, dialect) = self.base_at(loc);
         let mut r = Rules::new(ptr, base.as_str().into());
@@ -287,9 +286,9 @@ impl Builder<'_> {
             r.enumeration = Some(values.clone());
         }
         r.constant = v.get("const").cloned();
-        r.bounds = bounds(v, ptr)?;
-        r.min_length = count(v, "minLength", ptr)?;
-        r.max_length = count(v, "maxLength", ptr)?;
+        r.bounds = read::bounds(|k| v.get(k), ptr)?;
+        r.min_length = read::count(|k| v.get(k), "minLength", ptr)?;
+        r.max_length = read::count(|k| v.get(k), "maxLength", ptr)?;
         r.pattern = match v.get("pattern") {
             None => None,
             Some(Json::String(p)) => Some(pattern(p, ptr, "pattern")?),
@@ -317,10 +316,10 @@ impl Builder<'_> {
             None => {}
         }
         r.contains = self.optional(v, loc, "contains")?;
-        r.min_contains = count(v, "minContains", ptr)?;
-        r.max_contains = count(v, "maxContains", ptr)?;
-        r.min_items = count(v, "minItems", ptr)?;
-        r.max_items = count(v, "maxItems", ptr)?;
+        r.min_contains = read::count(|k| v.get(k), "minContains", ptr)?;
+        r.max_contains = read::count(|k| v.get(k), "maxContains", ptr)?;
+        r.min_items = read::count(|k| v.get(k), "minItems", ptr)?;
+        r.max_items = read::count(|k| v.get(k), "maxItems", ptr)?;
         r.unique_items = match v.get("uniqueItems") {
             None => false,
             Some(Json::Bool(b)) => *b,
@@ -354,8 +353,8 @@ impl Builder<'_> {
                 }
             }
         }
-        r.min_properties = count(v, "minProperties", ptr)?;
-        r.max_properties = count(v, "maxProperties", ptr)?;
+        r.min_properties = read::count(|k| v.get(k), "minProperties", ptr)?;
+        r.max_properties = read::count(|k| v.get(k), "maxProperties", ptr)?;
         r.unevaluated_properties = self.optional(v, loc, "unevaluatedProperties")?;
         r.all_of = self.list(v, loc, "allOf")?;
         r.any_of = self.list(v, loc, "anyOf")?;
@@ -371,7 +370,7 @@ impl Builder<'_> {
     }
 }
 
-fn types(v: &Json<'static>, ptr: &str) -> Result<Option<u8>, SpecError> {
+fn types(v: &Json<'static>, ptr: &str) -> Result<Option<u8>, SchemaError> {
     let bit = |t: &str| TYPES.iter().find(|(n, _)| *n == t).map(|(_, b)| *b);
     match v.get("type") {
         None => Ok(None),
@@ -393,41 +392,11 @@ fn types(v: &Json<'static>, ptr: &str) -> Result<Option<u8>, SpecError> {
     }
 }
 
-fn count(v: &Json<'static>, word: &str, ptr: &str) -> Result<Option<u64>, SpecError> {
-    match v.get(word) {
-        None => Ok(None),
-        Some(Json::Number(n)) if n.is_integer() && n.as_f64() >= 0.0 => Ok(Some(n.as_u64().unwrap_or(u64::MAX))),
-        Some(_) => err(ptr, word, format!("`{word}` must be a non-negative integer")),
-    }
+fn pattern(source: &str, ptr: &str, word: &str) -> Result<Pattern, SchemaError> {
+    Pattern::new(source).map_err(|e| SchemaError { pointer: ptr.to_owned(), keyword: word.to_owned(), message: format!("pattern {source:?} cannot be enforced: {e} (look-around and back-references are not supported)") })
 }
 
-fn bounds(v: &Json<'static>, ptr: &str) -> Result<NumberBounds, SpecError> {
-    let num = |word: &str| -> Result<Option<f64>, SpecError> {
-        match v.get(word) {
-            None | Some(Json::Bool(_)) => Ok(None),
-            Some(Json::Number(n)) => Ok(Some(n.as_f64())),
-            Some(_) => err(ptr, word, format!("`{word}` must be a number")),
-        }
-    };
-    let mut b = NumberBounds { minimum: num("minimum")?, maximum: num("maximum")?, exclusive_minimum: num("exclusiveMinimum")?, exclusive_maximum: num("exclusiveMaximum")?, multiple_of: num("multipleOf")? };
-    // Draft-04 boolean exclusives make the plain bound exclusive.
-    if let Some(Json::Bool(true)) = v.get("exclusiveMinimum") {
-        b.exclusive_minimum = b.minimum.take();
-    }
-    if let Some(Json::Bool(true)) = v.get("exclusiveMaximum") {
-        b.exclusive_maximum = b.maximum.take();
-    }
-    if b.multiple_of.is_some_and(|m| m <= 0.0 || !m.is_finite()) {
-        return err(ptr, "multipleOf", "`multipleOf` must be a positive number");
-    }
-    Ok(b)
-}
-
-fn pattern(source: &str, ptr: &str, word: &str) -> Result<Pattern, SpecError> {
-    Pattern::new(source).map_err(|e| SpecError { pointer: ptr.to_owned(), keyword: word.to_owned(), message: format!("pattern {source:?} cannot be enforced: {e} (look-around and back-references are not supported)") })
-}
-
-fn names(v: Option<&Json<'static>>, ptr: &str, word: &str) -> Result<Vec<String>, SpecError> {
+fn names(v: Option<&Json<'static>>, ptr: &str, word: &str) -> Result<Vec<String>, SchemaError> {
     match v {
         None => Ok(Vec::new()),
         Some(Json::Array(xs)) => xs.iter().map(|x| x.as_str().map(str::to_owned).ok_or(())).collect::<Result<_, _>>().or_else(|()| err(ptr, word, format!("`{word}` must list strings"))),

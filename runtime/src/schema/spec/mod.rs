@@ -21,7 +21,6 @@ mod eval;
 pub(in crate::schema) mod uri;
 
 use std::collections::HashMap;
-use std::fmt;
 
 use crate::check::{Format, NumberBounds};
 use crate::json::Json;
@@ -42,25 +41,6 @@ pub struct SpecDoc {
     /// Whether `format` is asserted.
     assert_formats: bool,
 }
-
-/// Why a schema cannot be compiled: where, which keyword, what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpecError {
-    /// JSON pointer in the document.
-    pub pointer: String,
-    /// The keyword at fault.
-    pub keyword: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl fmt::Display for SpecError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at `#{}`, keyword `{}`: {}", self.pointer, self.keyword, self.message)
-    }
-}
-
-impl std::error::Error for SpecError {}
 
 /// Which draft's rules a schema object follows (from the nearest `$schema`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
