@@ -9,7 +9,8 @@ use toolseal::runtime::dynamic::DynamicRegistry;
 use toolseal::runtime::probe::{probes, Expect};
 use toolseal::runtime::registry::{read_registry, Registry};
 use toolseal::runtime::schema::{closed_world, compile_tool_schema, CompileOptions};
-use toolseal::{Class, Options};
+use toolseal::feedback::Feedback;
+use toolseal::{Class, Options, Rejection};
 
 use crate::{small, synthetic, REGISTRY_10, REGISTRY_100};
 
@@ -99,8 +100,8 @@ pub fn floor_matches(registry: &Registry) -> bool {
 pub struct Scenario {
     /// Tools in the registry.
     pub size: usize,
-    /// The generated enum's `from_json`, accepted or not.
-    pub generated: fn(&[u8]) -> bool,
+    /// The generated enum's `from_json`, without the call it built.
+    pub generated: fn(&[u8]) -> Result<(), Rejection>,
     /// The dynamic resolver.
     pub dynamic: DynamicRegistry,
     /// The runtime `jsonschema` baseline.
@@ -112,16 +113,34 @@ pub struct Scenario {
 impl Scenario {
     /// The registry in `json` (`size` tools) and its generated enum; panics unless
     /// every resolver accepts the honest call and rejects the others.
-    pub fn new(size: usize, json: &str, generated: fn(&[u8]) -> bool) -> Scenario {
+    pub fn new(size: usize, json: &str, generated: fn(&[u8]) -> Result<(), Rejection>) -> Scenario {
         let registry = read_registry(json.as_bytes()).expect("registry");
         let scenario = Scenario { size, generated, dynamic: DynamicRegistry::new(&registry, &CompileOptions::default()), baseline: JsonSchemaBaseline::new(&registry), calls: calls(&registry) };
         for (label, call) in &scenario.calls {
             let expect = *label == "accept";
-            assert_eq!(generated(call.as_bytes()), expect, "{label}_{size}: generated");
+            assert_eq!(generated(call.as_bytes()).is_ok(), expect, "{label}_{size}: generated");
             assert_eq!(scenario.dynamic_accepts(call), expect, "{label}_{size}: dynamic");
             assert_eq!(scenario.baseline.resolve(call.as_bytes()).is_ok(), expect, "{label}_{size}: the jsonschema baseline agrees");
         }
         scenario
+    }
+
+    /// Whether the generated enum accepts `call`.
+    pub fn generated_accepts(&self, call: &[u8]) -> bool {
+        (self.generated)(call).is_ok()
+    }
+
+    /// Whether the generated enum accepts `call`; a rejection is rendered as the
+    /// model reads it (`Feedback`: the line, the closest names, the declared keys),
+    /// which is what a host or gateway pays for every hallucinated call.
+    pub fn generated_with_feedback(&self, call: &[u8]) -> bool {
+        match (self.generated)(call) {
+            Ok(()) => true,
+            Err(r) => {
+                std::hint::black_box(Feedback::from(&r));
+                false
+            }
+        }
     }
 
     /// Whether the dynamic resolver accepts `call`.
@@ -134,9 +153,9 @@ impl Scenario {
 /// and with feature `large` the 1,000-tool registry.
 pub fn scenarios() -> Vec<Scenario> {
     #[allow(unused_mut)]
-    let mut all = vec![Scenario::new(10, REGISTRY_10, |b| small::ToolCall::from_json(b).is_ok()), Scenario::new(100, REGISTRY_100, |b| synthetic::ToolCall::from_json(b).is_ok())];
+    let mut all = vec![Scenario::new(10, REGISTRY_10, |b| small::ToolCall::from_json(b).map(drop)), Scenario::new(100, REGISTRY_100, |b| synthetic::ToolCall::from_json(b).map(drop))];
     #[cfg(feature = "large")]
-    all.push(Scenario::new(1_000, crate::REGISTRY_1000, |b| crate::large::ToolCall::from_json(b).is_ok()));
+    all.push(Scenario::new(1_000, crate::REGISTRY_1000, |b| crate::large::ToolCall::from_json(b).map(drop)));
     all
 }
 

@@ -53,13 +53,14 @@ impl From<&Rejection> for Feedback {
             Class::Quarantined => " This tool cannot be called until its registry is fixed; use another tool.",
             _ => " Send one call object with \"name\" and \"arguments\".",
         };
+        let (line, suggestions) = r.line_and_suggestions();
         Feedback {
             class: r.class().as_str(),
             pointer: bounded(r.pointer().to_owned(), 128),
-            text: bounded(format!("{r}.{hint}"), MAX_TEXT),
+            text: bounded(format!("{line}.{hint}"), MAX_TEXT),
             expected: r.expected().map(|e| bounded(e.to_owned(), 128)),
             found: r.found().map(|k| k.as_str()),
-            suggestions: r.suggestions().into_iter().take(MAX_SUGGESTIONS).map(|s| bounded(s.to_owned(), 64)).collect(),
+            suggestions: suggestions.into_iter().take(MAX_SUGGESTIONS).map(|s| bounded(s.to_owned(), 64)).collect(),
         }
     }
 }

@@ -462,34 +462,72 @@ impl Rejection {
     }
 }
 
-/// Up to `n` names within a small edit distance of `given`, closest first.
+/// Up to `n` names within a small edit distance of `given` (case-insensitive
+/// Levenshtein, at most a third of its length and at least 2), closest first,
+/// ties by name. One pass over `names` without allocating per name: a name whose
+/// length alone puts it out of reach is skipped, and a distance row that exceeds
+/// the budget stops the comparison.
 pub fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
-    let given_lower = given.to_lowercase();
     let budget = (given.chars().count() / 3).max(2);
-    let mut scored: Vec<(usize, &str)> = names
-        .filter_map(|name| {
-            let d = edit_distance(&given_lower, &name.to_lowercase());
-            (d <= budget).then_some((d, name))
-        })
-        .collect();
-    scored.sort();
+    let given = lowercase(given, Vec::new());
+    let (mut name_buf, mut rows) = (Vec::new(), Vec::new());
+    let mut scored: Vec<(usize, &str)> = Vec::new();
+    for name in names {
+        name_buf = lowercase(name, name_buf);
+        if name_buf.len().abs_diff(given.len()) > budget {
+            continue;
+        }
+        if let Some(d) = bounded_distance(&given, &name_buf, budget, &mut rows) {
+            scored.push((d, name));
+        }
+    }
+    scored.sort_unstable();
     scored.into_iter().take(n).map(|(_, name)| name).collect()
+}
+
+/// The characters of `s` lowercased as `str::to_lowercase` does, into `buf` (reused).
+fn lowercase(s: &str, mut buf: Vec<char>) -> Vec<char> {
+    buf.clear();
+    if s.is_ascii() {
+        buf.extend(s.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else if s.contains('Σ') {
+        // A final sigma lowercases by context; the whole-string rule knows it.
+        buf.extend(s.to_lowercase().chars());
+    } else {
+        buf.extend(s.chars().flat_map(char::to_lowercase));
+    }
+    buf
+}
+
+/// The Levenshtein distance of `a` and `b` if it is at most `budget`; `rows` is scratch space.
+fn bounded_distance(a: &[char], b: &[char], budget: usize, rows: &mut Vec<usize>) -> Option<usize> {
+    let width = b.len() + 1;
+    rows.clear();
+    rows.extend(0..width);
+    rows.extend(std::iter::repeat_n(0, width));
+    let (prev, cur) = rows.split_at_mut(width);
+    let (mut prev, mut cur) = (prev, cur);
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        let mut row_min = cur[0];
+        for (j, cb) in b.iter().enumerate() {
+            let v = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+            cur[j + 1] = v;
+            row_min = row_min.min(v);
+        }
+        // Distances never shrink from one row to the next's minimum.
+        if row_min > budget {
+            return None;
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    Some(prev[b.len()]).filter(|d| *d <= budget)
 }
 
 /// Levenshtein distance over characters.
 pub fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut cur = vec![0; b.len() + 1];
-    for (i, ca) in a.chars().enumerate() {
-        cur[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let subst = prev[j] + usize::from(ca != *cb);
-            cur[j + 1] = subst.min(prev[j + 1] + 1).min(cur[j] + 1);
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    prev[b.len()]
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    bounded_distance(&a, &b, usize::MAX, &mut Vec::new()).unwrap_or(usize::MAX)
 }
 
 fn join_names(out: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
@@ -509,6 +547,32 @@ fn join_names(out: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
 impl fmt::Display for Rejection {
     /// One short line a model can act on.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.render(f, None)
+    }
+}
+
+/// A rejection's line rendered with suggestions already computed.
+struct Rendered<'r> {
+    rejection: &'r Rejection,
+    suggestions: &'r [&'r str],
+}
+
+impl fmt::Display for Rendered<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.rejection.render(f, Some(self.suggestions))
+    }
+}
+
+impl Rejection {
+    /// The line [`Display`](fmt::Display) writes and the [`Rejection::suggestions`], the
+    /// closest names searched once for both.
+    pub fn line_and_suggestions(&self) -> (String, Vec<&str>) {
+        let suggestions = self.suggestions();
+        let line = Rendered { rejection: self, suggestions: &suggestions }.to_string();
+        (line, suggestions)
+    }
+
+    fn render(&self, f: &mut fmt::Formatter<'_>, suggestions: Option<&[&str]>) -> fmt::Result {
         write!(f, "{}", self.class)?;
         if !self.pointer.is_empty() {
             write!(f, " at {}", clip(&self.pointer))?;
@@ -544,10 +608,17 @@ impl fmt::Display for Rejection {
             Reason::ArgumentsEncoding { expected } => write!(f, "\"arguments\" must be {expected} in this wire format"),
             Reason::UnknownTool => {
                 write!(f, "no tool named {tool:?} in the registry")?;
-                let s = self.suggestions();
+                let computed;
+                let s = match suggestions {
+                    Some(s) => s,
+                    None => {
+                        computed = self.suggestions();
+                        &computed
+                    }
+                };
                 if !s.is_empty() {
                     f.write_str("; did you mean: ")?;
-                    join_names(f, &s)?;
+                    join_names(f, s)?;
                 }
                 Ok(())
             }
@@ -589,6 +660,48 @@ mod tests {
         assert!(r.to_string().contains("did you mean: transfer_funds"), "{r}");
         let far = Rejection::unknown_tool("wipe_disk", Names::Static(NAMES));
         assert!(far.suggestions().is_empty());
+    }
+
+    /// The suggestions before the one-pass search: every name lowercased and compared in full.
+    fn closest_by_full_scan<'a>(given: &str, names: &[&'a str], n: usize) -> Vec<&'a str> {
+        let full = |a: &str, b: &str| {
+            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+            let mut prev: Vec<usize> = (0..=b.len()).collect();
+            for (i, ca) in a.iter().enumerate() {
+                let mut cur = vec![i + 1; b.len() + 1];
+                for (j, cb) in b.iter().enumerate() {
+                    cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+                }
+                prev = cur;
+            }
+            prev[b.len()]
+        };
+        let budget = (given.chars().count() / 3).max(2);
+        let mut scored: Vec<(usize, &str)> = names.iter().map(|n| (full(&given.to_lowercase(), &n.to_lowercase()), *n)).filter(|(d, _)| *d <= budget).collect();
+        scored.sort();
+        scored.into_iter().take(n).map(|(_, n)| n).collect()
+    }
+
+    #[test]
+    fn one_pass_suggestions_equal_the_full_scan() {
+        // Names and near-misses from a small alphabet (so that many are in reach), with
+        // case changes, non-ASCII letters and a final sigma.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let alphabet: Vec<char> = "abcdeE_tΣσé".chars().collect();
+        let mut word = |len: usize| -> String { (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect() };
+        let names: Vec<String> = (0..400).map(|i| word(3 + i % 14)).collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        for i in 0..400 {
+            let given = word(1 + i % 18);
+            assert_eq!(closest(&given, refs.iter().copied(), 3), closest_by_full_scan(&given, &refs, 3), "{given}");
+        }
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

@@ -28,7 +28,11 @@ fn contestants(scenarios: Vec<Scenario>) -> Vec<Contestant> {
         for (label, call) in &scenario.calls {
             let group = format!("{label}_{}", scenario.size);
             let (c, s) = (call.clone(), scenario.clone());
-            all.push((format!("{group}/generated"), Box::new(move || (s.generated)(c.as_bytes()))));
+            all.push((format!("{group}/generated"), Box::new(move || s.generated_accepts(c.as_bytes()))));
+            if *label != "accept" {
+                let (c, s) = (call.clone(), scenario.clone());
+                all.push((format!("{group}/generated+feedback"), Box::new(move || s.generated_with_feedback(c.as_bytes()))));
+            }
             let (c, s) = (call.clone(), scenario.clone());
             all.push((format!("{group}/dynamic"), Box::new(move || s.dynamic_accepts(&c))));
             let (c, s) = (call.clone(), scenario.clone());
@@ -88,6 +92,7 @@ fn main() {
         println!("  {size:>3} tools, accepted call: generated / serde Value floor = {} [≤ 1.3×]", ratio(&format!("accept_{size}/generated"), &format!("accept_{size}/serde_value")));
         for class in ["h1", "h2", "h3"] {
             println!("  {size:>3} tools, rejection {} / acceptance (generated) = {} [≤ 2×]", class.to_uppercase(), ratio(&format!("reject_{class}_{size}/generated"), &format!("accept_{size}/generated")));
+            println!("  {size:>3} tools, rejection {} with its feedback rendered / acceptance (generated) = {} [≤ 2×]", class.to_uppercase(), ratio(&format!("reject_{class}_{size}/generated+feedback"), &format!("accept_{size}/generated")));
         }
         println!("  {size:>3} tools, accepted call: dynamic / jsonschema = {}", ratio(&format!("accept_{size}/dynamic"), &format!("accept_{size}/jsonschema")));
     }
