@@ -166,8 +166,9 @@ impl SpecDoc {
             }
         }
         let by_pointer = b.by_location.iter().filter(|((d, _), _)| *d == 0).map(|((_, p), i)| (p.clone(), *i)).collect();
-        let nodes = b.nodes.into_iter().map(|n| n.expect("every reserved node is compiled")).collect();
-        Ok(SpecDoc { nodes, by_pointer, dynamic, source: schema.to_json_string(), assert_formats: options.assert_formats })
+        let nodes: Vec<SpecNode> = b.nodes.into_iter().map(|n| n.expect("every reserved node is compiled")).collect();
+        let annotations = nodes.iter().any(|n| matches!(n, SpecNode::Rules(r) if r.unevaluated_items.is_some() || r.unevaluated_properties.is_some()));
+        Ok(SpecDoc { nodes, by_pointer, dynamic, source: schema.to_json_string(), assert_formats: options.assert_formats, annotations })
     }
 }
 

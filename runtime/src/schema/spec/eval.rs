@@ -26,11 +26,25 @@ struct Evaluated {
 }
 
 impl Evaluated {
-    fn for_value(v: &Json<'_>) -> Evaluated {
+    /// Nothing evaluated yet; nothing tracked where no `unevaluated*` keyword could read it.
+    fn for_value(v: &Json<'_>, track: bool) -> Evaluated {
         match v {
+            _ if !track => Evaluated { keys: Vec::new(), items: Vec::new() },
             Json::Object(m) => Evaluated { keys: vec![false; m.len()], items: Vec::new() },
             Json::Array(a) => Evaluated { keys: Vec::new(), items: vec![false; a.len()] },
             _ => Evaluated { keys: Vec::new(), items: Vec::new() },
+        }
+    }
+
+    fn mark_key(&mut self, i: usize) {
+        if let Some(k) = self.keys.get_mut(i) {
+            *k = true;
+        }
+    }
+
+    fn mark_item(&mut self, i: usize) {
+        if let Some(k) = self.items.get_mut(i) {
+            *k = true;
         }
     }
 
@@ -119,16 +133,16 @@ impl SpecDoc {
 
     fn eval(&self, id: usize, v: &Json<'_>, at: &Path<'_>, scope: Option<&Scope<'_>>, run: &mut Run<'_>, errors: &mut Vec<Rejection>) -> Evaluated {
         let r = match &self.nodes[id] {
-            SpecNode::Bool(true) => return Evaluated::for_value(v),
+            SpecNode::Bool(true) => return Evaluated::for_value(v, self.annotations),
             SpecNode::Bool(false) => {
                 errors.push(Rejection::violation(at, Keyword::False, "no value (the schema here is `false`)", v.kind()));
-                return Evaluated::for_value(v);
+                return Evaluated::for_value(v, self.annotations);
             }
             SpecNode::Rules(r) => r,
         };
         if run.depth >= MAX_DEPTH {
             errors.push(Rejection::violation(at, Keyword::Ref, format!("a value the schema at `#{}` can decide (its references loop without consuming the value)", r.pointer), v.kind()));
-            return Evaluated::for_value(v);
+            return Evaluated::for_value(v, self.annotations);
         }
         run.depth += 1;
         // Entering another resource (at its root or through a reference into it) extends the dynamic scope.
@@ -146,7 +160,7 @@ impl SpecDoc {
     }
 
     fn rules(&self, r: &Rules, v: &Json<'_>, at: &Path<'_>, scope: Option<&Scope<'_>>, run: &mut Run<'_>, errors: &mut Vec<Rejection>) -> Evaluated {
-        let mut ev = Evaluated::for_value(v);
+        let mut ev = Evaluated::for_value(v, self.annotations);
         if let Some(target) = r.reference {
             let e = self.eval(target, v, at, scope, run, errors);
             ev.absorb(e);
@@ -208,7 +222,7 @@ impl SpecDoc {
                 }
             }
             Json::Array(a) => self.array(r, a, at, scope, run, errors, &mut ev),
-            Json::Object(m) => self.object(r, m, at, scope, run, errors, &mut ev),
+            Json::Object(m) => self.object(r, v, m, at, scope, run, errors, &mut ev),
             Json::Null | Json::Bool(_) => {}
         }
         for &s in &r.all_of {
@@ -291,7 +305,7 @@ impl SpecDoc {
                 },
             };
             self.eval(node, item, &at.index(i), scope, run, errors);
-            ev.items[i] = true;
+            ev.mark_item(i);
         }
         if let Some(c) = r.contains {
             let mut found = 0u64;
@@ -300,7 +314,7 @@ impl SpecDoc {
                 if errs.is_empty() {
                     run.cx.absorb(cx);
                     found += 1;
-                    ev.items[i] = true;
+                    ev.mark_item(i);
                 }
             }
             let min = r.min_contains.unwrap_or(1);
@@ -324,7 +338,7 @@ impl SpecDoc {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn object(&self, r: &Rules, m: &[(Cow<'_, str>, Json<'_>)], at: &Path<'_>, scope: Option<&Scope<'_>>, run: &mut Run<'_>, errors: &mut Vec<Rejection>, ev: &mut Evaluated) {
+    fn object(&self, r: &Rules, v: &Json<'_>, m: &[(Cow<'_, str>, Json<'_>)], at: &Path<'_>, scope: Option<&Scope<'_>>, run: &mut Run<'_>, errors: &mut Vec<Rejection>, ev: &mut Evaluated) {
         let present = |name: &str| m.iter().any(|(k, _)| k == name);
         for name in &r.required {
             if !present(name) {
@@ -369,12 +383,11 @@ impl SpecDoc {
                     None => continue,
                 }
             }
-            ev.keys[i] = true;
+            ev.mark_key(i);
         }
         for (key, s) in &r.dependent_schemas {
             if present(key) {
-                let v = Json::Object(m.to_vec());
-                let e = self.eval(*s, &v, at, scope, run, errors);
+                let e = self.eval(*s, v, at, scope, run, errors);
                 ev.absorb(e);
             }
         }

@@ -40,6 +40,9 @@ pub struct SpecDoc {
     source: String,
     /// Whether `format` is asserted.
     assert_formats: bool,
+    /// Whether any schema reads annotations (`unevaluated*`): only then does
+    /// evaluation track which members and items were evaluated.
+    annotations: bool,
 }
 
 /// Which draft's rules a schema object follows (from the nearest `$schema`).
