@@ -63,6 +63,8 @@ pub use toolseal_runtime as runtime;
 pub use toolseal_runtime::{feedback, mcp, pipeline, wire};
 #[cfg(feature = "guard")]
 pub use toolseal_runtime::guard;
+#[cfg(feature = "gateway")]
+pub mod gateway;
 pub use toolseal_runtime::call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
 pub use toolseal_runtime::check::Coercion;
 pub use toolseal_runtime::json::JsonKind;

@@ -12,7 +12,8 @@
 //! tier = "first-party"
 //! registry = "registries/server-filesystem.json"   # relative to this file
 //!
-//! command = ["npx", "@modelcontextprotocol/server-filesystem", "/srv"]  # optional: for `toolseal host`
+//! command = ["npx", "@modelcontextprotocol/server-filesystem", "/srv"]  # optional: for `toolseal host` and `gateway`
+//! # url = "http://127.0.0.1:3001/mcp"            # or a Streamable HTTP server (for `toolseal gateway`)
 //!
 //! [pins]                                           # settles same-tier collisions under pin-assisted
 //! read_file = "filesystem"
@@ -65,6 +66,9 @@ struct ServerEntry {
     /// How a host starts it over stdio (used by `toolseal host --manifest`, not by the build).
     #[serde(default)]
     command: Option<Vec<String>>,
+    /// Where a gateway reaches it over Streamable HTTP instead (used by `toolseal gateway`, not by the build).
+    #[serde(default)]
+    url: Option<String>,
 }
 
 fn manifest_error(path: &Path, message: impl Into<String>) -> Error {
@@ -99,6 +103,8 @@ pub struct DeploymentServer {
     pub registry_bytes: Vec<u8>,
     /// The command that starts it over stdio, if the manifest gives one (run in the manifest's directory).
     pub command: Option<Vec<String>>,
+    /// The Streamable HTTP endpoint that serves it, if the manifest gives one instead of `command`.
+    pub url: Option<String>,
 }
 
 impl Deployment {
@@ -152,7 +158,23 @@ pub fn read_manifest(path: &Path) -> Result<Deployment, Error> {
         if server.command.as_ref().is_some_and(Vec::is_empty) {
             return Err(manifest_error(path, format!("server {:?}: `command` is empty", server.name)));
         }
-        servers.push(DeploymentServer { name: server.name.clone(), tier, tier_name: server.tier.clone(), registry_path, registry_bytes, command: server.command.clone() });
+        if server.command.is_some() && server.url.is_some() {
+            return Err(manifest_error(path, format!("server {:?}: give `command` (stdio) or `url` (Streamable HTTP), not both", server.name)));
+        }
+        if let Some(url) = &server.url
+            && !(url.starts_with("http://") || url.starts_with("https://"))
+        {
+            return Err(manifest_error(path, format!("server {:?}: `url` {url:?} is not an http:// or https:// address", server.name)));
+        }
+        servers.push(DeploymentServer {
+            name: server.name.clone(),
+            tier,
+            tier_name: server.tier.clone(),
+            registry_path,
+            registry_bytes,
+            command: server.command.clone(),
+            url: server.url.clone(),
+        });
     }
     let pins = manifest.pins.iter().map(|(t, s)| (t.clone(), s.clone())).collect();
     Ok(Deployment { policy: manifest.policy, servers, pins, shadowing: manifest.shadowing })

@@ -133,14 +133,25 @@ impl<S, C: CallCheck> GuardedServer<S, C> {
         let arguments = params.arguments.as_ref().map(Json::from_map);
         let rejection = self.check.check(&params.name, arguments.as_ref()).err()?;
         tracing::info!(target: "toolseal::guard", tool = %params.name, class = rejection.class().as_str(), pointer = rejection.pointer(), "tools/call rejected before the handler");
-        let feedback = Feedback::from(&rejection);
-        if rejection.class() == Class::H1 {
-            return Some(Err(ErrorData::invalid_params(feedback.text.clone(), serde_json::to_value(&feedback).ok())));
-        }
-        let mut result = CallToolResult::error(vec![ContentBlock::text(feedback.text.clone())]);
-        result.structured_content = serde_json::to_value(&feedback).ok();
-        Some(Ok(result))
+        Some(rejection_answer(&rejection))
     }
+}
+
+/// The MCP answer to a rejected `tools/call`. A tool that does not exist (H1,
+/// or M1 when no server provides it) is the JSON-RPC error `-32602` with the
+/// [`Feedback`] as `data`, as the specification gives for an unknown tool;
+/// every other rejection is a tool result with `isError: true`, the feedback's
+/// text as content and the `Feedback` as `structuredContent` (class, pointer,
+/// expected, found, suggestions), so that the model reads it and can retry.
+pub fn rejection_answer(rejection: &Rejection) -> Result<CallToolResult, ErrorData> {
+    let feedback = Feedback::from(rejection);
+    let data = serde_json::to_value(&feedback).ok();
+    if matches!(rejection.class(), Class::H1 | Class::M1) {
+        return Err(ErrorData::invalid_params(feedback.text, data));
+    }
+    let mut result = CallToolResult::error(vec![ContentBlock::text(feedback.text)]);
+    result.structured_content = data;
+    Ok(result)
 }
 
 impl<S> GuardedServer<S, DynamicRegistry> {

@@ -21,7 +21,7 @@ use std::sync::RwLock;
 use serde::Serialize;
 
 pub use catalog::{Catalog, CatalogError, Policy, Route, ServerSpec, Shadowing, ToolSpec};
-pub use naming::{qualified_name, valid_server_name, MAX_LEN};
+pub use naming::{qualified_name, qualified_name_within, valid_server_name, MAX_LEN, MIN_LEN};
 
 use crate::call::{parse_call, Options, ToolInfo};
 use crate::check::{Coercion, Cx};

@@ -20,17 +20,29 @@ fn allowed(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }
 
+/// The shortest length [`qualified_name_within`] accepts: room for a readable
+/// prefix beside the hash.
+pub const MIN_LEN: usize = 2 * HASH_LEN + 1;
+
 /// The qualified name of `tool` on `server`: `server__tool` when that fits and
 /// needs no change; otherwise the sanitized, shortened form followed by `_` and
 /// a hash of the exact `(server, tool)` pair — never a load-order suffix.
 pub fn qualified_name(server: &str, tool: &str) -> String {
+    qualified_name_within(server, tool, MAX_LEN)
+}
+
+/// [`qualified_name`] in at most `max_len` characters (clamped to
+/// [`MIN_LEN`]`..=`[`MAX_LEN`]), for clients that add a prefix of their own
+/// (`mcp__gateway__`) before the model's 64-character limit.
+pub fn qualified_name_within(server: &str, tool: &str, max_len: usize) -> String {
+    let max_len = max_len.clamp(MIN_LEN, MAX_LEN);
     let plain = format!("{server}__{tool}");
-    if plain.len() <= MAX_LEN && plain.chars().all(allowed) {
+    if plain.len() <= max_len && plain.chars().all(allowed) {
         return plain;
     }
     let hash = sha256_hex(format!("{server}\0{tool}").as_bytes());
     let sanitized: String = plain.chars().map(|c| if allowed(c) { c } else { '_' }).collect();
-    let keep = MAX_LEN - 1 - HASH_LEN;
+    let keep = max_len - 1 - HASH_LEN;
     let prefix: String = sanitized.chars().take(keep).collect();
     format!("{prefix}_{}", &hash[..HASH_LEN])
 }
@@ -53,6 +65,10 @@ mod tests {
         assert_eq!(a, qualified_name("fs", &long), "stable");
         assert_ne!(qualified_name("fs", "math.add"), qualified_name("fs", "math_add"));
         assert!(qualified_name("fs", "math.add").chars().all(allowed));
+        let budgeted = qualified_name_within("filesystem", "read_text_file", 24);
+        assert_eq!(budgeted.len(), 24);
+        assert!(budgeted.starts_with("filesystem__r") && budgeted != qualified_name_within("filesystem", "read_media_file", 24));
+        assert_eq!(qualified_name_within("fs", "read", 24), "fs__read", "a name that fits is kept");
         assert!(!valid_server_name("a_b") && !valid_server_name("") && valid_server_name("server-everything"));
     }
 }

@@ -88,7 +88,9 @@ pub struct AuditRecord {
 }
 
 impl AuditRecord {
-    pub(crate) fn start(seq: u64, registry: &'static str) -> AuditRecord {
+    /// A record of run `seq` against `registry`, started now; it says
+    /// `Rejected` until the run says otherwise.
+    pub fn start(seq: u64, registry: &'static str) -> AuditRecord {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
         let unix_ms = u64::try_from(now.as_millis()).unwrap_or(u64::MAX);
         AuditRecord {
@@ -112,7 +114,8 @@ impl AuditRecord {
         }
     }
 
-    pub(crate) fn emit(&self, sinks: &[std::sync::Arc<dyn AuditSink>]) {
+    /// Emits the record as a `tracing` event (target `toolseal::audit`) and hands it to every sink.
+    pub fn emit(&self, sinks: &[std::sync::Arc<dyn AuditSink>]) {
         tracing::info!(
             target: "toolseal::audit",
             seq = self.seq,

@@ -24,6 +24,13 @@ pub struct Listing {
     pub tools: Vec<Value>,
 }
 
+impl Listing {
+    /// A listing from its parts.
+    pub fn new(server_info: Value, protocol_version: Value, tools: Vec<Value>) -> Listing {
+        Listing { server_info, protocol_version, tools }
+    }
+}
+
 /// A connected client whose notifications `H` handles.
 pub type Client<H = ()> = rmcp::service::RunningService<rmcp::RoleClient, H>;
 

@@ -6,6 +6,8 @@
 //! toolseal resolve (--registry FILE | --manifest toolseal.toml) [--lenient]  < calls.jsonl
 //! toolseal host [--registry FILE] [--timeout SECS] -- <server command...>     < replies.jsonl
 //! toolseal host --manifest toolseal.toml [--on-change hold|accept]            < replies.jsonl
+//! toolseal gateway --manifest toolseal.toml [--http ADDR] [--audit FILE] [--check]
+//! toolseal approve SERVER --manifest toolseal.toml
 //! toolseal lint FILE...
 //! ```
 //!
@@ -14,6 +16,7 @@
 //! 4 the server did not complete `initialize` or `tools/list`, 5 timeout.
 
 mod capture;
+mod gateway;
 mod host;
 mod lint;
 mod resolve;
@@ -85,6 +88,49 @@ enum Command {
         #[arg(last = true, required_unless_present = "manifest")]
         server: Vec<String>,
     },
+    /// Serve MCP to any client (stdio, or Streamable HTTP with --http) in front of a manifest's servers: one merged,
+    /// qualified tool list as pinned, and every `tools/call` resolved (M1–M5, H1–H3) before it is forwarded.
+    Gateway {
+        /// The deployment manifest (toolseal.toml): servers with `command` or `url`, tier and pinned `registry`.
+        #[arg(long)]
+        manifest: PathBuf,
+        /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (e.g. 127.0.0.1:8931; port 0 picks one).
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// The environment variable holding the bearer token every HTTP request must carry (required off loopback).
+        #[arg(long, default_value = "TOOLSEAL_GATEWAY_TOKEN")]
+        token_env: String,
+        /// A `Host` header value accepted over HTTP (repeatable; default: loopback names, or the bound address).
+        #[arg(long = "allowed-host")]
+        allowed_hosts: Vec<String>,
+        /// Append one audit record per call to this file (JSON lines).
+        #[arg(long)]
+        audit: Option<PathBuf>,
+        /// Seconds to wait for a server to start, list its tools, or answer a call.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+        /// When a live listing differs from its pin: `hold` keeps changed and removed tools M4 and new ones unlisted
+        /// until `toolseal approve` (then SIGHUP); `accept` takes it at once and tells clients.
+        #[arg(long, value_enum, default_value = "hold")]
+        on_change: host::OnChange,
+        /// The longest tool name served (≤ 64): leave room for a prefix the client adds, e.g. 50 for `mcp__gateway__`.
+        #[arg(long, default_value_t = 64)]
+        name_budget: usize,
+        /// Start every server, compare each live listing with its pin, print the report and exit (1 on any difference).
+        #[arg(long)]
+        check: bool,
+    },
+    /// Pin a manifest server's current listing (after reviewing a change): writes its `registry` file.
+    Approve {
+        /// The server, as the manifest names it.
+        server: String,
+        /// The deployment manifest.
+        #[arg(long)]
+        manifest: PathBuf,
+        /// Seconds to wait for the server.
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+    },
     /// Report what would weaken closed-world resolution in registry files.
     Lint {
         /// Registry files (several: as the servers of one host).
@@ -113,6 +159,21 @@ fn main() -> ExitCode {
         Command::Capture { out, check, timeout, server } => capture::run(&server, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout)),
         Command::Resolve { registry, manifest, lenient, strict } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient, strict),
         Command::Host { registry, manifest, timeout, on_change, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout), on_change),
+        Command::Gateway { manifest, http, token_env, allowed_hosts, audit, timeout, on_change, name_budget, check } => gateway::run(gateway::Args {
+            manifest,
+            http,
+            token_env,
+            allowed_hosts,
+            audit,
+            timeout: std::time::Duration::from_secs(timeout),
+            on_change: match on_change {
+                host::OnChange::Hold => toolseal::gateway::OnChange::Hold,
+                host::OnChange::Accept => toolseal::gateway::OnChange::Accept,
+            },
+            name_budget,
+            check,
+        }),
+        Command::Approve { server, manifest, timeout } => gateway::approve(&server, &manifest, std::time::Duration::from_secs(timeout)),
         Command::Lint { files } => lint::run(&files),
     };
     match result {

@@ -1,0 +1,166 @@
+//! `toolseal gateway`: the closed-world MCP gateway for any client, over
+//! stdio or Streamable HTTP, in front of a manifest's servers; and
+//! `toolseal approve`: re-pin a server's listing after a reviewed change.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toolseal::gateway::downstream::{capture, Transport};
+use toolseal::gateway::{Gateway, GatewayOptions, HttpOptions, OnChange};
+use toolseal::mcp::Change;
+use toolseal::runtime::pipeline::JsonLines;
+
+use crate::capture::{registry_file, Listing};
+use crate::Failure;
+
+/// What `gateway` is asked to do.
+pub struct Args {
+    /// The deployment manifest.
+    pub manifest: PathBuf,
+    /// Serve Streamable HTTP here instead of stdio.
+    pub http: Option<SocketAddr>,
+    /// The environment variable holding the bearer token.
+    pub token_env: String,
+    /// `Host` values accepted over HTTP.
+    pub allowed_hosts: Vec<String>,
+    /// Append one audit record per call here (JSON lines).
+    pub audit: Option<PathBuf>,
+    /// The wait for a server.
+    pub timeout: Duration,
+    /// What a listing change does.
+    pub on_change: OnChange,
+    /// The longest served tool name.
+    pub name_budget: usize,
+    /// Only compare live listings with their pins.
+    pub check: bool,
+}
+
+/// Logs go to stderr (stdout may be the MCP stream); `RUST_LOG` overrides the default.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("toolseal=info,toolseal::audit=warn,rmcp=error"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_target(false).without_time().try_init();
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(|e| Failure::new(2, format!("cannot start the async runtime: {e}")))
+}
+
+/// The HTTP options: loopback serves as given; any other address needs a token.
+fn http_options(address: SocketAddr, args: &Args) -> Result<HttpOptions, Failure> {
+    let bearer = std::env::var(&args.token_env).ok().filter(|t| !t.is_empty());
+    if !address.ip().is_loopback() && bearer.is_none() {
+        return Err(Failure::new(2, format!("--http {address} is not a loopback address: set a bearer token in ${} (every request must carry it)", args.token_env)));
+    }
+    let mut allowed_hosts = args.allowed_hosts.clone();
+    if allowed_hosts.is_empty() && !address.ip().is_loopback() {
+        allowed_hosts.push(address.ip().to_string());
+        allowed_hosts.push(address.to_string());
+    }
+    Ok(HttpOptions { bearer, allowed_hosts })
+}
+
+/// Prints how every server stands; whether all match their pins.
+fn print_report(gateway: &Gateway, manifest: &Path) -> bool {
+    let mut all = true;
+    for server in gateway.report() {
+        all &= server.matches();
+        if let Some(why) = &server.down {
+            println!("{}: down: {why}", server.name);
+            continue;
+        }
+        let changes: Vec<String> = server.changes.iter().flatten().filter(|(_, c)| *c != Change::Unchanged).map(|(tool, c)| format!("{} {tool}", change_word(c))).collect();
+        if changes.is_empty() {
+            println!("{}: matches its pin", server.name);
+        } else {
+            println!("{}: differs from its pin: {}", server.name, changes.join(", "));
+            println!("  review, then `toolseal approve {} --manifest {}`", server.name, manifest.display());
+        }
+    }
+    all
+}
+
+fn change_word(change: &Change) -> &'static str {
+    match change {
+        Change::Unchanged => "unchanged",
+        Change::Changed { .. } => "changed",
+        Change::Added => "added",
+        Change::Removed => "removed",
+    }
+}
+
+/// Runs `gateway`.
+pub fn run(args: Args) -> Result<u8, Failure> {
+    init_logging();
+    let http = args.http.map(|address| http_options(address, &args).map(|o| (address, o))).transpose()?;
+    let mut options = GatewayOptions::default().timeout(args.timeout).on_change(args.on_change).name_budget(args.name_budget);
+    if let Some(path) = &args.audit {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| Failure::new(2, format!("cannot open {}: {e}", path.display())))?;
+        options = options.audit(JsonLines::new(std::io::LineWriter::new(file)));
+    }
+    runtime()?.block_on(async {
+        let gateway = Gateway::start(&args.manifest, options).await.map_err(|e| Failure::new(2, e.to_string()))?;
+        if args.check {
+            let all = print_report(&gateway, &args.manifest);
+            gateway.shutdown();
+            return Ok(u8::from(!all));
+        }
+        for server in gateway.report() {
+            if let Some(why) = server.down {
+                eprintln!("toolseal: server {:?} is down, its tools answer an error until it restarts: {why}", server.name);
+            }
+        }
+        tokio::spawn(signals(gateway.clone(), args.manifest.clone()));
+        let served = match http {
+            Some((address, options)) => {
+                let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| Failure::new(2, format!("cannot listen on {address}: {e}")))?;
+                let bound = listener.local_addr().unwrap_or(address);
+                eprintln!("toolseal: gateway serving http://{bound}/mcp");
+                gateway.serve_http(listener, options).await
+            }
+            None => gateway.serve_stdio().await,
+        };
+        gateway.shutdown();
+        // Let the servers' connections close before the runtime goes.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        served.map(|()| 0).map_err(|e| Failure::new(2, e.to_string()))
+    })
+}
+
+/// SIGHUP re-reads the pins (after `toolseal approve`); SIGINT and SIGTERM stop the gateway.
+async fn signals(gateway: Gateway, manifest: PathBuf) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut hangup), Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::hangup()), signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            _ = hangup.recv() => match gateway.reload_pins(&manifest) {
+                Ok(()) => eprintln!("toolseal: pins re-read from {}", manifest.display()),
+                Err(e) => eprintln!("toolseal: pins not re-read, the previous ones stay in force: {e}"),
+            },
+            _ = interrupt.recv() => break,
+            _ = terminate.recv() => break,
+            () = gateway.stopped() => return,
+        }
+    }
+    gateway.shutdown();
+}
+
+/// Runs `approve`: lists `server`'s tools now and writes them as its pin.
+pub fn approve(server: &str, manifest: &Path, timeout: Duration) -> Result<u8, Failure> {
+    let deployment = toolseal_build::read_manifest(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
+    let Some(entry) = deployment.servers.iter().find(|s| s.name == server) else {
+        let names: Vec<&str> = deployment.servers.iter().map(|s| s.name.as_str()).collect();
+        return Err(Failure::new(2, format!("{}: no server {server:?} (servers: {names:?})", manifest.display())));
+    };
+    let dir = manifest.parent().filter(|d| !d.as_os_str().is_empty());
+    let Some(transport) = Transport::of(entry, dir) else {
+        return Err(Failure::new(2, format!("{}: server {server:?} has no `command` or `url`", manifest.display())));
+    };
+    let captured = runtime()?.block_on(capture(&transport, timeout)).map_err(|e| Failure::new(4, e))?;
+    let (text, registry) = registry_file(&Listing::new(captured.server_info, captured.protocol_version, captured.tools))?;
+    std::fs::write(&entry.registry_path, text).map_err(|e| Failure::new(2, format!("cannot write {}: {e}", entry.registry_path.display())))?;
+    eprintln!("toolseal: pinned {} tools of {server:?} into {}; a running gateway takes it on SIGHUP", registry.tools.len(), entry.registry_path.display());
+    Ok(0)
+}

@@ -1,0 +1,165 @@
+//! One `tools/call` through the gateway: resolved (M1–M5, H1–H3) against the
+//! deployment in force, decided by the gate, forwarded to the routed server
+//! with the client's arguments, answered once, audited once.
+
+use std::borrow::Cow;
+use std::sync::atomic::Ordering;
+
+use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock, ErrorData, ProtocolVersion, ResultType, ServerResult};
+use rmcp::service::{PeerRequestOptions, RequestContext};
+use rmcp::RoleServer;
+use serde_json::{Map, Value};
+use toolseal_runtime::canonical::sha256_hex;
+use toolseal_runtime::check::Cx;
+use toolseal_runtime::guard::rejection_answer;
+use toolseal_runtime::json::Json;
+use toolseal_runtime::mcp::{McpRequest, Route};
+use toolseal_runtime::pipeline::{AuditRecord, Decision, Ending, RejectionRecord};
+
+use super::downstream::Link;
+use super::Core;
+
+/// A resolved call, as a gate sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct GatewayCall<'a> {
+    /// The server it goes to (the manifest's key).
+    pub server: &'a str,
+    /// The tool's name on that server.
+    pub tool: &'a str,
+    /// The name the client called it by.
+    pub called: &'a str,
+    /// The arguments, resolved against the tool's schema.
+    pub arguments: Option<&'a Map<String, Value>>,
+}
+
+impl Core {
+    /// Answers one `tools/call`.
+    pub(super) async fn call(&self, params: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+        let state = self.state();
+        let mut record = AuditRecord::start(self.seq.fetch_add(1, Ordering::Relaxed), "gateway");
+        record.format = "mcp";
+        record.call_id = Some(context.id.to_string());
+        record.tool = Some(params.name.chars().take(128).collect());
+        record.raw_digest = sha256_hex(serde_json::to_string(&(&params.name, &params.arguments)).unwrap_or_default().as_bytes());
+        let answer = self.answer(&state, &params, &context, &mut record).await;
+        record.emit(&self.options.audit);
+        answer
+    }
+
+    async fn answer(&self, state: &super::State, params: &CallToolRequestParams, context: &RequestContext<RoleServer>, record: &mut AuditRecord) -> Result<CallToolResponse, ErrorData> {
+        let arguments = params.arguments.as_ref().map(Json::from_map);
+        let catalog = state.deployment.catalog();
+        // A served name routes by table; any other name (flat, or qualified in full) goes through the policy.
+        let request = match state.served.get(params.name.as_ref()) {
+            Some(&route) => McpRequest { name: Cow::Borrowed(catalog.tool(route).name.as_str()), server: Some(Cow::Borrowed(catalog.server(route).name.as_str())), arguments },
+            None => McpRequest { name: Cow::Borrowed(params.name.as_ref()), server: None, arguments },
+        };
+        let route = match state.deployment.resolve_request_in(&request, &mut Cx::strict(), &state.stale) {
+            Ok(route) => route,
+            Err(rejection) => {
+                tracing::info!(target: "toolseal::gateway", tool = %params.name, class = rejection.class().as_str(), pointer = rejection.pointer(), "rejected before any server");
+                record.rejection = Some(RejectionRecord::from(&rejection));
+                return rejection_answer(&rejection).map(CallToolResponse::Complete);
+            }
+        };
+        let (server, tool) = (catalog.server(route).name.as_str(), catalog.tool(route).name.as_str());
+        record.tool = Some(served_name(state, route));
+        if let Some(gate) = &self.options.gate {
+            let decision = gate.decide(&GatewayCall { server, tool, called: &params.name, arguments: params.arguments.as_ref() });
+            record.decision = Some(decision.clone());
+            match decision {
+                Decision::Allow => {}
+                Decision::Deny { reason } => {
+                    record.ending = Ending::Denied;
+                    return Ok(refusal(format!("{server}/{tool} is not allowed now: {reason}")));
+                }
+                Decision::Confirm { prompt } => {
+                    record.ending = Ending::Pending;
+                    return Ok(refusal(format!("{server}/{tool} needs confirmation first: {prompt}")));
+                }
+            }
+        }
+        record.executed = true;
+        match self.forward(route, server, tool, params, context).await {
+            Ok(response) => {
+                record.ending = Ending::Executed;
+                Ok(response)
+            }
+            Err(why) => {
+                record.ending = Ending::Failed;
+                record.error = Some(why.clone());
+                Ok(refusal(why))
+            }
+        }
+    }
+
+    /// Sends the resolved call to its server and waits for the answer, the
+    /// client's cancellation, or the timeout (both cancel the call downstream).
+    async fn forward(&self, route: Route, server: &str, tool: &str, params: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> Result<CallToolResponse, String> {
+        let downstream = &self.servers[route.server];
+        let peer = match downstream.link() {
+            Link::Up(peer) => peer,
+            Link::Starting => return Err(format!("server {server:?} is starting; try again shortly")),
+            Link::Down(why) => return Err(format!("server {server:?} is unavailable: {why}")),
+        };
+        let mut forwarded = params.clone();
+        forwarded.name = Cow::Owned(tool.to_owned());
+        forwarded.meta = None;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(forwarded));
+        let progress = context.meta.get_progress_token();
+        let sent = match &progress {
+            // Held across the send, so progress that arrives first waits for its route.
+            Some(token) => {
+                let mut routes = downstream.progress.lock().await;
+                let handle = peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await;
+                if let Ok(handle) = &handle {
+                    routes.insert(handle.progress_token.clone(), (context.peer.clone(), token.clone()));
+                }
+                handle
+            }
+            None => peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await,
+        };
+        let mut handle = sent.map_err(|e| format!("server {server:?} did not take the call: {e}"))?;
+        let outcome = tokio::select! {
+            answer = tokio::time::timeout(self.options.timeout, &mut handle.rx) => Some(answer),
+            () = context.ct.cancelled() => None,
+        };
+        if progress.is_some() {
+            downstream.progress.lock().await.remove(&handle.progress_token);
+        }
+        let answer = match outcome {
+            Some(Ok(Ok(answer))) => answer,
+            Some(Ok(Err(_))) => Err(rmcp::ServiceError::TransportClosed),
+            Some(Err(_)) => {
+                let _ = handle.cancel(Some("the gateway's timeout".to_owned())).await;
+                return Err(format!("server {server:?} did not answer {tool:?} within {} s", self.options.timeout.as_secs()));
+            }
+            None => {
+                let _ = handle.cancel(Some("the client cancelled".to_owned())).await;
+                return Err("cancelled by the client".to_owned());
+            }
+        };
+        match answer.map_err(|e| format!("server {server:?} failed {tool:?}: {e}"))? {
+            ServerResult::CallToolResult(mut result) => {
+                // A 2026-07-28 client needs `resultType`, which a server on an older version does not send.
+                if result.result_type.is_none() && context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()) {
+                    result.result_type = Some(ResultType::COMPLETE);
+                }
+                Ok(CallToolResponse::Complete(result))
+            }
+            ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
+            ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
+            _ => Err(format!("server {server:?} answered {tool:?} with something that is not a tool result")),
+        }
+    }
+}
+
+/// The name a client calls `route` by.
+fn served_name(state: &super::State, route: Route) -> String {
+    state.names.get(&route).cloned().unwrap_or_else(|| state.deployment.catalog().qualified(route).to_owned())
+}
+
+/// A tool result with `isError: true` and `text`: the model reads why.
+fn refusal(text: String) -> CallToolResponse {
+    CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(text)]))
+}

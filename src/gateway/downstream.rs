@@ -1,0 +1,254 @@
+//! The gateway's side of each downstream server: how it is reached (a stdio
+//! child or a Streamable HTTP endpoint), the connection in force, restarts
+//! with backoff when it fails or dies, and the notifications it sends back
+//! (`tools/list_changed`, progress).
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock, Weak};
+use std::time::Duration;
+
+use rmcp::model::{ClientConfig, Implementation, ProgressNotificationParam, ProgressToken, Tool};
+use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
+use tokio::sync::mpsc;
+
+use super::Core;
+
+/// How a downstream server is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Transport {
+    /// A child process speaking MCP over stdio.
+    Command {
+        /// The program and its arguments.
+        argv: Vec<String>,
+        /// Where it runs (the manifest's directory).
+        cwd: Option<PathBuf>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        /// Its URL (`http://127.0.0.1:3001/mcp`).
+        url: String,
+    },
+}
+
+impl Transport {
+    /// How the manifest says `server` is reached (`command` run in `dir`, the manifest's directory, or `url`).
+    pub fn of(server: &toolseal_build::DeploymentServer, dir: Option<&std::path::Path>) -> Option<Transport> {
+        match (&server.command, &server.url) {
+            (Some(argv), _) => Some(Transport::Command { argv: argv.clone(), cwd: dir.map(std::path::Path::to_path_buf) }),
+            (None, Some(url)) => Some(Transport::Http { url: url.clone() }),
+            (None, None) => None,
+        }
+    }
+
+    /// What to call it in messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Transport::Command { argv, .. } => format!("`{}`", argv.join(" ")),
+            Transport::Http { url } => url.clone(),
+        }
+    }
+}
+
+/// The connection to one server, as calls see it.
+#[derive(Clone)]
+pub enum Link {
+    /// Not connected yet.
+    Starting,
+    /// Connected: calls go to this peer.
+    Up(Peer<RoleClient>),
+    /// Failed or died, with why; a restart is scheduled.
+    Down(String),
+}
+
+/// Where a downstream progress notification goes: the client's peer and its own token.
+pub type ProgressRoute = (Peer<RoleServer>, ProgressToken);
+
+/// One downstream server.
+pub struct Downstream {
+    /// The manifest's key for it.
+    pub name: String,
+    /// How it is reached.
+    pub transport: Transport,
+    link: RwLock<Link>,
+    /// Progress tokens of calls in flight → where their progress goes. Held
+    /// across the send of a call that asks for progress, so a notification
+    /// that arrives first waits for its route.
+    pub progress: tokio::sync::Mutex<HashMap<ProgressToken, ProgressRoute>>,
+}
+
+impl Downstream {
+    /// A server not connected yet.
+    pub fn new(name: String, transport: Transport) -> Downstream {
+        Downstream { name, transport, link: RwLock::new(Link::Starting), progress: tokio::sync::Mutex::new(HashMap::new()) }
+    }
+
+    /// The connection in force.
+    pub fn link(&self) -> Link {
+        self.link.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set(&self, link: Link) {
+        *self.link.write().unwrap_or_else(|e| e.into_inner()) = link;
+    }
+}
+
+/// What a downstream connection tells the gateway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    /// Server `.0` announced `notifications/tools/list_changed`.
+    ListChanged(usize),
+}
+
+/// The client handler of one downstream connection.
+#[derive(Clone)]
+pub struct Handler {
+    server: usize,
+    core: Weak<Core>,
+    events: mpsc::Sender<Event>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.client_info = Implementation::new("toolseal-gateway", env!("CARGO_PKG_VERSION"));
+        info
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        // A full queue already holds a relist that will see this change.
+        let _ = self.events.try_send(Event::ListChanged(self.server));
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        let Some(core) = self.core.upgrade() else { return };
+        let route = core.servers[self.server].progress.lock().await.get(&params.progress_token).cloned();
+        if let Some((peer, token)) = route {
+            let mut forwarded = params;
+            forwarded.progress_token = token;
+            if let Err(e) = peer.notify_progress(forwarded).await {
+                tracing::debug!(target: "toolseal::gateway", server = %core.servers[self.server].name, "progress not relayed: {e}");
+            }
+        }
+    }
+}
+
+impl Handler {
+    /// A handler for a connection outside any gateway (`toolseal approve`): notifications are dropped.
+    fn detached() -> Handler {
+        Handler { server: 0, core: Weak::new(), events: mpsc::channel(1).0 }
+    }
+}
+
+/// What a server says about itself and its tools, for a pin file.
+#[derive(Debug, Clone)]
+pub struct Capture {
+    /// `serverInfo` of the `initialize` result.
+    pub server_info: serde_json::Value,
+    /// The protocol version agreed.
+    pub protocol_version: serde_json::Value,
+    /// Its tools, sorted by name.
+    pub tools: Vec<serde_json::Value>,
+}
+
+/// Connects to `transport`, lists its tools and disconnects.
+pub async fn capture(transport: &Transport, timeout: Duration) -> Result<Capture, String> {
+    let connection = connect(transport, Handler::detached(), timeout).await?;
+    let info = connection.peer_info().map(|i| serde_json::to_value(&*i).unwrap_or_default()).unwrap_or_default();
+    let tools = list_tools(connection.peer(), timeout).await.map_err(|e| format!("{} {e}", transport.describe()));
+    let _ = connection.cancel().await;
+    Ok(Capture { server_info: info.get("serverInfo").cloned().unwrap_or_default(), protocol_version: info.get("protocolVersion").cloned().unwrap_or_default(), tools: tools? })
+}
+
+/// A running downstream connection.
+pub type Connection = RunningService<RoleClient, Handler>;
+
+/// Connects to `transport` and completes `initialize` within `timeout`.
+pub async fn connect(transport: &Transport, handler: Handler, timeout: Duration) -> Result<Connection, String> {
+    let serving = match transport {
+        Transport::Command { argv, cwd } => {
+            let mut command = tokio::process::Command::new(&argv[0]);
+            command.args(&argv[1..]);
+            if let Some(cwd) = cwd {
+                command.current_dir(cwd);
+            }
+            // The server's stderr is its own log; it must not hold the gateway's stderr open.
+            let (child, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().map_err(|e| format!("cannot start {}: {e}", transport.describe()))?;
+            tokio::time::timeout(timeout, handler.serve(child)).await
+        }
+        Transport::Http { url } => {
+            // reqwest is built without a default TLS provider: ring serves https:// (a second install is a no-op).
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::from_uri(url.as_str()))).await
+        }
+    };
+    serving.map_err(|_| format!("{} did not complete `initialize` within {} s", transport.describe(), timeout.as_secs()))?.map_err(|e| format!("{} did not complete `initialize`: {e}", transport.describe()))
+}
+
+/// Every tool `peer`'s server lists (following `nextCursor`), sorted by name, as JSON.
+pub async fn list_tools(peer: &Peer<RoleClient>, timeout: Duration) -> Result<Vec<serde_json::Value>, String> {
+    let tools: Vec<Tool> = tokio::time::timeout(timeout, peer.list_all_tools()).await.map_err(|_| format!("`tools/list` got no answer within {} s", timeout.as_secs()))?.map_err(|e| format!("`tools/list` failed: {e}"))?;
+    let mut tools: Vec<serde_json::Value> = tools.iter().map(|t| serde_json::to_value(t).unwrap_or_default()).collect();
+    tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    Ok(tools)
+}
+
+/// The shortest and longest wait before a restart.
+const BACKOFF: (Duration, Duration) = (Duration::from_millis(250), Duration::from_secs(15));
+
+/// Keeps server `s` connected until the gateway shuts down: connects, lists
+/// its tools (compared with the pin), serves calls through it until it dies,
+/// then restarts it after a growing delay. `started` hears the first attempt's outcome.
+pub async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Event>, started: tokio::sync::oneshot::Sender<Result<(), String>>) {
+    let mut started = Some(started);
+    let mut delay = BACKOFF.0;
+    let server = &core.servers[s];
+    loop {
+        let handler = Handler { server: s, core: Arc::downgrade(&core), events: events.clone() };
+        let attempt = match connect(&server.transport, handler, core.options.timeout).await {
+            Ok(connection) => match list_tools(connection.peer(), core.options.timeout).await {
+                Ok(tools) => Ok((connection, tools)),
+                Err(e) => Err(format!("{} {e}", server.transport.describe())),
+            },
+            Err(e) => Err(e),
+        };
+        match attempt {
+            Ok((connection, tools)) => {
+                core.observe(s, Ok(tools));
+                server.set(Link::Up(connection.peer().clone()));
+                tracing::info!(target: "toolseal::gateway", server = %server.name, "connected");
+                if let Some(started) = started.take() {
+                    let _ = started.send(Ok(()));
+                }
+                delay = BACKOFF.0;
+                let stop = connection.cancellation_token();
+                tokio::select! {
+                    quit = connection.waiting() => {
+                        let why = format!("{} exited ({quit:?}); restarting", server.transport.describe());
+                        tracing::warn!(target: "toolseal::gateway", server = %server.name, "{why}");
+                        server.set(Link::Down(why));
+                    }
+                    () = core.shutdown.cancelled() => {
+                        stop.cancel();
+                        server.set(Link::Down("the gateway is shutting down".to_owned()));
+                        return;
+                    }
+                }
+            }
+            Err(why) => {
+                tracing::warn!(target: "toolseal::gateway", server = %server.name, "{why}; retrying in {} ms", delay.as_millis());
+                server.set(Link::Down(why.clone()));
+                if let Some(started) = started.take() {
+                    let _ = started.send(Err(why));
+                }
+            }
+        }
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = core.shutdown.cancelled() => return,
+        }
+        delay = (delay * 2).min(BACKOFF.1);
+    }
+}

@@ -1,0 +1,404 @@
+//! `toolseal::gateway` (feature `gateway`): a closed-world MCP gateway in
+//! front of a manifest's servers, for any MCP client.
+//!
+//! The gateway serves one merged tool list — every tool under its qualified
+//! name (`server__tool`, reversible through the catalog, stable when servers
+//! are added), its definition as pinned by `toolseal capture` — and resolves
+//! every `tools/call` before anything is forwarded: the name routes to one
+//! `(server, tool)` (M1–M3 by the manifest's tiers, pins and policy), the live
+//! definition must still match its pin (M4), and the arguments must meet the
+//! routed tool's schema (M5, H2, H3). Only a resolved call reaches a server,
+//! with the arguments the client sent; every call leaves one [`AuditRecord`].
+//!
+//! A server that fails to start or dies is restarted with backoff; its tools
+//! answer a clear error meanwhile and the other servers keep serving. A tool
+//! whose schema cannot be enforced is quarantined (not listed, calls refused);
+//! the rest of its server is served. When a server's listing changes, changed
+//! and removed tools are M4 and new tools stay unlisted until the listing is
+//! approved (`toolseal approve SERVER`, then a reload, or
+//! [`OnChange::Accept`]); the client hears `list_changed` only when what the
+//! gateway serves changed.
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), toolseal::gateway::GatewayError> {
+//! use toolseal::gateway::{Gateway, GatewayOptions};
+//! use toolseal::pipeline::Decision;
+//!
+//! let options = GatewayOptions::default().gate(|call: &toolseal::gateway::GatewayCall<'_>| {
+//!     if call.tool == "delete_file" { Decision::deny("deleting is not allowed here") } else { Decision::Allow }
+//! });
+//! let gateway = Gateway::start(std::path::Path::new("toolseal.toml"), options).await?;
+//! gateway.serve_stdio().await?;
+//! # Ok(()) }
+//! ```
+
+mod call;
+pub mod downstream;
+mod http;
+pub mod listing;
+mod service;
+
+use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use rmcp::service::Peer;
+use rmcp::RoleServer;
+use serde_json::Value;
+use tokio::sync::{broadcast, mpsc};
+use tokio_util::sync::CancellationToken;
+use toolseal_build::{read_manifest, Deployment, DeploymentServer};
+use toolseal_runtime::mcp::Change;
+use toolseal_runtime::pipeline::{AuditSink, Decision};
+
+pub use call::GatewayCall;
+use downstream::{Downstream, Event, Link, Transport};
+pub use http::HttpOptions;
+use listing::{Listing, Naming, ServerListing, State};
+pub use service::GatewayService;
+
+/// What the gateway does when a server's live listing differs from its pin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnChange {
+    /// Changed and removed tools are M4 and new tools unlisted until the pin is approved.
+    #[default]
+    Hold,
+    /// Take the live listing at once (if the deployment still compiles with it) and tell clients.
+    Accept,
+}
+
+/// Decides on a resolved call before it is forwarded (H4): the pipeline's [`Decision`].
+pub trait CallGate: Send + Sync + 'static {
+    /// Allow, deny or ask for confirmation of `call`.
+    fn decide(&self, call: &GatewayCall<'_>) -> Decision;
+}
+
+impl<F: Fn(&GatewayCall<'_>) -> Decision + Send + Sync + 'static> CallGate for F {
+    fn decide(&self, call: &GatewayCall<'_>) -> Decision {
+        self(call)
+    }
+}
+
+/// How a gateway runs.
+#[derive(Clone)]
+pub struct GatewayOptions {
+    timeout: Duration,
+    on_change: OnChange,
+    name_budget: usize,
+    audit: Vec<Arc<dyn AuditSink>>,
+    gate: Option<Arc<dyn CallGate>>,
+}
+
+impl Default for GatewayOptions {
+    fn default() -> Self {
+        GatewayOptions { timeout: Duration::from_secs(60), on_change: OnChange::Hold, name_budget: toolseal_runtime::mcp::MAX_LEN, audit: Vec::new(), gate: None }
+    }
+}
+
+impl GatewayOptions {
+    /// The longest wait for a server: to start, to list its tools, to answer a call (default 60 s).
+    pub fn timeout(mut self, timeout: Duration) -> GatewayOptions {
+        self.timeout = timeout;
+        self
+    }
+
+    /// What to do when a server's listing changes (default [`OnChange::Hold`]).
+    pub fn on_change(mut self, on_change: OnChange) -> GatewayOptions {
+        self.on_change = on_change;
+        self
+    }
+
+    /// The longest tool name served (default and most 64; at least
+    /// [`MIN_LEN`](toolseal_runtime::mcp::MIN_LEN)): leaves room for a prefix
+    /// the client adds, e.g. 64 − `mcp__gateway__`.
+    pub fn name_budget(mut self, budget: usize) -> GatewayOptions {
+        self.name_budget = budget;
+        self
+    }
+
+    /// Hands every call's audit record to `sink` too (records are always emitted as `tracing` events).
+    pub fn audit(mut self, sink: impl AuditSink + 'static) -> GatewayOptions {
+        self.audit.push(Arc::new(sink));
+        self
+    }
+
+    /// Runs `gate` on every resolved call before it is forwarded.
+    pub fn gate(mut self, gate: impl CallGate) -> GatewayOptions {
+        self.gate = Some(Arc::new(gate));
+        self
+    }
+}
+
+/// Why a gateway cannot start or serve.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// The manifest or a pinned registry cannot be read.
+    #[error(transparent)]
+    Manifest(#[from] toolseal_build::Error),
+    /// A server has neither `command` nor `url`.
+    #[error("{path}: server {server:?} has no `command` or `url` to reach it by")]
+    Unreachable {
+        /// The manifest.
+        path: String,
+        /// The server.
+        server: String,
+    },
+    /// The pinned listings do not form a deployment (names, pins).
+    #[error("{path}: {message}")]
+    Deployment {
+        /// The manifest.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Serving failed (stdio closed with an error, an address that cannot be bound…).
+    #[error("serving failed: {0}")]
+    Serve(String),
+}
+
+/// What the gateway shares between its clients, servers and tasks.
+pub struct Core {
+    options: GatewayOptions,
+    naming: Naming,
+    servers: Vec<Downstream>,
+    listings: Mutex<Vec<ServerListing>>,
+    state: RwLock<Arc<State>>,
+    seq: AtomicU64,
+    /// Fires when the served tool list changed (2026-07-28 listen streams wait on it).
+    changed: broadcast::Sender<()>,
+    /// Clients on sessions (up to 2025-11-25), told of list changes directly.
+    sessions: Mutex<Vec<Peer<RoleServer>>>,
+    shutdown: CancellationToken,
+}
+
+impl Core {
+    fn state(&self) -> Arc<State> {
+        self.state.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Takes in server `s`'s live listing (or why it could not be read), recompiles, and tells clients if what they see changed.
+    fn observe(&self, s: usize, live: Result<Vec<Value>, String>) {
+        let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
+        let server = &mut listings[s];
+        let name = server.name.clone();
+        match live.and_then(|tools| Listing::from_tools(tools).map_err(|e| e.to_string())) {
+            Ok(live) => {
+                for (tool, change) in server.observe(live) {
+                    match change {
+                        Change::Unchanged => {}
+                        Change::Added => tracing::warn!(target: "toolseal::gateway", server = %name, tool, "a tool not in the pin: unlisted until approved (toolseal approve {name})"),
+                        _ => tracing::warn!(target: "toolseal::gateway", server = %name, tool, ?change, "the tool differs from its pin: calls are M4 until approved (toolseal approve {name})"),
+                    }
+                }
+            }
+            Err(why) => {
+                tracing::warn!(target: "toolseal::gateway", server = %server.name, "the live listing cannot be read: {why}; its tools are M4");
+                server.unreadable(&why);
+            }
+        }
+        if self.options.on_change == OnChange::Accept
+            && let Some(previous) = listings[s].accept("the gateway accepted it")
+        {
+            if let Err(e) = self.recompile(&listings) {
+                tracing::warn!(target: "toolseal::gateway", server = %listings[s].name, "the new listing was not accepted: {e}");
+                listings[s] = previous;
+            }
+        }
+        if let Err(e) = self.recompile(&listings) {
+            tracing::error!(target: "toolseal::gateway", "the deployment no longer compiles, the previous one stays in force: {e}");
+        }
+    }
+
+    /// Compiles `listings` and puts the result in force; tells clients when the served tool list changed.
+    fn recompile(&self, listings: &[ServerListing]) -> Result<(), String> {
+        let state = State::compile(listings, &self.naming)?;
+        let mut current = self.state.write().unwrap_or_else(|e| e.into_inner());
+        let changed = current.digest != state.digest;
+        *current = Arc::new(state);
+        drop(current);
+        if changed {
+            self.announce();
+        }
+        Ok(())
+    }
+
+    /// Tells every client that the tool list changed.
+    fn announce(&self) {
+        let _ = self.changed.send(());
+        let sessions: Vec<Peer<RoleServer>> = {
+            let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+            sessions.retain(|p| !p.is_transport_closed());
+            sessions.clone()
+        };
+        for peer in sessions {
+            tokio::spawn(async move {
+                let _ = peer.notify_tool_list_changed().await;
+            });
+        }
+    }
+}
+
+/// How one server stands, for `toolseal gateway --check` and logs.
+#[derive(Debug, Clone)]
+pub struct ServerReport {
+    /// The manifest's key for it.
+    pub name: String,
+    /// `None` when connected; why not otherwise.
+    pub down: Option<String>,
+    /// How its live listing differs from its pin (empty when it matches; `None` if never listed).
+    pub changes: Option<Vec<(String, Change)>>,
+}
+
+impl ServerReport {
+    /// Whether the server is up and lists exactly its pin.
+    pub fn matches(&self) -> bool {
+        self.down.is_none() && self.changes.as_ref().is_some_and(|c| c.iter().all(|(_, c)| *c == Change::Unchanged))
+    }
+}
+
+/// A running gateway: its servers are supervised until [`Gateway::shutdown`].
+#[derive(Clone)]
+pub struct Gateway {
+    core: Arc<Core>,
+}
+
+impl Gateway {
+    /// Reads the manifest at `path` and its pins, starts every server in
+    /// parallel and waits until each has connected or failed once (a failed
+    /// server keeps being retried; its tools answer an error meanwhile).
+    pub async fn start(path: &Path, options: GatewayOptions) -> Result<Gateway, GatewayError> {
+        let deployment = read_manifest(path)?;
+        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).map(Path::to_path_buf);
+        let shown = path.display().to_string();
+        let mut servers = Vec::new();
+        for server in &deployment.servers {
+            let Some(transport) = Transport::of(server, dir.as_deref()) else {
+                return Err(GatewayError::Unreachable { path: shown, server: server.name.clone() });
+            };
+            servers.push(Downstream::new(server.name.clone(), transport));
+        }
+        let listings = pinned_listings(&deployment)?;
+        let naming = Naming { pins: deployment.pins.clone(), policy: deployment.policy, budget: options.name_budget };
+        let state = State::compile(&listings, &naming).map_err(|message| GatewayError::Deployment { path: shown.clone(), message })?;
+        for (server, tool, e) in state.deployment.quarantined() {
+            tracing::warn!(target: "toolseal::gateway", server, tool, "quarantined (not listed, every call refused): {e}");
+        }
+        let core = Arc::new(Core {
+            options,
+            naming,
+            servers,
+            listings: Mutex::new(listings),
+            state: RwLock::new(Arc::new(state)),
+            seq: AtomicU64::new(0),
+            changed: broadcast::channel(16).0,
+            sessions: Mutex::new(Vec::new()),
+            shutdown: CancellationToken::new(),
+        });
+        let (events, received) = mpsc::channel(64);
+        tokio::spawn(relist(core.clone(), received));
+        let mut started = Vec::new();
+        for s in 0..core.servers.len() {
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            tokio::spawn(downstream::supervise(core.clone(), s, events.clone(), tx));
+            started.push(rx);
+        }
+        for rx in started {
+            let _ = rx.await;
+        }
+        Ok(Gateway { core })
+    }
+
+    /// The MCP server handler clients talk to (one per session; all share this gateway).
+    pub fn service(&self) -> GatewayService {
+        GatewayService::new(self.core.clone())
+    }
+
+    /// Serves one client over this process's stdin and stdout until it disconnects.
+    pub async fn serve_stdio(&self) -> Result<(), GatewayError> {
+        use rmcp::ServiceExt;
+        let running = self.service().serve(rmcp::transport::stdio()).await.map_err(|e| GatewayError::Serve(e.to_string()))?;
+        let stop = running.cancellation_token();
+        tokio::select! {
+            quit = running.waiting() => quit.map(drop).map_err(|e| GatewayError::Serve(e.to_string())),
+            () = self.core.shutdown.cancelled() => {
+                stop.cancel();
+                Ok(())
+            }
+        }
+    }
+
+    /// Serves Streamable HTTP at `/mcp` on `listener` until [`Gateway::shutdown`].
+    pub async fn serve_http(&self, listener: tokio::net::TcpListener, options: HttpOptions) -> Result<(), GatewayError> {
+        http::serve(self.clone(), listener, options).await
+    }
+
+    /// How every server stands now.
+    pub fn report(&self) -> Vec<ServerReport> {
+        let listings = self.core.listings.lock().unwrap_or_else(|e| e.into_inner());
+        self.core
+            .servers
+            .iter()
+            .zip(listings.iter())
+            .map(|(server, listing)| ServerReport {
+                name: server.name.clone(),
+                down: match server.link() {
+                    Link::Up(_) => None,
+                    Link::Starting => Some("not connected yet".to_owned()),
+                    Link::Down(why) => Some(why),
+                },
+                changes: listing.changes().map(<[_]>::to_vec),
+            })
+            .collect()
+    }
+
+    /// Reads the manifest's pins again (after `toolseal approve`) and compares
+    /// every server's newest live listing with them; clients hear of a change.
+    pub fn reload_pins(&self, path: &Path) -> Result<(), GatewayError> {
+        let deployment = read_manifest(path)?;
+        let mut listings = self.core.listings.lock().unwrap_or_else(|e| e.into_inner());
+        let mut next = listings.clone();
+        for listing in &mut next {
+            if let Some(server) = deployment.servers.iter().find(|s| s.name == listing.name) {
+                listing.repin(read_pin(server)?);
+            }
+        }
+        self.core.recompile(&next).map_err(|message| GatewayError::Deployment { path: path.display().to_string(), message })?;
+        *listings = next;
+        Ok(())
+    }
+
+    /// Stops serving and stops every server.
+    pub fn shutdown(&self) {
+        self.core.shutdown.cancel();
+    }
+
+    /// Resolves when [`Gateway::shutdown`] was called.
+    pub async fn stopped(&self) {
+        self.core.shutdown.cancelled().await;
+    }
+}
+
+/// The pinned listing of `server`.
+fn read_pin(server: &DeploymentServer) -> Result<Listing, GatewayError> {
+    Listing::from_file(&server.registry_bytes).map_err(|source| GatewayError::Manifest(toolseal_build::Error::Registry { path: server.registry_path.clone(), source }))
+}
+
+/// Every server of `deployment` with its pin as the accepted listing.
+fn pinned_listings(deployment: &Deployment) -> Result<Vec<ServerListing>, GatewayError> {
+    deployment.servers.iter().map(|server| Ok(ServerListing::pinned(server.name.clone(), server.tier, server.tier_name.clone(), read_pin(server)?))).collect()
+}
+
+/// Lists a server's tools again each time it announces a change.
+async fn relist(core: Arc<Core>, mut events: mpsc::Receiver<Event>) {
+    loop {
+        let event = tokio::select! {
+            event = events.recv() => event,
+            () = core.shutdown.cancelled() => None,
+        };
+        let Some(Event::ListChanged(s)) = event else { return };
+        let Link::Up(peer) = core.servers[s].link() else { continue };
+        let live = downstream::list_tools(&peer, core.options.timeout).await;
+        core.observe(s, live);
+    }
+}

@@ -1,0 +1,72 @@
+//! The MCP server a client talks to: tools only (resources and prompts are
+//! not advertised, never half-forwarded), the merged tool list, every call
+//! resolved before it is forwarded, and `list_changed` — unsolicited on
+//! sessions (up to 2025-11-25), on `subscriptions/listen` streams (2026-07-28).
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter};
+use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::{RoleServer, ServerHandler};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::Core;
+
+/// The gateway as an rmcp [`ServerHandler`]: serve it over any rmcp transport.
+#[derive(Clone)]
+pub struct GatewayService {
+    core: Arc<Core>,
+}
+
+impl GatewayService {
+    pub(super) fn new(core: Arc<Core>) -> GatewayService {
+        GatewayService { core }
+    }
+}
+
+const INSTRUCTIONS: &str = "toolseal gateway: every tool is named server__tool; each call is checked against the tool's pinned definition (name, arguments, values) before it reaches the server, and a rejected call says what to fix.";
+
+impl ServerHandler for GatewayService {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let mut info = InitializeResult::new(capabilities);
+        info.server_info = Implementation::new("toolseal-gateway", env!("CARGO_PKG_VERSION"));
+        info.instructions = Some(INSTRUCTIONS.to_owned());
+        info
+    }
+
+    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.core.state().tools.clone()))
+    }
+
+    async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
+        self.core.call(request, context).await
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.core.sessions.lock().unwrap_or_else(|e| e.into_inner()).push(context.peer);
+    }
+
+    fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
+        Some(SubscriptionFilter::builder().tools_list_changed().build())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
+        let mut changed = self.core.changed.subscribe();
+        loop {
+            tokio::select! {
+                () = context.cancelled() => return Ok(()),
+                () = self.core.shutdown.cancelled() => return Ok(()),
+                event = changed.recv() => match event {
+                    Ok(()) | Err(RecvError::Lagged(_)) => {
+                        if let Err(e) = context.sink().notify_tool_list_changed().await {
+                            tracing::debug!(target: "toolseal::gateway", "list_changed not delivered: {e}");
+                            return Ok(());
+                        }
+                    }
+                    Err(RecvError::Closed) => return Ok(()),
+                },
+            }
+        }
+    }
+}
