@@ -2,6 +2,9 @@
 //! `toolseal-bench` prints its report; the tests assert its figures.
 
 pub mod contestants;
+pub mod corpus;
+pub mod live;
+pub mod oracle;
 pub mod merged;
 pub mod real;
 pub mod registry_gen;
@@ -54,6 +57,8 @@ pub struct Report {
     pub resolver_classes: Vec<(String, String, usize)>,
     /// Numbers in strings, counted apart from other H3 violations.
     pub lenient: Lenient,
+    /// Real models' calls (AgentDojo), when [`run_live`] was run too.
+    pub live: Option<live::Live>,
 }
 
 /// The lenient-mode counts of the H3 trials.
@@ -105,5 +110,16 @@ pub fn run(trials: usize, seed: u64, bar: &ProgressBar) -> Report {
             accepted_by_a_lenient_bridge: single.lenient.1,
             other_h3: single.lenient.2,
         },
+        live: None,
     }
+}
+
+/// The live table from the AgentDojo extract in `dir` (see [`corpus`]): every call resolved
+/// and checked against the oracle.
+pub fn run_live(dir: &std::path::Path, bar: &ProgressBar) -> Result<live::Live, Box<dyn std::error::Error>> {
+    bar.set_message("live (AgentDojo)");
+    let corpus = corpus::Corpus::load(dir)?;
+    let oracle = oracle::Oracle::new(&corpus)?;
+    let mut registries = live::Registries::default();
+    Ok(live::run(&corpus, &mut registries, &oracle))
 }

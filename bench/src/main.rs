@@ -24,6 +24,9 @@ struct Args {
     /// Print the report as JSON instead of tables.
     #[arg(long)]
     json: bool,
+    /// The AgentDojo extract the live table reads.
+    #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/agentdojo"))]
+    corpus: PathBuf,
     /// Where to write report.json and report.md.
     #[arg(long, default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../target/toolseal-bench"))]
     out: PathBuf,
@@ -43,7 +46,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ProgressStyle::with_template("{msg:32} [{bar:40}] {pos}/{len}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let report = toolseal_bench::run(args.trials, args.seed, &bar);
+    let mut report = toolseal_bench::run(args.trials, args.seed, &bar);
+    let started = std::time::Instant::now();
+    report.live = Some(toolseal_bench::run_live(&args.corpus, &bar)?);
+    let live_seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let command = report.command.clone();
     std::fs::create_dir_all(&args.out)?;
@@ -58,6 +64,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for table in &report.tables {
         markdown.push_str(&table.markdown());
         markdown.push('\n');
+    }
+    if let Some(live) = &report.live {
+        markdown.push_str(&live.table.markdown());
+        markdown.push_str(&format!("\n```text\n{}```\n", live_lines(live)));
     }
     std::fs::write(args.out.join("report.md"), &markdown)?;
     if args.json {
@@ -80,11 +90,37 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         report.lenient.accepted_by_a_lenient_bridge,
         report.lenient.other_h3
     );
+    if let Some(live) = &report.live {
+        println!("{}", live.table.text());
+        println!("{}", live_lines(live));
+        println!("Live table: {live_seconds:.2} s (corpus read, every call resolved and checked by the oracle).\n");
+    }
     println!(
         "Ran in {:.2} s. Report: {}, {}",
-        report.seconds,
+        report.seconds + live_seconds,
         args.out.join("report.md").display(),
         args.out.join("report.json").display()
     );
     Ok(())
+}
+
+/// The live table's examples and the oracle's agreement, as text.
+fn live_lines(live: &toolseal_bench::live::Live) -> String {
+    let mut out = String::from("Commonest examples per class (count):\n");
+    for (class, list) in &live.examples {
+        out.push_str(&format!("  {class}:\n"));
+        for (text, n) in list {
+            out.push_str(&format!("    {n:>6}  {text}\n"));
+        }
+    }
+    out.push_str(&format!(
+        "Oracle (jsonschema, closed world written out): {} of {} calls checked agree, {} disagree\n",
+        live.oracle.agreed,
+        live.oracle.checked,
+        live.oracle.disagreed()
+    ));
+    for d in &live.oracle.disagreements {
+        out.push_str(&format!("  disagree: {} {} toolseal {} oracle accepts {}\n", d.run, d.call, d.toolseal, d.oracle_accepts));
+    }
+    out
 }
