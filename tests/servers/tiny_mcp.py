@@ -10,7 +10,9 @@ TINY_CHANGE_AFTER=N switches to the "changed" tools after its N-th
 `tools/call` and sends `notifications/tools/list_changed` (before that
 call's result, so the client learns of it first). Every
 `tools/call` it receives is appended to the file TINY_LOG names, so tests can
-show which calls reached the server. Its handlers trust their arguments, as
+show which calls reached the server. `sleep` sleeps (sending progress each
+0.1 s when the call asks for it); TINY_DIE_ON=N exits without answering its
+N-th `tools/call` (a crash mid-call). Its handlers trust their arguments, as
 servers do: `add` with a string adds nothing sensible.
 """
 import json
@@ -72,11 +74,21 @@ def main():
                     log.write(json.dumps(dict(params, server=NAME)) + "\n")
             args = params.get("arguments") or {}
             name = params.get("name")
+            if CALLS + 1 == int(os.environ.get("TINY_DIE_ON", "0")):
+                os._exit(3)
             if name == "add":
                 text = str(args.get("a", 0) + args.get("b", 0))
             elif name in ("echo", "upper"):
                 text = args.get("text", "")
                 text = text.upper() if name == "upper" else text
+            elif name == "sleep":
+                token = (params.get("_meta") or {}).get("progressToken")
+                steps = int(float(args.get("seconds", 0)) * 10)
+                for step in range(steps):
+                    time.sleep(0.1)
+                    if token is not None:
+                        send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": step + 1, "total": steps}})
+                text = "slept"
             else:
                 text = "ok"
             CALLS += 1
