@@ -60,7 +60,7 @@
 #![deny(missing_docs)]
 
 pub use toolseal_runtime as runtime;
-pub use toolseal_runtime::{feedback, mcp, pipeline, wire};
+pub use toolseal_runtime::{definitions, feedback, mcp, pipeline, wire};
 #[cfg(feature = "guard")]
 pub use toolseal_runtime::guard;
 #[cfg(feature = "gateway")]
@@ -156,6 +156,7 @@ pub mod __private {
     pub use serde_json;
     pub use toolseal_runtime::call::{lookup, Annotations, Options, Resolution, ToolInfo, ToolSet, EMPTY_ARGUMENTS};
     pub use toolseal_runtime::check::{self, Cx, Format, NumberBounds};
+    pub use toolseal_runtime::{definitions, wire::WireFormat};
     pub use toolseal_runtime::dispatch::{output_value, DispatchError};
     pub use toolseal_runtime::json::Json;
     pub use toolseal_runtime::path::Path;

@@ -201,7 +201,7 @@ impl Generator {
                 ContractOutput { ty: out, check }
             });
             contract.tools.push(ContractTool { name: name.clone(), variant: variant_name.clone(), args: args.clone(), args_check, fields, output });
-            arms.push((tool.def, variant, ty));
+            arms.push((tool.def, tool.schema.as_ref().err().map(String::as_str), variant, ty));
         }
         g.tool_call(&arms, registry);
         let (items, impls) = (g.items, g.impls);
@@ -874,16 +874,17 @@ impl Generator {
         });
     }
 
-    fn tool_call(&mut self, tools: &[(&ToolDef, Ident, Ident)], registry: &str) {
+    /// The sealed `ToolCall` over `tools`: each definition, why it is quarantined (if it is), its variant and argument type.
+    fn tool_call(&mut self, tools: &[(&ToolDef, Option<&str>, Ident, Ident)], registry: &str) {
         let rt = rt();
-        let mut sorted: Vec<&str> = tools.iter().map(|(d, _, _)| d.name.as_str()).collect();
+        let mut sorted: Vec<&str> = tools.iter().map(|(d, ..)| d.name.as_str()).collect();
         sorted.sort_unstable();
-        let variants: Vec<&Ident> = tools.iter().map(|(_, v, _)| v).collect();
-        let args: Vec<&Ident> = tools.iter().map(|(_, _, a)| a).collect();
-        let names: Vec<&str> = tools.iter().map(|(d, _, _)| d.name.as_str()).collect();
+        let variants: Vec<&Ident> = tools.iter().map(|(_, _, v, _)| v).collect();
+        let args: Vec<&Ident> = tools.iter().map(|(.., a)| a).collect();
+        let names: Vec<&str> = tools.iter().map(|(d, ..)| d.name.as_str()).collect();
         let sorted_idx: Vec<Literal> = names.iter().map(|n| Literal::usize_unsuffixed(lookup(&sorted, n).expect("name is in the sorted list"))).collect();
-        let docs = tools.iter().map(|(d, _, _)| doc_attr(d.description.clone().or_else(|| Some(format!("The `{}` tool.", d.name)))));
-        let infos = tools.iter().map(|(d, _, _)| tool_info(d));
+        let docs = tools.iter().map(|(d, ..)| doc_attr(d.description.clone().or_else(|| Some(format!("The `{}` tool.", d.name)))));
+        let infos = tools.iter().map(|(d, quarantined, ..)| tool_info(d, *quarantined));
         self.items.push(quote! {
             /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
             /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
@@ -939,6 +940,15 @@ impl Generator {
                 /// (`schemars`), in registry order: the closed-world schema to show a model.
                 pub fn argument_schemas() -> ::std::vec::Vec<(&'static str, #rt::schemars::Schema)> {
                     ::std::vec![#((#names, #rt::root_schema(<#args as #rt::schemars::JsonSchema>::schema_name, <#args as #rt::schemars::JsonSchema>::json_schema)),)*]
+                }
+                /// The tools a model may call, as `format`'s request lists them (its `tools`
+                /// field), in registry order; quarantined tools are not offered.
+                pub fn definitions(format: #rt::WireFormat) -> #rt::serde_json::Value {
+                    #rt::definitions::of_set::<Self>(format, |_| true)
+                }
+                /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+                pub fn definitions_for(format: #rt::WireFormat, visible: impl FnMut(&str) -> bool) -> #rt::serde_json::Value {
+                    #rt::definitions::of_set::<Self>(format, visible)
                 }
                 /// The arguments as JSON (defaults applied).
                 pub fn arguments(&self) -> #rt::serde_json::Value {
@@ -1198,7 +1208,7 @@ fn array_schema(a: &ArrayRule, item: &TokenStream, s: &Schema) -> TokenStream {
     }
 }
 
-fn tool_info(d: &ToolDef) -> TokenStream {
+fn tool_info(d: &ToolDef, quarantined: Option<&str>) -> TokenStream {
     let rt = rt();
     let name = &d.name;
     let opt_str = |s: Option<&str>| match s {
@@ -1216,6 +1226,7 @@ fn tool_info(d: &ToolDef) -> TokenStream {
     let (ro, de, id, ow) = (hint("readOnlyHint"), hint("destructiveHint"), hint("idempotentHint"), hint("openWorldHint"));
     let definition = d.canonical();
     let digest = d.digest();
+    let quarantined = opt_str(quarantined);
     quote! {
         #rt::ToolInfo {
             name: #name,
@@ -1224,6 +1235,7 @@ fn tool_info(d: &ToolDef) -> TokenStream {
             annotations: #rt::Annotations { title: #ann_title, read_only_hint: #ro, destructive_hint: #de, idempotent_hint: #id, open_world_hint: #ow },
             definition: #definition,
             digest: #digest,
+            quarantined: #quarantined,
         }
     }
 }

@@ -342,6 +342,15 @@ fn deployment_tokens(servers: &[DeploymentServer], modules: Vec<TokenStream>, pi
                 pub fn arguments(&self) -> #rt::serde_json::Value {
                     match self { #(Self::#variants(c) => c.arguments(),)* }
                 }
+                /// Every tool a model may call, under its qualified name (what it must send
+                /// back), as `format`'s request lists them; quarantined tools are not offered.
+                pub fn definitions(format: #rt::WireFormat) -> #rt::serde_json::Value {
+                    #rt::definitions::of_deployment::<Self>(format, |_| true)
+                }
+                /// [`McpCall::definitions`] of the tools whose qualified names `visible` keeps (a gate's visible set).
+                pub fn definitions_for(format: #rt::WireFormat, visible: impl FnMut(&str) -> bool) -> #rt::serde_json::Value {
+                    #rt::definitions::of_deployment::<Self>(format, visible)
+                }
             }
         };
     }

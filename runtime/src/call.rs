@@ -63,6 +63,9 @@ pub struct ToolInfo {
     pub definition: &'static str,
     /// SHA-256 (hex) of `definition`.
     pub digest: &'static str,
+    /// Why the tool's schema cannot be enforced, when it is quarantined: no call
+    /// resolves to it and it is never offered to a model.
+    pub quarantined: Option<&'static str>,
 }
 
 /// MCP tool annotations (hints about behaviour, as the server declared them).

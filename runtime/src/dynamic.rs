@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use crate::call::{parse_call, split_call, Options, EMPTY_ARGUMENTS};
 use crate::check::{Coercion, Cx};
+use crate::definitions::{self, Offer};
 use crate::json::Json;
 use crate::mcp::{resolve_routed, Catalog, McpRequest, Policy, Route, ServerSpec};
 use crate::path::Path;
@@ -15,6 +16,7 @@ use crate::registry::{Registry, ToolDef};
 use crate::rejection::{Names, Rejection};
 use crate::schema::{compile_tool_schema, CompileOptions, SchemaDoc, SchemaError};
 use crate::validate::validate_at;
+use crate::wire::WireFormat;
 
 /// A registry compiled at run time, tool by tool: a tool whose schema cannot be
 /// enforced is quarantined (every call to it is refused with the reason, class
@@ -24,6 +26,8 @@ pub struct DynamicRegistry {
     /// Tools sorted by name, with their compiled schemas or why they are quarantined.
     tools: Vec<(ToolDef, Result<SchemaDoc, SchemaError>)>,
     names: Arc<[Box<str>]>,
+    /// Indices into `tools` in registry file order (the order tools are offered in).
+    order: Vec<usize>,
 }
 
 /// A call resolved by a [`DynamicRegistry`].
@@ -45,10 +49,15 @@ impl DynamicRegistry {
         let compile = |def: &ToolDef| {
             compile_tool_schema(&def.input_schema, options).map_err(|e| SchemaError { pointer: format!("{}{}", def.input_pointer, e.pointer), ..e })
         };
-        let mut tools: Vec<_> = registry.tools.iter().map(|def| (def.clone(), compile(def))).collect();
-        tools.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        let mut tools: Vec<_> = registry.tools.iter().enumerate().map(|(i, def)| (i, (def.clone(), compile(def)))).collect();
+        tools.sort_by(|a, b| a.1.0.name.cmp(&b.1.0.name));
+        let mut order = vec![0; tools.len()];
+        for (sorted, (file, _)) in tools.iter().enumerate() {
+            order[*file] = sorted;
+        }
+        let tools: Vec<_> = tools.into_iter().map(|(_, tool)| tool).collect();
         let names = tools.iter().map(|(d, _)| d.name.clone().into_boxed_str()).collect();
-        DynamicRegistry { tools, names }
+        DynamicRegistry { tools, names, order }
     }
 
     /// [`DynamicRegistry::new`], refusing the whole registry if any tool's schema
@@ -70,6 +79,24 @@ impl DynamicRegistry {
     /// The compiled schemas of the tools that resolve (quarantined ones left out).
     pub fn schemas(&self) -> impl Iterator<Item = (&ToolDef, &SchemaDoc)> {
         self.tools.iter().filter_map(|(d, r)| r.as_ref().ok().map(|s| (d, s)))
+    }
+
+    /// The tools that resolve, in registry order, as `format`'s request lists
+    /// them (see [`crate::definitions`]); quarantined tools are not offered.
+    pub fn definitions(&self, format: WireFormat) -> serde_json::Value {
+        self.definitions_for(format, |_| true)
+    }
+
+    /// [`DynamicRegistry::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+    pub fn definitions_for(&self, format: WireFormat, mut visible: impl FnMut(&str) -> bool) -> serde_json::Value {
+        let offered = self.order.iter().filter_map(|&i| self.offered(i)).filter(|d| visible(&d.name));
+        definitions::render(format, offered.map(|d| Offer::read(&d.name, d)))
+    }
+
+    /// The definition of `tools[i]` when it resolves (not quarantined).
+    fn offered(&self, i: usize) -> Option<&ToolDef> {
+        let (def, compiled) = &self.tools[i];
+        compiled.is_ok().then_some(def)
     }
 
     /// Resolves a call object `{"name": ..., "arguments": {...}}`.
@@ -125,6 +152,23 @@ impl DynamicDeployment {
     /// The merged namespace.
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// Every tool that resolves, under its qualified name (what the model must
+    /// send back), in manifest and listing order, as `format`'s request lists them.
+    pub fn definitions(&self, format: WireFormat) -> serde_json::Value {
+        self.definitions_for(format, |_| true)
+    }
+
+    /// [`DynamicDeployment::definitions`] of the tools whose qualified names `visible` keeps.
+    pub fn definitions_for(&self, format: WireFormat, mut visible: impl FnMut(&str) -> bool) -> serde_json::Value {
+        let offered = self.catalog.routes().filter_map(|route| {
+            let server = &self.servers[route.server];
+            let def = server.offered(server.order[route.tool])?;
+            let name = self.catalog.qualified(route);
+            visible(name).then(|| Offer::read(name, def))
+        });
+        definitions::render(format, offered)
     }
 
     /// Routes and resolves one request: the `(server, tool)` it goes to, or its M/H rejection.

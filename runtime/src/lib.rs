@@ -12,6 +12,7 @@
 //! - [`registry`]: registry files (MCP, OpenAI, Anthropic, Bedrock) and digests;
 //! - [`call`]: the call envelope `{"name", "arguments"}` and resolution options;
 //! - [`wire`]: tool calls in vendor formats, and answers in the same formats;
+//! - [`definitions`]: the registry's tools in every vendor's request shape, to show a model;
 //! - [`pipeline`]: resolve → contract → gate → execute → verify, typestate-enforced, audited;
 //! - [`feedback`]: rejections as the model reads them, and a retry budget.
 
@@ -20,6 +21,7 @@
 pub mod call;
 pub mod canonical;
 pub mod check;
+pub mod definitions;
 pub mod dispatch;
 pub mod dynamic;
 pub mod feedback;

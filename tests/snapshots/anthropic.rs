@@ -110,6 +110,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Retrieves the current stock price for a given ticker symbol.\",\"inputSchema\":{\"properties\":{\"ticker\":{\"description\":\"The stock ticker symbol, e.g. AAPL for Apple Inc.\",\"type\":\"string\"}},\"required\":[\"ticker\"],\"type\":\"object\"},\"name\":\"get_stock_price\"}",
                 digest: "14992112f8ee29b9a9f751824c3749dffcb3ad57a5bc7b79d0a4528ca5548144",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &["get_stock_price"];
@@ -200,6 +201,20 @@ const _: () = {
                 ::schema_name, < GetStockPriceArgs as
                 ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -895,6 +895,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false},\"description\":\"Transfer money from the user's account to a recipient.\",\"inputSchema\":{\"properties\":{\"amount\":{\"description\":\"Amount to transfer, in the account currency.\",\"exclusiveMinimum\":0,\"maximum\":10000,\"type\":\"number\"},\"currency\":{\"default\":\"EUR\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"type\":\"string\"},\"memo\":{\"maxLength\":140,\"type\":\"string\"},\"recipient_id\":{\"description\":\"Opaque account id of the recipient.\",\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"recipient_id\",\"amount\"],\"type\":\"object\"},\"name\":\"transfer_funds\"}",
                 digest: "a32ae3bca44f5e250b8640f4eb2d1a2d60add4f042cf51701f1c468edaa3d111",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_balance",
@@ -911,6 +912,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Current balance of one of the user's accounts.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"get_balance\"}",
                 digest: "8ea9af4f91e958ba2363263bec4cc4fd6a745f7d220063907463ba88d09e28be",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "list_transactions",
@@ -927,6 +929,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Recent transactions of an account.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"list_transactions\"}",
                 digest: "b8a76df7682ff073d167767c78f9ad061157bd7c92c690b89be0840355358d20",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "freeze_account",
@@ -943,6 +946,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true},\"description\":\"Freeze an account after suspected fraud.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"reason\":{\"enum\":[\"fraud\",\"lost_card\",\"customer_request\"],\"type\":\"string\"}},\"required\":[\"account_id\",\"reason\"],\"type\":\"object\"},\"name\":\"freeze_account\"}",
                 digest: "7fd91e0d6e3a86fbeed8663157b71145d9e2f0996e74056f21d0be2407b0d732",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -1076,6 +1080,20 @@ const _: () = {
                 FreezeAccountArgs as ::toolseal::__private::schemars::JsonSchema >
                 ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

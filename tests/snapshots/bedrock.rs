@@ -110,6 +110,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get the most popular song played on a radio station.\",\"inputSchema\":{\"properties\":{\"sign\":{\"description\":\"The call sign for the radio station, e.g. WZPZ or WKRP.\",\"type\":\"string\"}},\"required\":[\"sign\"],\"type\":\"object\"},\"name\":\"top_song\"}",
                 digest: "2c81a712610516d83a753d28c686b527b42d4996cbbea16dd3bf24cbccfe413e",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &["top_song"];
@@ -200,6 +201,20 @@ const _: () = {
                 TopSongArgs as ::toolseal::__private::schemars::JsonSchema >
                 ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

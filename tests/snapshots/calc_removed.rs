@@ -307,6 +307,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Adds two integers.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"outputSchema\":{\"properties\":{\"sum\":{\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"}}",
                 digest: "fdf2ba2f850bd2dc90d4092140a66dcd2f807cb0eae7fc7241ac50b23e3a0fc4",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "echo",
@@ -321,6 +322,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Repeats a text.\",\"inputSchema\":{\"properties\":{\"shout\":{\"type\":\"boolean\"},\"text\":{\"type\":\"string\"},\"times\":{\"default\":1,\"type\":\"integer\"}},\"required\":[\"text\"],\"type\":\"object\"},\"name\":\"echo\"}",
                 digest: "90c71a8bc1560d048278904afe6144bfe4ec14f1beb2559d839ef4fa8fe7dce5",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &["echo", "get-sum"];
@@ -422,6 +424,20 @@ const _: () = {
                 ::toolseal::__private::schemars::JsonSchema > ::schema_name, < EchoArgs
                 as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -384,6 +384,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Adds two integers.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"outputSchema\":{\"properties\":{\"sum\":{\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"}}",
                 digest: "fdf2ba2f850bd2dc90d4092140a66dcd2f807cb0eae7fc7241ac50b23e3a0fc4",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "echo",
@@ -398,6 +399,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Repeats a text.\",\"inputSchema\":{\"properties\":{\"lang\":{\"type\":\"string\"},\"shout\":{\"type\":\"boolean\"},\"text\":{\"type\":\"string\"},\"times\":{\"default\":1,\"type\":\"integer\"}},\"required\":[\"text\",\"lang\"],\"type\":\"object\"},\"name\":\"echo\"}",
                 digest: "273e8ec916a85ed55e5997b79c723b1626c6b9f53cb315c828b7b72e1582205e",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "type",
@@ -414,6 +416,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"A tool whose name is a Rust keyword.\",\"inputSchema\":{\"properties\":{},\"type\":\"object\"},\"name\":\"type\"}",
                 digest: "ba4ea09b3ecb270d6fb4763b68cdab09891f406fa0e78fa88c5b019fc3074d21",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &["echo", "get-sum", "type"];
@@ -527,6 +530,20 @@ const _: () = {
                 ::toolseal::__private::schemars::JsonSchema > ::schema_name, < TypeArgs
                 as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -331,6 +331,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":true},\"description\":\"Fetches a URL from the internet and optionally extracts its contents as markdown.\\n\\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.\",\"inputSchema\":{\"properties\":{\"max_length\":{\"default\":5000,\"description\":\"Maximum number of characters to return.\",\"maximum\":999999,\"minimum\":1,\"title\":\"Max Length\",\"type\":\"integer\"},\"raw\":{\"default\":false,\"description\":\"Get the actual HTML content of the requested page, without simplification.\",\"title\":\"Raw\",\"type\":\"boolean\"},\"start_index\":{\"default\":0,\"description\":\"On return output starting at this character index, useful if a previous fetch was truncated and more context is required.\",\"minimum\":0,\"title\":\"Start Index\",\"type\":\"integer\"},\"url\":{\"description\":\"URL to fetch\",\"format\":\"uri\",\"minLength\":1,\"title\":\"Url\",\"type\":\"string\"}},\"required\":[\"url\"],\"title\":\"fetchArguments\",\"type\":\"object\"},\"name\":\"fetch\"}",
                 digest: "b42e97944eb73d00dde73513506acd37155857b094a7030af64c702a116fa93c",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &["fetch"];
@@ -420,6 +421,20 @@ const _: () = {
                 ::toolseal::__private::schemars::JsonSchema > ::schema_name, < FetchArgs
                 as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -1337,6 +1337,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Adds file contents to the staging area\",\"inputSchema\":{\"properties\":{\"files\":{\"items\":{\"type\":\"string\"},\"minItems\":1,\"title\":\"Files\",\"type\":\"array\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"files\"],\"title\":\"addArguments\",\"type\":\"object\"},\"name\":\"git_add\"}",
                 digest: "d430ba8e7976ab83fb756af670a413304bcd56cb379e0478f34aeb481862247e",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_branch",
@@ -1351,6 +1352,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"List Git branches\",\"inputSchema\":{\"properties\":{\"branch_type\":{\"description\":\"Whether to list local branches ('local'), remote branches ('remote') or all branches('all').\",\"title\":\"Branch Type\",\"type\":\"string\"},\"contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Contains\"},\"not_contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Not Contains\"},\"repo_path\":{\"description\":\"The path to the Git repository.\",\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_type\"],\"title\":\"branchArguments\",\"type\":\"object\"},\"name\":\"git_branch\"}",
                 digest: "550b4e6ff4797a1d5f344552509560d5530d19b70953dacef21c7a72a827ea5f",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_checkout",
@@ -1365,6 +1367,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Switches branches\",\"inputSchema\":{\"properties\":{\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"checkoutArguments\",\"type\":\"object\"},\"name\":\"git_checkout\"}",
                 digest: "80b7a71445abcc6ba4aed6d77eedd007967dcd6b5aaf949264dee16f6afaebc8",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_commit",
@@ -1381,6 +1384,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Records changes to the repository\",\"inputSchema\":{\"properties\":{\"message\":{\"title\":\"Message\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"message\"],\"title\":\"commitArguments\",\"type\":\"object\"},\"name\":\"git_commit\"}",
                 digest: "b4db65adb05d1b666825d6d936dffcec239f5fcf80000e602dfe085a43f13eac",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_create_branch",
@@ -1397,6 +1401,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Creates a new branch from an optional base branch\",\"inputSchema\":{\"properties\":{\"base_branch\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Base Branch\"},\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"create_branchArguments\",\"type\":\"object\"},\"name\":\"git_create_branch\"}",
                 digest: "9cbd1387433ffd3d285bec7e60ef5cf8bd7ffeac8770a64228bca91542cf17e7",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_diff",
@@ -1413,6 +1418,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows differences between branches or commits\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"target\":{\"title\":\"Target\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"target\"],\"title\":\"diffArguments\",\"type\":\"object\"},\"name\":\"git_diff\"}",
                 digest: "9403cbeb9e4f919d2903c1b03667e255cb9980b4ce6dac14a8a4ce89181cb8b0",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_diff_staged",
@@ -1429,6 +1435,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes that are staged for commit\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_stagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_staged\"}",
                 digest: "6f44344981e80c751c53909eece270e623b6b6c30e3a219c9b2854747f950236",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_diff_unstaged",
@@ -1445,6 +1452,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes in the working directory that are not yet staged\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_unstagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_unstaged\"}",
                 digest: "1a945262e45b2ce3dfed6a894b0544555da45277bdb03c96f5280e31afa5b40b",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_log",
@@ -1459,6 +1467,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the commit logs\",\"inputSchema\":{\"properties\":{\"end_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"End Timestamp\"},\"max_count\":{\"default\":10,\"title\":\"Max Count\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"start_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"Start Timestamp\"}},\"required\":[\"repo_path\"],\"title\":\"logArguments\",\"type\":\"object\"},\"name\":\"git_log\"}",
                 digest: "1290c03d00f9d436b0b6428f174ab575110ec754ded3d1f3e8f7f062ec5a3fcb",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_reset",
@@ -1473,6 +1482,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Unstages all staged changes\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"resetArguments\",\"type\":\"object\"},\"name\":\"git_reset\"}",
                 digest: "a41d16d982b8c6bd6f33154a7b2e4f9059a7546670ba3f5f79497fd547ea6f91",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_show",
@@ -1489,6 +1499,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the contents of a commit, or of a file or directory given as <revision>:<path>\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"revision\":{\"title\":\"Revision\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"revision\"],\"title\":\"showArguments\",\"type\":\"object\"},\"name\":\"git_show\"}",
                 digest: "654006b9827b7511720744f5a942d8ef256051a84651e5060aae4dbe91a45661",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "git_status",
@@ -1505,6 +1516,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the working tree status\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"statusArguments\",\"type\":\"object\"},\"name\":\"git_status\"}",
                 digest: "b1cc7c37146eb6b9c40753dd82d0c8404b1b3572a8603ea6ff8ae859893fa8eb",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -1746,6 +1758,20 @@ const _: () = {
                 GitStatusArgs as ::toolseal::__private::schemars::JsonSchema >
                 ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

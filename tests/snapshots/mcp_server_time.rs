@@ -602,6 +602,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Convert time between timezones\",\"inputSchema\":{\"properties\":{\"source_timezone\":{\"description\":\"Source IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'Etc/UTC' as local timezone if no source timezone provided by the user.\",\"title\":\"Source Timezone\",\"type\":\"string\"},\"target_timezone\":{\"description\":\"Target IANA timezone name (e.g., 'Asia/Tokyo', 'America/San_Francisco'). Use 'Etc/UTC' as local timezone if no target timezone provided by the user.\",\"title\":\"Target Timezone\",\"type\":\"string\"},\"time\":{\"description\":\"Time to convert in 24-hour format (HH:MM)\",\"title\":\"Time\",\"type\":\"string\"}},\"required\":[\"source_timezone\",\"time\",\"target_timezone\"],\"title\":\"convert_timeArguments\",\"type\":\"object\"},\"name\":\"convert_time\",\"outputSchema\":{\"$defs\":{\"TimeResult\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}},\"properties\":{\"source\":{\"$ref\":\"#/$defs/TimeResult\"},\"target\":{\"$ref\":\"#/$defs/TimeResult\"},\"time_difference\":{\"title\":\"Time Difference\",\"type\":\"string\"}},\"required\":[\"source\",\"target\",\"time_difference\"],\"title\":\"TimeConversionResult\",\"type\":\"object\"}}",
                 digest: "865a5ccbc302e540137a0093661be10f39679b625d6596dbeb784ae027d57707",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_current_time",
@@ -618,6 +619,7 @@ const _: () = {
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get current time in a specific timezone\",\"inputSchema\":{\"properties\":{\"timezone\":{\"description\":\"IANA timezone name (e.g., 'America/New_York', 'Europe/London'). Use 'Etc/UTC' as local timezone if no timezone provided by the user.\",\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\"],\"title\":\"get_current_timeArguments\",\"type\":\"object\"},\"name\":\"get_current_time\",\"outputSchema\":{\"properties\":{\"datetime\":{\"title\":\"Datetime\",\"type\":\"string\"},\"day_of_week\":{\"title\":\"Day Of Week\",\"type\":\"string\"},\"is_dst\":{\"title\":\"Is Dst\",\"type\":\"boolean\"},\"timezone\":{\"title\":\"Timezone\",\"type\":\"string\"}},\"required\":[\"timezone\",\"datetime\",\"day_of_week\",\"is_dst\"],\"title\":\"TimeResult\",\"type\":\"object\"}}",
                 digest: "67c57ff62b51941330feb7483860e1b6a6614fe82d581053427e971a808342f5",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &["convert_time", "get_current_time"];
@@ -721,6 +723,20 @@ const _: () = {
                 GetCurrentTimeArgs as ::toolseal::__private::schemars::JsonSchema >
                 ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -243,6 +243,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get current temperature for a given location.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"location\":{\"description\":\"City and country e.g. Bogotá, Colombia\",\"type\":\"string\"},\"units\":{\"enum\":[\"celsius\",\"fahrenheit\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"location\",\"units\"],\"type\":\"object\"},\"name\":\"get_weather\"}",
                 digest: "fac57c78accea641465d95d4ec55b341f586c9c0a9dbd5a50cf74749016643d9",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_time",
@@ -259,6 +260,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Current time; takes no arguments.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"get_time\"}",
                 digest: "fc7420fd79691fc04904fc9de5de148183fd497ad85d730d25f3025a40cab753",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &["get_time", "get_weather"];
@@ -361,6 +363,20 @@ const _: () = {
                 ::schema_name, < GetTimeArgs as
                 ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -110,6 +110,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get today's horoscope for an astrological sign.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"sign\":{\"description\":\"An astrological sign like Taurus or Aquarius\",\"type\":\"string\"}},\"required\":[\"sign\"],\"type\":\"object\"},\"name\":\"get_horoscope\"}",
                 digest: "c111bb12d42f9e409c9a1b62e9d77e01ffb02fdbb549ad76efc4bf408686d7c4",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &["get_horoscope"];
@@ -200,6 +201,20 @@ const _: () = {
                 GetHoroscopeArgs as ::toolseal::__private::schemars::JsonSchema >
                 ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -7394,6 +7394,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"const\":2},\"c\":{\"items\":{\"minLength\":0,\"type\":\"string\"},\"maxItems\":1,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_0\"}",
                 digest: "69d3b7ec9a0c9f27da5a1b0eeea03c62fa49005ca2bd82279fe8b6dc63028acd",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_1",
@@ -7408,6 +7409,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"c\":{\"type\":\"boolean\"}},\"required\":[\"a\",\"c\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_1\"}",
                 digest: "29fc8f99fdd9a9e07f27a4c4c04fa8c7d579388b464f156092f59ddd8776e64d",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_2",
@@ -7422,6 +7424,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"exclusiveMinimum\":-1.5,\"maximum\":1,\"type\":\"number\"},{\"type\":\"null\"}]},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"additionalProperties\":{\"const\":2},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"c\":{\"maxLength\":5,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}},\"required\":[\"c\"],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"additionalProperties\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"const\":2},\"minItems\":0,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_2\"}",
                 digest: "eeb7fbc133f2730e597747354a2d23ba156abe73af2e92771fe878aa4622b631",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_3",
@@ -7436,6 +7439,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{},\"c\":{\"type\":\"boolean\"}},\"required\":[],\"type\":\"object\"},{\"additionalProperties\":{\"maximum\":1,\"type\":\"number\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":1,\"minimum\":-2,\"type\":\"integer\"}},\"required\":[\"c\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"},\"b\":{\"anyOf\":[{\"multipleOf\":3,\"type\":\"integer\"},{\"oneOf\":[{\"type\":\"boolean\"},{\"enum\":[\"red\",\"green\"]}]},{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_3\"}",
                 digest: "dd907e8a32c338fa3dc72378f390d12429afefe22f82ca350d3d5361d61ee9c6",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_4",
@@ -7450,6 +7454,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"multipleOf\":3,\"type\":\"integer\"},\"type\":\"array\"},\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"oneOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[],\"type\":\"object\"},\"c\":{\"anyOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_4\"}",
                 digest: "7aa6b5ba2e6fb906c6278a98dd1cf66a43bb7849964f0281b919077fbe7080f4",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_5",
@@ -7464,6 +7469,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"items\":{\"oneOf\":[{\"type\":\"null\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"maxItems\":1,\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"minLength\":0,\"type\":\"string\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_5\"}",
                 digest: "7d0413b9b991d82251271979cec5af7c916ef07914d7d51817cc31f4a014694d",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_6",
@@ -7478,6 +7484,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"oneOf\":[{\"type\":\"number\"},{\"maxLength\":4,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}]},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_0_6\"}",
                 digest: "9827f999307c4b5f7056e4986ee7a2e39c4ed986aaa980795c8e66b1baac8707",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_7",
@@ -7492,6 +7499,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"type\":\"null\"},\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"c\":{\"items\":{},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_7\"}",
                 digest: "ac7f4e04aab2eb4b6ffe9275c25fbadfa08c4a12041fd0b6f0121c08310290bc",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_8",
@@ -7506,6 +7514,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_8\"}",
                 digest: "0ad8084f420bd6282d0c8eb166e1732f9618e05aee19f161011efd3cce3fda1b",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_9",
@@ -7520,6 +7529,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"b\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"null\"},{}]},\"b\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_9\"}",
                 digest: "b7cfb101a3d1921009efc972913f4072fc0b28af5150b7815f837b279b927392",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_10",
@@ -7534,6 +7544,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"enum\":[\"x\",\"y\",1,null]}},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},\"c\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"},\"c\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"b\"],\"type\":\"object\"}},\"required\":[\"c\"],\"type\":\"object\"},\"name\":\"random_0_10\"}",
                 digest: "25d190cd841bc7ce981afa76925f8bbe3991a29901496d4dfdc0cf9d680549de",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_11",
@@ -7548,6 +7559,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"anyOf\":[{\"minLength\":0,\"type\":\"string\"},{\"maximum\":1,\"type\":\"number\"}]},{\"type\":\"null\"},{\"type\":\"null\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":1,\"type\":\"number\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"b\":{\"items\":{\"const\":2},\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_11\"}",
                 digest: "fbf90b03020f807e6a41b7b73b70f2f10344691f8450aa61ef758f58d27516fb",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_12",
@@ -7562,6 +7574,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"additionalProperties\":{\"enum\":[\"x\",\"y\",1,null]},\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_12\"}",
                 digest: "26ae1497bfef6c6c18a38f4d377d03d5229500c70af99d0bad49f78bb5f485b9",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_13",
@@ -7576,6 +7589,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_13\"}",
                 digest: "5f3f0e563c3fad751c3296e356c0ed50c5463ff508d3d708145fef0762f6286d",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_0_14",
@@ -7590,6 +7604,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{},{\"const\":2}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_14\"}",
                 digest: "b7facef15010e4ec0d626af7590bdf4208d315759cf952b360f8647dede32c73",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -7871,6 +7886,20 @@ const _: () = {
                 Random014Args as ::toolseal::__private::schemars::JsonSchema >
                 ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -5412,6 +5412,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"multipleOf\":3,\"type\":\"integer\"},\"b\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"properties\":{\"a\":{\"anyOf\":[{\"maxLength\":5,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_0\"}",
                 digest: "1dad7bfc3dae3a8289ae67f60af26f5b03566e85ae4f9e41b7add1c8e62d0170",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_1",
@@ -5426,6 +5427,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_1\"}",
                 digest: "b4d9b96e63a996f0a9589ddc20b33b84daebced1a717d11348a41d74623a6fdb",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_2",
@@ -5440,6 +5442,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":0,\"minimum\":1,\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"maximum\":4,\"minimum\":-1,\"multipleOf\":3,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_2\"}",
                 digest: "7c943b8aca862993da7b05aea7c52fdd004adac6cb6a92b27747de4bf4b6cb60",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_3",
@@ -5454,6 +5457,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"number\"},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"number\"},{}]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"maximum\":1,\"minimum\":0,\"type\":\"integer\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"type\":\"number\"}]},\"c\":{\"anyOf\":[{\"type\":\"null\"},{\"const\":2}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_3\"}",
                 digest: "c249304317f157a3195d75a07eac59290e0feb15206890766a5e6c2163715484",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_4",
@@ -5468,6 +5472,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"minimum\":-3,\"multipleOf\":2,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_4\"}",
                 digest: "d778c5eccaa00a4b25519477639b6de77c4bcc6b1e7560167ae160bc2e5efe1d",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_5",
@@ -5482,6 +5487,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_5\"}",
                 digest: "c6bce9d65e82365683c4b8b2da533a84587f8ca56ade875bb71c8059cc275ec4",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_6",
@@ -5496,6 +5502,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"number\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},{}]},\"b\":{\"oneOf\":[{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},{\"const\":2}]},\"c\":{\"items\":{\"const\":2},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_1_6\"}",
                 digest: "21971e73cc5a751a5b4ffbe969274cc78cece075b6eee30b04ce6aea1e29ef31",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_7",
@@ -5510,6 +5517,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minLength\":2,\"type\":\"string\"}]}]},\"properties\":{\"a\":{\"oneOf\":[{\"anyOf\":[{},{\"enum\":[\"red\",\"green\"]},{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\",\"uniqueItems\":true}]},{\"oneOf\":[{\"maxLength\":3,\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"},{\"maximum\":100,\"type\":\"number\"}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_7\"}",
                 digest: "3f345ecbb110ffcf80c8445a95119d30a18be4f7fb6e4103fce200a89bc6ba22",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_8",
@@ -5524,6 +5532,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_8\"}",
                 digest: "59afe5177c3e6f379cc7a18c6e012d6cf974fe057c9c41197d7277adffe35fec",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_9",
@@ -5538,6 +5547,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"oneOf\":[{},{}]},{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_9\"}",
                 digest: "ff18ec8623de572eb4fbec2ec967b6b6fe2fb5c6e5b916b93f63a072562dcfe5",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_10",
@@ -5552,6 +5562,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_10\"}",
                 digest: "26881c632ffc78b273918b6f84350e1c13d238e8bf1a2cb6e5f89f450c64b743",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_11",
@@ -5566,6 +5577,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"additionalProperties\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minimum\":0,\"multipleOf\":2,\"type\":\"integer\"},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_11\"}",
                 digest: "2d158738d11336fd5c9742cec8e94a69e0e231918854b9d604f59dacc6a120bc",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_12",
@@ -5580,6 +5592,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\"},\"b\":{\"items\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_1_12\"}",
                 digest: "cf4e33fe1cf656fbfa71392e92c8f79673068a87aa22d50b5a7323615eefc393",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_13",
@@ -5594,6 +5607,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"type\":\"boolean\"},{\"type\":\"null\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_13\"}",
                 digest: "e1af8a09ae8ec41a6956ebded582c2030aa6bb092735a656102ffced46113dc4",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_1_14",
@@ -5608,6 +5622,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_14\"}",
                 digest: "269d7fbad972230303709f6de4ad132938a965e00d38d7842f8e9cc245a43ff2",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -5889,6 +5904,20 @@ const _: () = {
                 Random114Args as ::toolseal::__private::schemars::JsonSchema >
                 ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

@@ -5214,6 +5214,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"exclusiveMinimum\":0,\"maximum\":1,\"type\":\"number\"},{\"anyOf\":[{\"maxLength\":2,\"type\":\"string\"},{},{\"const\":2}]}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_0\"}",
                 digest: "1656e4f62fa7e58a2b2d23c22d2fc718f2f60b69cf3a3ef61b8ba313cedb186d",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_1",
@@ -5228,6 +5229,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_1\"}",
                 digest: "771cfe4497e116eedbec0a0bf71de87605e73ca95a2d750cfb22a34b605b3909",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_2",
@@ -5242,6 +5244,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_2\"}",
                 digest: "19c1368d3f9fe36f6a7b75fe033af2e3dc6d3e11fffd5943d8ff5951773d7026",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_3",
@@ -5256,6 +5259,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":-1.5,\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_3\"}",
                 digest: "14a95cbe38ef909d82e8711bb4924f8e9a68415cec85e2b72b60b8c32f8e8e0c",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_4",
@@ -5270,6 +5274,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_4\"}",
                 digest: "507ccffe8fea78f31254751e43c0ba4ac79ae62732935065968d8cc3e58939a2",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_5",
@@ -5284,6 +5289,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"items\":{\"maxLength\":1,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},\"maxItems\":2,\"type\":\"array\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"},\"b\":{\"type\":\"number\"},\"c\":{\"oneOf\":[{\"const\":2},{\"enum\":[\"red\",\"green\"]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_5\"}",
                 digest: "79245eea71c3340921dc2aa9255b6809ebbd4b25049817e644fd5905307d24e9",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_6",
@@ -5298,6 +5304,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":0,\"type\":\"number\"},\"maxItems\":1,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_6\"}",
                 digest: "248f54a491558e3963b9c13526fceda051ddff906a3822e53ec4772bf8303b08",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_7",
@@ -5312,6 +5319,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"type\":\"boolean\"},{\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_7\"}",
                 digest: "526d5af6269d32e03824fcf762fd4f406cbe46bde9bb5918373ca4b509ef26ae",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_8",
@@ -5326,6 +5334,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{},\"b\":{\"maximum\":1,\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"c\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_2_8\"}",
                 digest: "06cdb5922ca65c8bd7ffdb8e572b868679d57df288af953286be61bb941ee068",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_9",
@@ -5340,6 +5349,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"const\":2},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"anyOf\":[{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},{\"const\":2},{}]},\"b\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{}]}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_9\"}",
                 digest: "82a85156d511f787422ce55ff136cd65010a9bc44baa9e8eaff43d02bb293012",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_10",
@@ -5354,6 +5364,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"type\":\"null\"}]},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":2}]},\"c\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"oneOf\":[{\"type\":\"string\"},{\"enum\":[\"red\",\"green\"]}]}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_2_10\"}",
                 digest: "caac5fe0573c32a715443fffcf80eb41cc419a08e69649ccd3c257639e1b6baf",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_11",
@@ -5368,6 +5379,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_11\"}",
                 digest: "f415f7e7a55233cbd02cdf524f570222fbf24f65d0a536e1f2b4a41a37a8a3a9",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_12",
@@ -5382,6 +5394,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"null\"}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"type\":\"boolean\"},\"c\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"items\":{},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_12\"}",
                 digest: "e0388c73854f5bf351572f305d25fa699d6b02fea275bba1511efbf7e90b8975",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_13",
@@ -5396,6 +5409,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"items\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_13\"}",
                 digest: "e8b2ea2c52a1ab1f81ec818f8d77f8c8cdc7e34a2a6a25bbe697d4542e6047f2",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "random_2_14",
@@ -5410,6 +5424,7 @@ const _: () = {
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_14\"}",
                 digest: "0d3d5e08425da81a6574d2a5a085e0509879c165ac1122078a87f10de3cce7c3",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -5691,6 +5706,20 @@ const _: () = {
                 Random214Args as ::toolseal::__private::schemars::JsonSchema >
                 ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

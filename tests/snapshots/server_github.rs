@@ -5487,6 +5487,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Add a comment to an existing issue\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"},\"name\":\"add_issue_comment\"}",
                 digest: "72803cbc17f979c893c506d85c26784440f4c70144098a49e4c7f86e93642500",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "create_branch",
@@ -5503,6 +5504,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Create a new branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Name for the new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Optional: source branch to create from (defaults to the repository's default branch)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"},\"name\":\"create_branch\"}",
                 digest: "67a187c1fe64e90e37120b2dc6470b0f8ab462566c43d5472a7b513216d4f3f6",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "create_issue",
@@ -5519,6 +5521,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Create a new issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\"],\"type\":\"object\"},\"name\":\"create_issue\"}",
                 digest: "020db3ecf4bd7bae0ebdf1364ad8cb9341fbe8dc2397589ba8fccb526b37911a",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "create_or_update_file",
@@ -5535,6 +5538,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Create or update a single file in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to create/update the file in\",\"type\":\"string\"},\"content\":{\"description\":\"Content of the file\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path where to create/update the file\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"SHA of the file being replaced (required when updating existing files)\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"content\",\"message\",\"branch\"],\"type\":\"object\"},\"name\":\"create_or_update_file\"}",
                 digest: "f033311ca8c542fccd42df73b96ada74525cb2bef9196cfbc097ed2d64254f79",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "create_pull_request",
@@ -5551,6 +5555,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Create a new pull request in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"The name of the branch you want the changes pulled into\",\"type\":\"string\"},\"body\":{\"description\":\"Pull request body/description\",\"type\":\"string\"},\"draft\":{\"description\":\"Whether to create the pull request as a draft\",\"type\":\"boolean\"},\"head\":{\"description\":\"The name of the branch where your changes are implemented\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Whether maintainers can modify the pull request\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"Pull request title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"},\"name\":\"create_pull_request\"}",
                 digest: "90b73c9094c3723d8f2bf86fe04cb7253529fdd20035fed020814304bf20dc1e",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "create_pull_request_review",
@@ -5567,6 +5572,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Create a review on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"The body text of the review\",\"type\":\"string\"},\"comments\":{\"description\":\"Comments to post as part of the review (specify either position or line, not both)\",\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"},\"position\":{\"description\":\"The position in the diff where you want to add a review comment\",\"type\":\"number\"}},\"required\":[\"path\",\"position\",\"body\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"line\":{\"description\":\"The line number in the file where you want to add a review comment\",\"type\":\"number\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"}},\"required\":[\"path\",\"line\",\"body\"],\"type\":\"object\"}]},\"type\":\"array\"},\"commit_id\":{\"description\":\"The SHA of the commit that needs a review\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\",\"body\",\"event\"],\"type\":\"object\"},\"name\":\"create_pull_request_review\"}",
                 digest: "0155fb1a8bf56db6ef99ef54bbc4eaeeb49a156bf4151ff964c5662923c69d74",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "create_repository",
@@ -5583,6 +5589,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Create a new GitHub repository in your account\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"autoInit\":{\"description\":\"Initialize with README.md\",\"type\":\"boolean\"},\"description\":{\"description\":\"Repository description\",\"type\":\"string\"},\"name\":{\"description\":\"Repository name\",\"type\":\"string\"},\"private\":{\"description\":\"Whether the repository should be private\",\"type\":\"boolean\"}},\"required\":[\"name\"],\"type\":\"object\"},\"name\":\"create_repository\"}",
                 digest: "d1d018c8430121c2748c706bc95b1ae0c677b0a908eb4da13575a9b0306b9721",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "fork_repository",
@@ -5599,6 +5606,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Fork a GitHub repository to your account or specified organization\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"organization\":{\"description\":\"Optional: organization to fork to (defaults to your personal account)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"fork_repository\"}",
                 digest: "351aa863e36bcce768a8c8dd42131a21ae8fc6edda745cdce14d9b213c26b52c",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_file_contents",
@@ -5615,6 +5623,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get the contents of a file or directory from a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to get contents from\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file or directory\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\"],\"type\":\"object\"},\"name\":\"get_file_contents\"}",
                 digest: "8c190725e0c744c1fd5f8a082b9948b7a1bbbe824373e4251a202104262e905a",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_issue",
@@ -5631,6 +5640,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get details of a specific issue in a GitHub repository.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"get_issue\"}",
                 digest: "8f874f74996bb849f7e7cc16340d299a4c15a38707ecc7abf3a43b0c755cd4fe",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_pull_request",
@@ -5647,6 +5657,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get details of a specific pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request\"}",
                 digest: "0304666f07338895a02951aab1924bb73dde2075a68fca85ede3462fe5274ce2",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_pull_request_comments",
@@ -5663,6 +5674,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get the review comments on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_comments\"}",
                 digest: "45752f08f8ca9b0e86d6e38bca6555a4f93f72fbd51c5e579cad5510abc073d3",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_pull_request_files",
@@ -5679,6 +5691,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get the list of files changed in a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_files\"}",
                 digest: "efb39d49f7c685b88c1b7b940bafbb7d68bc81549a95c0903ae3698166968aab",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_pull_request_reviews",
@@ -5695,6 +5708,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get the reviews on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_reviews\"}",
                 digest: "a8452feff689dad5764948b418d574be7ebcdad6a525ece93098c835d48753bb",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "get_pull_request_status",
@@ -5711,6 +5725,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get the combined status of all status checks for a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_status\"}",
                 digest: "9104b921fe81d6c340089e1d95fe17884dd849a36d2d0ef60311801ada6de782",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "list_commits",
@@ -5727,6 +5742,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Get list of commits of a branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"sha\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_commits\"}",
                 digest: "fc449a6a26ccabba9a9ab74c955cbc92f151b5f70752957cde0fa12912f7a7ac",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "list_issues",
@@ -5743,6 +5759,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"List issues in a GitHub repository with filtering options\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"direction\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"per_page\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"since\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"created\",\"updated\",\"comments\"],\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_issues\"}",
                 digest: "dfe3ecf3b223b1ab9f151ee91ee2106183beafc2df61fc671b7235892ea0f8f2",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "list_pull_requests",
@@ -5759,6 +5776,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"List and filter repository pull requests\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"Filter by base branch name\",\"type\":\"string\"},\"direction\":{\"description\":\"The direction of the sort\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"head\":{\"description\":\"Filter by head user or head organization and branch name\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"page\":{\"description\":\"Page number of the results\",\"type\":\"number\"},\"per_page\":{\"description\":\"Results per page (max 100)\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sort\":{\"description\":\"What to sort results by\",\"enum\":[\"created\",\"updated\",\"popularity\",\"long-running\"],\"type\":\"string\"},\"state\":{\"description\":\"State of the pull requests to return\",\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_pull_requests\"}",
                 digest: "553aaa44088f03b0e8fad87814168c17c5c544d0c13da2b0566b26adc3e193d7",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "merge_pull_request",
@@ -5773,6 +5791,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Merge a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"commit_message\":{\"description\":\"Extra detail to append to automatic commit message\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for the automatic commit message\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method to use\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"merge_pull_request\"}",
                 digest: "5edda3bef0ace6f95036993ae01c6478ae8a1e244d7552f70755fd40a623d69d",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "push_files",
@@ -5789,6 +5808,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Push multiple files to a GitHub repository in a single commit\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to push to (e.g., 'main' or 'master')\",\"type\":\"string\"},\"files\":{\"description\":\"Array of files to push\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"},\"name\":\"push_files\"}",
                 digest: "e57af4eb0d1c35ea30ef8dbad0140a1dda115a3632ec96778389099516914c97",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "search_code",
@@ -5805,6 +5825,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Search for code across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_code\"}",
                 digest: "c38cbaddecc2125d17216030a412cc3a3b8dc3e280d313f4faad9d4c8f1c7e23",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "search_issues",
@@ -5821,6 +5842,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Search for issues and pull requests across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_issues\"}",
                 digest: "b6f513e2c30536d0e3a5c1422ff2c6cba2961aa6afff9c347dec072166406c7f",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "search_repositories",
@@ -5837,6 +5859,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Search for GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"page\":{\"description\":\"Page number for pagination (default: 1)\",\"type\":\"number\"},\"perPage\":{\"description\":\"Number of results per page (default: 30, max: 100)\",\"type\":\"number\"},\"query\":{\"description\":\"Search query (see GitHub search syntax)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_repositories\"}",
                 digest: "6a8c050fd6115437100b363f0dc9cba81ca54a34198ef399b14950902ea2ffd1",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "search_users",
@@ -5851,6 +5874,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Search for users on GitHub\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_users\"}",
                 digest: "f3457309a8bba755bd068dc22fe652ffdb396452241acd42ef9d6e4331545dd1",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "update_issue",
@@ -5867,6 +5891,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Update an existing issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"update_issue\"}",
                 digest: "308e98cfbafcb84a3133f7d9f1d5b9badc2eda45c9f2ef6e5ae3e0ee2efe15fb",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "update_pull_request_branch",
@@ -5883,6 +5908,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Update a pull request branch with the latest changes from the base branch\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"expected_head_sha\":{\"description\":\"The expected SHA of the pull request's HEAD ref\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"update_pull_request_branch\"}",
                 digest: "aac9049ac4101da4c507f2efb1b3653100d3156bad747eaea4dab3e044afc236",
+                quarantined: ::core::option::Option::None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -6322,6 +6348,20 @@ const _: () = {
                 UpdatePullRequestBranchArgs as
                 ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {

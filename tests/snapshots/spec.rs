@@ -306,6 +306,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.\",\"inputSchema\":{\"properties\":{\"file_hash\":{\"type\":\"string\"},\"patches\":{\"items\":{\"properties\":{\"contents\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"}},\"required\":[\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"patches\"],\"type\":\"object\"},\"name\":\"apply_patch\"}",
                 digest: "1f98f62eb704c991beee2520d8946e2b38add5d8b0c49e97810a6ad0971979b7",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "connect",
@@ -322,6 +323,7 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Keywords no Rust type expresses, as real servers write them.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"properties\":{\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"type\":\"object\"},\"host\":{\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}],\"type\":\"string\"},\"label\":{\"default\":null,\"optional\":true,\"type\":\"string\"},\"mode\":{\"anyOf\":[{\"not\":{}},{\"enum\":[\"tcp\",\"udp\"],\"type\":\"string\"}]},\"port\":{\"maximum\":65535,\"minimum\":1,\"type\":\"integer\"},\"tags\":{\"contains\":{\"const\":\"prod\"},\"maxContains\":1,\"type\":\"array\"},\"verbose\":{\"enum\":[\"True\",\"False\"],\"type\":\"boolean\"}},\"required\":[\"host\"],\"then\":{\"required\":[\"port\"]},\"type\":\"object\"},\"name\":\"connect\"}",
                 digest: "f0cca43af8ec886d5d40073682e2cb0156321cf912030e423b5900b5a79f25ed",
+                quarantined: ::core::option::Option::None,
             },
             ::toolseal::__private::ToolInfo {
                 name: "broken",
@@ -338,6 +340,9 @@ const _: () = {
                 },
                 definition: "{\"description\":\"Quarantined: its schema names a document toolseal never fetches.\",\"inputSchema\":{\"properties\":{\"config\":{\"$ref\":\"https://example.com/config.schema.json\"}},\"type\":\"object\"},\"name\":\"broken\"}",
                 digest: "c49e27fe4796002e792c9643e16b87f83e080f4f127c80d3a2866f998549ece1",
+                quarantined: ::core::option::Option::Some(
+                    "at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: \"https://example.com/config.schema.json\" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema",
+                ),
             },
         ];
         const NAMES: &'static [&'static str] = &["apply_patch", "broken", "connect"];
@@ -452,6 +457,20 @@ const _: () = {
                 ::toolseal::__private::schemars::JsonSchema > ::schema_name, < BrokenArgs
                 as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
             ]
+        }
+        /// The tools a model may call, as `format`'s request lists them (its `tools`
+        /// field), in registry order; quarantined tools are not offered.
+        pub fn definitions(
+            format: ::toolseal::__private::WireFormat,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        }
+        /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
+        pub fn definitions_for(
+            format: ::toolseal::__private::WireFormat,
+            visible: impl FnMut(&str) -> bool,
+        ) -> ::toolseal::__private::serde_json::Value {
+            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
         pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
