@@ -114,4 +114,6 @@ assert "hello.txt" in json.dumps(lines[0]["result"]), lines[0]
 assert all(l["result"].get("isError") for l in lines if not l["forwarded"])
 print("real: merged session over filesystem, git and time: 3 calls routed and answered, an unknown server (M1) and a missing argument (H2) rejected")
 PY
+# `toolseal gateway` between real clients (Python SDK, MCP Inspector) and these servers.
+TOOLSEAL="$toolseal" bash "$repo/scripts/check_gateway.sh" "$work"
 echo "real: passed"

@@ -43,6 +43,9 @@ use crate::schema::CompileOptions;
 pub trait CallCheck: Send + Sync + 'static {
     /// Resolves `arguments` (absent means `{}`) for the tool `name`; `Ok` lets the call through.
     fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection>;
+
+    /// Whether the tool `name` declares an `outputSchema` (see [`rejection_answer`]).
+    fn typed_output(&self, name: &str) -> bool;
 }
 
 /// The sealed enum `T` generated from the server's registry.
@@ -77,11 +80,20 @@ impl<T: ToolSet + 'static> CallCheck for Sealed<T> {
     fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection> {
         T::resolve_parts(name, arguments, &mut Cx::strict()).map(drop)
     }
+
+    fn typed_output(&self, name: &str) -> bool {
+        // Only on a rejection: read the definition's top-level keys.
+        T::TOOLS.iter().any(|t| t.name == name && serde_json::from_str::<serde_json::Value>(t.definition).is_ok_and(|d| d.get("outputSchema").is_some()))
+    }
 }
 
 impl CallCheck for DynamicRegistry {
     fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection> {
         self.resolve_parts(name, arguments, &mut Cx::strict())
+    }
+
+    fn typed_output(&self, name: &str) -> bool {
+        self.schemas().any(|(t, _)| t.name == name && t.output_schema.is_some())
     }
 }
 
@@ -89,6 +101,10 @@ impl CallCheck for DynamicRegistry {
 impl CallCheck for LiveRegistry {
     fn check(&self, name: &str, arguments: Option<&Json<'_>>) -> Result<(), Rejection> {
         self.snapshot().1.resolve_parts(name, arguments, &mut Cx::strict())
+    }
+
+    fn typed_output(&self, name: &str) -> bool {
+        self.snapshot().1.typed_output(name)
     }
 }
 
@@ -133,7 +149,7 @@ impl<S, C: CallCheck> GuardedServer<S, C> {
         let arguments = params.arguments.as_ref().map(Json::from_map);
         let rejection = self.check.check(&params.name, arguments.as_ref()).err()?;
         tracing::info!(target: "toolseal::guard", tool = %params.name, class = rejection.class().as_str(), pointer = rejection.pointer(), "tools/call rejected before the handler");
-        Some(rejection_answer(&rejection))
+        Some(rejection_answer(&rejection, self.check.typed_output(&params.name)))
     }
 }
 
@@ -143,14 +159,21 @@ impl<S, C: CallCheck> GuardedServer<S, C> {
 /// every other rejection is a tool result with `isError: true`, the feedback's
 /// text as content and the `Feedback` as `structuredContent` (class, pointer,
 /// expected, found, suggestions), so that the model reads it and can retry.
-pub fn rejection_answer(rejection: &Rejection) -> Result<CallToolResult, ErrorData> {
+///
+/// When the tool called declares an `outputSchema` (`typed_output`), clients
+/// check `structuredContent` against it (the MCP Inspector does, even on
+/// errors): the `Feedback` then goes as a second text block, as JSON, instead.
+pub fn rejection_answer(rejection: &Rejection, typed_output: bool) -> Result<CallToolResult, ErrorData> {
     let feedback = Feedback::from(rejection);
     let data = serde_json::to_value(&feedback).ok();
     if matches!(rejection.class(), Class::H1 | Class::M1) {
         return Err(ErrorData::invalid_params(feedback.text, data));
     }
     let mut result = CallToolResult::error(vec![ContentBlock::text(feedback.text)]);
-    result.structured_content = data;
+    match data {
+        Some(data) if typed_output => result.content.push(ContentBlock::text(data.to_string())),
+        data => result.structured_content = data,
+    }
     Ok(result)
 }
 

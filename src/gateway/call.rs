@@ -14,7 +14,10 @@ use toolseal_runtime::check::Cx;
 use toolseal_runtime::guard::rejection_answer;
 use toolseal_runtime::json::Json;
 use toolseal_runtime::mcp::{McpRequest, Route};
+use toolseal_runtime::call::Options;
+use toolseal_runtime::path::Path;
 use toolseal_runtime::pipeline::{AuditRecord, Decision, Ending, RejectionRecord};
+use toolseal_runtime::rejection::{Reason, Rejection};
 
 use super::downstream::Link;
 use super::Core;
@@ -47,6 +50,13 @@ impl Core {
     }
 
     async fn answer(&self, state: &super::State, params: &CallToolRequestParams, context: &RequestContext<RoleServer>, record: &mut AuditRecord) -> Result<CallToolResponse, ErrorData> {
+        let limit = Options::strict().max_bytes;
+        let size = encoded_size(&params.arguments);
+        if size > limit {
+            let rejection = Rejection::malformed(Reason::TooLarge { size, limit }, &Path::root().key("arguments"));
+            record.rejection = Some(RejectionRecord::from(&rejection));
+            return rejection_answer(&rejection, typed_output(state, &params.name)).map(CallToolResponse::Complete);
+        }
         let arguments = params.arguments.as_ref().map(Json::from_map);
         let catalog = state.deployment.catalog();
         // A served name routes by table; any other name (flat, or qualified in full) goes through the policy.
@@ -59,7 +69,7 @@ impl Core {
             Err(rejection) => {
                 tracing::info!(target: "toolseal::gateway", tool = %params.name, class = rejection.class().as_str(), pointer = rejection.pointer(), "rejected before any server");
                 record.rejection = Some(RejectionRecord::from(&rejection));
-                return rejection_answer(&rejection).map(CallToolResponse::Complete);
+                return rejection_answer(&rejection, typed_output(state, &params.name)).map(CallToolResponse::Complete);
             }
         };
         let (server, tool) = (catalog.server(route).name.as_str(), catalog.tool(route).name.as_str());
@@ -152,6 +162,28 @@ impl Core {
             _ => Err(format!("server {server:?} answered {tool:?} with something that is not a tool result")),
         }
     }
+}
+
+/// The length of `value` as JSON, without keeping the text.
+fn encoded_size(value: &impl serde::Serialize) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// Whether the tool served as `name` declares an `outputSchema`.
+fn typed_output(state: &super::State, name: &str) -> bool {
+    state.served.get(name).is_some_and(|route| state.typed_output.contains(route))
 }
 
 /// The name a client calls `route` by.

@@ -132,6 +132,8 @@ pub struct State {
     pub served: HashMap<String, Route>,
     /// Route → served name.
     pub names: HashMap<Route, String>,
+    /// Routes whose tool declares an `outputSchema` (their rejections carry no `structuredContent`).
+    pub typed_output: HashSet<Route>,
     /// SHA-256 of the served tool list: a client is told of a change only when it changes.
     pub digest: String,
 }
@@ -154,7 +156,7 @@ impl State {
         let deployment = DynamicDeployment::new(&registries, &naming.pins, naming.policy, &CompileOptions::default())?;
         let quarantined: HashSet<(&str, &str)> = deployment.quarantined().map(|(s, t, _)| (s, t)).collect();
         let mut stale = HashMap::new();
-        let (mut tools, mut served, mut names) = (Vec::new(), HashMap::new(), HashMap::new());
+        let (mut tools, mut served, mut names, mut typed_output) = (Vec::new(), HashMap::new(), HashMap::new(), HashSet::new());
         for (s, server) in servers.iter().enumerate() {
             for (tool, why) in &server.stale {
                 if let Some(route) = deployment.catalog().route_to(s, tool) {
@@ -174,10 +176,13 @@ impl State {
                     return Err(format!("two tools are served as {name:?}; raise --name-budget"));
                 }
                 names.insert(route, name);
+                if definition.output_schema.is_some() {
+                    typed_output.insert(route);
+                }
                 tools.push(tool);
             }
         }
         let digest = sha256_hex(serde_json::to_string(&tools).unwrap_or_default().as_bytes());
-        Ok(State { deployment, stale, tools, served, names, digest })
+        Ok(State { deployment, stale, tools, served, names, typed_output, digest })
     }
 }

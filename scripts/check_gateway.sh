@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# `toolseal gateway` between real MCP clients and the real reference servers
+# (called by scripts/check_real_servers.sh with its work directory, where the
+# servers are installed: node_modules and venv):
+#  1. the Python MCP SDK client (PyPI `mcp`) over stdio and Streamable HTTP, in both
+#     protocol generations (initialize/sessions and 2026-07-28): honest calls answered by
+#     the servers, hallucinations (H1-H3, M1-M3, oversized) rejected before any server,
+#     progress relayed, a cancelled call leaving the session serving;
+#  2. the MCP Inspector in CLI mode (npm) over HTTP;
+#  3. load: 8 HTTP clients x 500 calls, half hallucinated, every call answered once with
+#     the right verdict, one audit record each, no hallucinated write on disk;
+#  4. `--check` against the pins, and the latency of one honest call: straight to the
+#     server, through the gateway (stdio, HTTP), through PyPI mcp-proxy (HTTP) — printed,
+#     not asserted (speed belongs in benchmarks).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+toolseal=${TOOLSEAL:-$repo/target/debug/toolseal}
+work=${1:?usage: check_gateway.sh WORK_DIR (prepared by check_real_servers.sh)}
+cd "$work"
+npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@2.12.0 >/dev/null
+python3 -m venv venv-client && venv-client/bin/pip install -q --disable-pip-version-check mcp==2.3.0
+python3 -m venv venv-proxy && venv-proxy/bin/pip install -q --disable-pip-version-check mcp-proxy==0.13.0
+mkdir -p gw-a gw-b gw-load
+git init -q gw-repo && git -C gw-repo -c user.email=ci@example.invalid -c user.name=ci commit -q --allow-empty -m init
+export GATEWAY_REPO="$work/gw-repo"
+cat > gateway.toml <<TOML
+# Two filesystem servers in different tiers (flat names: M3), two time servers in one tier (M2).
+tiers = ["first-party", "vetted", "community"]
+
+[[servers]]
+name = "fs-a"
+tier = "first-party"
+registry = "$repo/tests/registries/mcp/server-filesystem.json"
+command = ["node", "$work/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "$work/gw-a", "$work/gw-load"]
+
+[[servers]]
+name = "fs-b"
+tier = "community"
+registry = "$repo/tests/registries/mcp/server-filesystem.json"
+command = ["node", "$work/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", "$work/gw-b"]
+
+[[servers]]
+name = "time-a"
+tier = "vetted"
+registry = "$repo/tests/registries/mcp/mcp-server-time.json"
+command = ["$work/venv/bin/mcp-server-time"]
+
+[[servers]]
+name = "time-b"
+tier = "vetted"
+registry = "$repo/tests/registries/mcp/mcp-server-time.json"
+command = ["$work/venv/bin/mcp-server-time"]
+
+[[servers]]
+name = "git"
+tier = "vetted"
+registry = "$repo/tests/registries/mcp/mcp-server-git.json"
+command = ["$work/venv/bin/mcp-server-git", "--repository", "$work/gw-repo"]
+
+[[servers]]
+name = "memory"
+tier = "first-party"
+registry = "$repo/tests/registries/mcp/server-memory.json"
+command = ["node", "$work/node_modules/@modelcontextprotocol/server-memory/dist/index.js"]
+
+[[servers]]
+name = "everything"
+tier = "vetted"
+registry = "$repo/tests/registries/mcp/server-everything.json"
+command = ["$work/node_modules/.bin/mcp-server-everything"]
+TOML
+clients=(venv-client/bin/python "$repo/scripts/gateway_clients.py")
+
+"$toolseal" gateway --check --timeout 120 --manifest gateway.toml > check.out || { echo "gateway: FAILED --check:"; cat check.out; exit 1; }
+echo "gateway: --check: $(grep -c 'matches its pin' check.out) servers match their pins"
+
+for mode in legacy 2026-07-28; do
+  "${clients[@]}" session "$toolseal gateway --timeout 120 --manifest $work/gateway.toml --audit $work/audit-stdio.jsonl" "$mode" "$work/gw-a"
+done
+
+# Streamable HTTP on a free loopback port.
+serve_http() {  # serve_http LOG ARGS... ; sets $url and $pid
+  local log=$1; shift
+  "$@" 2> "$log" &
+  pid=$!
+  for _ in $(seq 600); do
+    url=$(grep -o 'http://[0-9.:]*/mcp' "$log" | head -1 || true)
+    [ -n "$url" ] && return 0
+    kill -0 "$pid" 2>/dev/null || { echo "gateway: FAILED to serve:"; cat "$log"; exit 1; }
+    sleep 0.1
+  done
+  echo "gateway: FAILED no address after 60 s"; cat "$log"; exit 1
+}
+serve_http gateway-http.err "$toolseal" gateway --timeout 120 --manifest gateway.toml --http 127.0.0.1:0 --audit audit-http.jsonl
+gateway_pid=$pid gateway_url=$url
+trap 'kill $gateway_pid 2>/dev/null || true' EXIT
+for mode in legacy 2026-07-28; do
+  "${clients[@]}" session "$gateway_url" "$mode" "$work/gw-a"
+done
+
+# The MCP Inspector, CLI mode.
+inspector=(node_modules/.bin/mcp-inspector --cli "$gateway_url" --transport http)
+"${inspector[@]}" --method tools/list > inspector-list.json
+"${inspector[@]}" --method tools/call --tool-name time-a__get_current_time --tool-arg timezone=UTC > inspector-ok.json
+"${inspector[@]}" --method tools/call --tool-name time-a__get_current_time --tool-arg timezone=UTC --tool-arg zzz=1 > inspector-h2.json || true
+venv-client/bin/python - <<'PY'
+import json
+tools = json.load(open("inspector-list.json"))["tools"]
+ok = json.load(open("inspector-ok.json"))
+h2 = json.load(open("inspector-h2.json"))
+assert len(tools) > 60 and all("__" in t["name"] for t in tools), len(tools)
+assert not ok.get("isError") and "UTC" in json.dumps(ok), ok
+# get_current_time declares an outputSchema: the Feedback comes as a second text block, not structuredContent.
+assert h2.get("isError") and "structuredContent" not in h2 and json.loads(h2["content"][1]["text"])["class"] == "H2", h2
+print(f"gateway: MCP Inspector CLI over HTTP: {len(tools)} qualified tools, an honest call answered, an undeclared key (H2) rejected")
+PY
+
+before=$(wc -l < audit-http.jsonl)
+"${clients[@]}" load "$gateway_url" "$work/gw-load" 8 500
+venv-client/bin/python - "$before" <<'PY'
+import json, sys
+records = [json.loads(l) for l in open("audit-http.jsonl")][int(sys.argv[1]):]
+executed = sum(r["ending"] == "executed" for r in records)
+assert len(records) == 4000, len(records)
+assert executed == 2000, executed
+print(f"gateway: load audit: {len(records)} records, {executed} executed, {len(records) - executed} rejected before any server")
+PY
+
+# Latency of one honest call (printed, not asserted): the same mcp-server-time straight, through the gateway, through mcp-proxy.
+cat > time.toml <<TOML
+tiers = ["vetted"]
+[[servers]]
+name = "time"
+tier = "vetted"
+registry = "$repo/tests/registries/mcp/mcp-server-time.json"
+command = ["$work/venv/bin/mcp-server-time"]
+TOML
+serve_http time-http.err "$toolseal" gateway --manifest time.toml --http 127.0.0.1:0
+time_pid=$pid time_url=$url
+port=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+venv-proxy/bin/mcp-proxy --port "$port" --host 127.0.0.1 -- "$work/venv/bin/mcp-server-time" > proxy.log 2>&1 &
+proxy_pid=$!
+trap 'kill $gateway_pid $time_pid $proxy_pid 2>/dev/null || true' EXIT
+for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+n=${GATEWAY_LATENCY_CALLS:-300}
+{
+  "${clients[@]}" latency direct-stdio "$work/venv/bin/mcp-server-time" "$n"
+  "${clients[@]}" latency toolseal-stdio "$toolseal gateway --manifest $work/time.toml" "$n"
+  "${clients[@]}" latency toolseal-http "$time_url" "$n"
+  "${clients[@]}" latency mcp-proxy-http "http://127.0.0.1:$port/mcp" "$n"
+} > latency.jsonl
+venv-client/bin/python - <<'PY'
+import json
+rows = {r["name"]: r for r in map(json.loads, open("latency.jsonl"))}
+base = rows["direct-stdio"]
+print("gateway: latency of one honest get_current_time (ms; the same server; Python SDK client):")
+print("  | path | p50 | p99 | p50 / direct |")
+print("  |---|---:|---:|---:|")
+for name, r in rows.items():
+    print(f"  | {name} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['p50_ms'] / base['p50_ms']:.2f}x |")
+print(f"  toolseal-http / mcp-proxy-http p50: {rows['toolseal-http']['p50_ms'] / rows['mcp-proxy-http']['p50_ms']:.2f}x")
+PY
+echo "gateway: passed"

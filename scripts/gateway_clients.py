@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""Real MCP clients against `toolseal gateway` (run by scripts/check_gateway.sh).
+
+The official Python MCP SDK (PyPI `mcp`) as the client, the real reference
+servers behind the gateway. Subcommands:
+
+  session TARGET MODE ROOT   functional checks over one connection: TARGET is the
+                             gateway command (stdio) or its http:// URL; MODE is
+                             `legacy` (initialize, sessions) or `2026-07-28`
+  load URL ROOT CLIENTS N    CLIENTS concurrent HTTP clients x N calls, half honest,
+                             half hallucinated: every call answered once with the
+                             right verdict, and no hallucinated write reached the disk
+  latency NAME URL N         p50/p99 of N honest calls to URL (one JSON line)
+
+Exits non-zero on the first failed check.
+"""
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+
+import anyio
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+
+def connect(target, mode, **kw):
+    if target.startswith("http"):
+        return Client(target, mode=mode, **kw)
+    command, *args = target.split()
+    return Client(StdioServerParameters(command=command, args=args), mode=mode, **kw)
+
+
+async def verdict(client, name, arguments):
+    """("ok", text) | (class, text) for an isError result | ("error", code, class)."""
+    try:
+        result = await client.call_tool(name, arguments)
+    except MCPError as e:
+        data = e.error.data if isinstance(e.error.data, dict) else {}
+        return ("error", e.error.code, data.get("class"))
+    texts = [getattr(c, "text", "") for c in result.content]
+    if result.is_error:
+        return (feedback_class(result.structured_content, texts) or "isError", texts[0] if texts else "")
+    return ("ok", "".join(texts))
+
+
+def feedback_class(structured, texts):
+    """The rejection's class: from `structuredContent`, or — for a tool that declares an
+    outputSchema, whose structured results clients check against it — from the Feedback
+    sent as a second text block."""
+    if structured:
+        return structured.get("class")
+    if len(texts) > 1:
+        try:
+            return json.loads(texts[-1]).get("class")
+        except ValueError:
+            return None
+    return None
+
+
+def expect(got, want, what):
+    if got[: len(want)] != want:
+        sys.exit(f"gateway: FAILED {what}: got {got!r}, want {want!r}")
+
+
+async def session(target, mode, root):
+    progress = []
+
+    async def on_progress(value, total, message):
+        progress.append(value)
+
+    async with connect(target, mode) as client:
+        tools = (await client.list_tools()).tools
+        names = [t.name for t in tools]
+        for name in ["fs-a__write_file", "fs-b__read_text_file", "time-a__get_current_time", "time-b__get_current_time", "git__git_status", "memory__read_graph", "everything__trigger-long-running-operation"]:
+            if name not in names:
+                sys.exit(f"gateway: FAILED {name} is not listed: {names}")
+        if names != sorted(names, key=lambda n: names.index(n)) or len(set(names)) != len(names):
+            sys.exit("gateway: FAILED the listing has duplicates")
+        hello = os.path.join(root, f"hello-{mode}.txt")
+        evil = os.path.join(root, f"evil-{mode}.txt")
+        expect(await verdict(client, "fs-a__write_file", {"path": hello, "content": "through the gateway"}), ("ok",), "honest write")
+        got = await verdict(client, "fs-a__read_text_file", {"path": hello})
+        expect(got, ("ok",), "honest read")
+        if "through the gateway" not in got[1]:
+            sys.exit(f"gateway: FAILED the read did not return the file: {got}")
+        expect(await verdict(client, "time-a__get_current_time", {"timezone": "UTC"}), ("ok",), "honest time")
+        # The server itself would answer this one as if nothing were wrong.
+        expect(await verdict(client, "time-a__get_current_time", {"timezone": "UTC", "zzz": 1}), ("H2",), "undeclared key")
+        expect(await verdict(client, "get_current_time", {"timezone": "UTC"}), ("M2",), "same-tier collision")
+        expect(await verdict(client, "read_text_file", {"path": hello}), ("M3",), "lower tier shadows a higher one")
+        expect(await verdict(client, "fs-a__delete_file", {"path": hello}), ("error", -32602, "M1"), "unknown tool")
+        expect(await verdict(client, "fs-a__write_file", {"path": evil, "content": "x", "mode": "0777"}), ("H2",), "undeclared key on a write")
+        expect(await verdict(client, "time-a__convert_time", {"source_timezone": "UTC", "time": 1230, "target_timezone": "UTC"}), ("H3",), "wrong type")
+        expect(await verdict(client, "git__git_status", {"repo_path": os.environ["GATEWAY_REPO"]}), ("ok",), "honest git")
+        expect(await verdict(client, "memory__read_graph", {}), ("ok",), "honest memory")
+        too_big = {"path": evil, "content": "x" * (1 << 20)}
+        expect(await verdict(client, "fs-a__write_file", too_big), ("Malformed",), "oversized arguments")
+        if os.path.exists(evil):
+            sys.exit("gateway: FAILED a rejected write reached the server")
+        # Progress from the server reaches the client under its own token.
+        result = await client.call_tool("everything__trigger-long-running-operation", {"duration": 1, "steps": 4}, progress_callback=on_progress)
+        if result.is_error or not progress:
+            sys.exit(f"gateway: FAILED progress was not relayed: {progress}, {result}")
+        # A call the client gives up on is cancelled; the session goes on.
+        with anyio.move_on_after(0.5):
+            await client.call_tool("everything__trigger-long-running-operation", {"duration": 30, "steps": 30})
+            sys.exit("gateway: FAILED the long operation was not cancelled")
+        expect(await verdict(client, "time-b__get_current_time", {"timezone": "Europe/Zurich"}), ("ok",), "a call after a cancellation")
+    print(f"gateway: {mode} over {'HTTP' if target.startswith('http') else 'stdio'}: {len(names)} tools listed; honest calls answered by the real servers; H2, M2, M3, M1, H3, oversized rejected before any server; {len(progress)} progress notifications relayed; a cancelled call left the session serving")
+
+
+async def load(url, root, clients, n):
+    answers = []
+
+    async def one(c):
+        async with connect(url, "legacy") as client:
+            for i in range(n):
+                k = c * n + i
+                if i % 2 == 0:
+                    got = await verdict(client, "fs-a__write_file", {"path": os.path.join(root, f"load-{k}.txt"), "content": str(k)})
+                    answers.append((k, got[0] == "ok"))
+                else:
+                    kind = i % 6
+                    if kind == 1:
+                        got = await verdict(client, "fs-a__write_file", {"path": os.path.join(root, f"bad-{k}.txt"), "content": "x", "append": True})
+                        ok = got[0] == "H2"
+                    elif kind == 3:
+                        got = await verdict(client, "write_file", {"path": os.path.join(root, f"bad-{k}.txt"), "content": "x"})
+                        ok = got[0] == "M3"
+                    else:
+                        got = await verdict(client, "fs-a__write_files", {"path": os.path.join(root, f"bad-{k}.txt")})
+                        ok = got[:3] == ("error", -32602, "M1")
+                    answers.append((k, ok))
+
+    start = time.perf_counter()
+    async with anyio.create_task_group() as group:
+        for c in range(clients):
+            group.start_soon(one, c)
+    elapsed = time.perf_counter() - start
+    total = clients * n
+    if len(answers) != total or len({k for k, _ in answers}) != total:
+        sys.exit(f"gateway: FAILED {len(answers)} answers for {total} calls")
+    wrong = [k for k, ok in answers if not ok]
+    if wrong:
+        sys.exit(f"gateway: FAILED wrong verdicts for calls {wrong[:10]}")
+    written = {f for f in os.listdir(root) if f.startswith("load-")}
+    bad = [f for f in os.listdir(root) if f.startswith("bad-")]
+    if len(written) != total // 2 or bad:
+        sys.exit(f"gateway: FAILED {len(written)} honest writes on disk (want {total // 2}), {len(bad)} hallucinated writes reached the server")
+    print(f"gateway: load: {clients} HTTP clients x {n} calls = {total} answered exactly once in {elapsed:.1f} s; {total // 2} honest writes on disk, 0 of {total // 2} hallucinated writes")
+
+
+async def latency(name, url, n):
+    async with connect(url, "legacy") as client:
+        tool = (await client.list_tools()).tools
+        target = next(t.name for t in tool if t.name.endswith("get_current_time"))
+        for _ in range(20):
+            await client.call_tool(target, {"timezone": "UTC"})
+        samples = []
+        for _ in range(n):
+            start = time.perf_counter()
+            result = await client.call_tool(target, {"timezone": "UTC"})
+            samples.append(time.perf_counter() - start)
+            if result.is_error:
+                sys.exit(f"gateway: FAILED {name}: {result}")
+    samples.sort()
+    p50 = statistics.median(samples) * 1e3
+    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))] * 1e3
+    print(json.dumps({"name": name, "calls": n, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3)}))
+
+
+def main():
+    command = sys.argv[1]
+    if command == "session":
+        asyncio.run(session(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif command == "load":
+        asyncio.run(load(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])))
+    elif command == "latency":
+        asyncio.run(latency(sys.argv[2], sys.argv[3], int(sys.argv[4])))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main()
