@@ -44,7 +44,9 @@ impl ServerHandler for GatewayService {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        self.core.sessions.lock().unwrap_or_else(|e| e.into_inner()).push(context.peer);
+        let mut sessions = self.core.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        sessions.retain(|p| !p.is_transport_closed());
+        sessions.push(context.peer);
     }
 
     fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
