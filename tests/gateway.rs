@@ -402,3 +402,47 @@ fn a_name_budget_leaves_room_for_the_clients_prefix() {
     let received: Vec<Value> = deployment.received(server).iter().map(|c| c["name"].clone()).collect();
     assert_eq!(received, [json!("add"), json!("echo"), json!("now"), json!("sleep"), json!("upper")]);
 }
+
+#[test]
+fn malformed_requests_are_answered_or_dropped_and_the_session_goes_on() {
+    let deployment = Deployment::new("malformed", &[Tiny::new("a", "first-party")]);
+    let mut child = Command::new(BIN)
+        .args(["gateway", "--manifest"])
+        .arg(deployment.manifest())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the gateway starts");
+    let mut input = child.stdin.take().expect("stdin");
+    let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+    let big = "x".repeat(1 << 20);
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        "this is not JSON".to_owned(),
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a__add","arguments":"not an object"}}"#.to_owned(),
+        format!(r#"{{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{{"name":"a__echo","arguments":{{"text":"{big}"}}}}}}"#),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"a__add","arguments":{"a":1,"b":2}}}"#.to_owned(),
+    ];
+    for line in &lines {
+        writeln!(input, "{line}").expect("write");
+    }
+    let mut answers = std::collections::HashMap::new();
+    let mut line = String::new();
+    while answers.len() < 4 {
+        line.clear();
+        assert!(output.read_line(&mut line).expect("read") > 0, "the gateway closed the session; answers so far: {answers:?}");
+        let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
+        if let Some(id) = message["id"].as_i64() {
+            answers.insert(id, message);
+        }
+    }
+    drop(input);
+    let _ = child.wait();
+    assert!(answers[&2]["error"]["code"].is_i64(), "arguments that are not an object: a JSON-RPC error: {}", answers[&2]);
+    assert_eq!(answers[&3]["result"]["isError"], true, "over 1 MiB: {}", answers[&3]);
+    assert_eq!(answers[&3]["result"]["structuredContent"]["class"], "Malformed");
+    assert_eq!(answers[&4]["result"]["content"][0]["text"], "3", "the session goes on");
+    assert_eq!(deployment.received("a").len(), 1, "only the honest call reached the server");
+}
