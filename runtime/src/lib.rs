@@ -39,7 +39,7 @@ pub mod registry;
 pub mod rejection;
 pub mod schema;
 pub mod typed;
-pub mod validate;
+pub use schema::validate;
 pub mod wire;
 
 pub use call::{Annotations, Options, Resolution, ToolInfo, ToolSet};

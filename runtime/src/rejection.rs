@@ -61,7 +61,8 @@ impl fmt::Display for Class {
     }
 }
 
-/// The JSON Schema keyword an H3 value violated.
+/// The JSON Schema keyword an H3 value violated. Each is an entry of the keyword
+/// vocabulary, [`crate::schema::keywords::VOCABULARY`], which takes its name from [`Keyword::as_str`].
 #[non_exhaustive]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -122,7 +123,7 @@ pub enum Keyword {
 
 impl Keyword {
     /// The keyword as JSON Schema spells it.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Keyword::Type => "type",
             Keyword::Enum => "enum",

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::compile::{ARRAY_WORDS, NUMBER_WORDS, OBJECT_WORDS, STRING_WORDS};
+use super::keywords::{implied_type, IMPLIED_TYPES};
 use crate::json::Json;
 
 /// Returns `schema` (a tool's `inputSchema`) with the closed world written out:
@@ -61,8 +61,7 @@ fn close(v: &Json<'static>, place: Place, implied: bool) -> Json<'static> {
     }
     let composite = ["$ref", "anyOf", "oneOf", "allOf", "enum", "const"].iter().any(|k| has(k));
     if !has("type") && !composite {
-        let families = [(OBJECT_WORDS, "object"), (ARRAY_WORDS, "array"), (STRING_WORDS, "string"), (NUMBER_WORDS, "number")];
-        let present: Vec<&str> = families.iter().filter(|(ws, _)| ws.iter().any(|w| has(w))).map(|(_, t)| *t).collect();
+        let present: Vec<&str> = IMPLIED_TYPES.into_iter().filter(|t| members.iter().any(|(k, _)| implied_type(k) == Some(*t))).collect();
         match (present.as_slice(), place) {
             ([one], _) if implied => out.push(("type".into(), Json::String((*one).into()))),
             (_, Place::Root) => out.push(("type".into(), Json::String("object".into()))),

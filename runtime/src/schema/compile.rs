@@ -3,21 +3,21 @@
 //! JSON pointer and the keyword: nothing is silently dropped.
 
 use std::collections::HashMap;
-use std::fmt;
-
 use std::sync::Arc;
 
 use super::closed::{closed_world, closed_world_implied_types};
+use super::error::{err, SchemaError};
+use super::keywords::{implied_type, role, Role, IMPLIED_TYPES};
 use super::merge::merge;
 use super::read;
 use super::spec::uri::percent_decode;
 use super::spec::{SpecDoc, SpecOptions};
-use super::{Additional, ArrayRule, Def, IntRepr, Items, Node, ObjectRule, Property, Schema, SchemaDoc, SpecRef, StringRule, UnionMode};
-use crate::check::{Format, NumberBounds};
+use super::validate;
+use super::{contains_ref, int_repr, visit_refs, Additional, ArrayRule, Def, Items, Node, ObjectRule, Property, Schema, SchemaDoc, SpecRef, StringRule, UnionMode};
+use crate::check::Format;
 use crate::json::Json;
 use crate::path::push_escaped;
 use crate::pattern::Pattern;
-use crate::validate;
 
 /// How schemas are compiled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,58 +37,8 @@ impl Default for CompileOptions {
     }
 }
 
-/// A schema toolseal cannot compile, with where and why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SchemaError {
-    /// JSON pointer inside the tool's `inputSchema` (or `outputSchema`).
-    pub pointer: String,
-    /// The keyword at fault.
-    pub keyword: String,
-    /// What is wrong and how to fix it.
-    pub message: String,
-}
-
-impl fmt::Display for SchemaError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at `#{}`, keyword `{}`: {}", self.pointer, self.keyword, self.message)
-    }
-}
-
-impl std::error::Error for SchemaError {}
-
-pub(crate) fn err<T>(pointer: &str, keyword: &str, message: impl Into<String>) -> Result<T, SchemaError> {
-    Err(SchemaError { pointer: pointer.to_owned(), keyword: keyword.to_owned(), message: message.into() })
-}
-
-/// Keywords that only annotate: kept for docs or ignored, never enforced.
-const ANNOTATIONS: &[&str] = &[
-    "$schema", "$comment", "title", "description", "default", "examples", "deprecated",
-    "readOnly", "writeOnly", "contentMediaType", "contentEncoding", "contentSchema", "$defs", "definitions", "$vocabulary",
-];
-
-/// Keywords the specification validator ([`super::spec`]) enforces and no
-/// generated Rust type expresses: a schema using one is checked by that validator.
-pub const SPEC_ONLY: &[&str] = &[
-    "not", "if", "then", "else", "patternProperties", "propertyNames", "dependentRequired", "dependentSchemas",
-    "dependencies", "contains", "minContains", "maxContains", "unevaluatedProperties", "unevaluatedItems",
-    "$dynamicRef", "$dynamicAnchor", "$anchor", "$id",
-];
-
 /// Marks the implied type of an `allOf` member as conditional ([`Node::IfType`]).
 const CONDITIONAL: &str = "if-type";
-
-/// Keywords that constrain values and compile to Rust types.
-pub const ASSERTIONS: &[&str] = &[
-    "type", "enum", "const", "properties", "required", "additionalProperties", "minProperties", "maxProperties",
-    "items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "minLength", "maxLength",
-    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "anyOf",
-    "oneOf", "allOf", "$ref",
-];
-
-pub(super) const OBJECT_WORDS: &[&str] = &["properties", "required", "additionalProperties", "minProperties", "maxProperties"];
-pub(super) const ARRAY_WORDS: &[&str] = &["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems"];
-pub(super) const STRING_WORDS: &[&str] = &["minLength", "maxLength", "pattern", "format"];
-pub(super) const NUMBER_WORDS: &[&str] = &["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"];
 
 /// Compiles a tool's `inputSchema` (or `outputSchema`). The root is closed: it
 /// admits no undeclared key unless `additionalProperties` says otherwise.
@@ -255,11 +205,11 @@ impl<'j> Words<'j> {
             if out.iter().any(|(seen, _)| seen == k) {
                 return err(ptr, k, "keyword given twice");
             }
-            if SPEC_ONLY.contains(&k.as_ref()) && !(k == "$id" && ptr.is_empty()) {
+            let role = role(k);
+            if role == Some(Role::SpecOnly) && !(k == "$id" && ptr.is_empty()) {
                 return err(ptr, k, "no Rust type expresses this keyword");
             }
-            let known = ANNOTATIONS.contains(&k.as_ref()) || ASSERTIONS.contains(&k.as_ref()) || k == "$id";
-            if !known {
+            if role.is_none() {
                 if !k.starts_with("x-") && !notes.iter().any(|n| n.pointer == ptr && n.keyword == k.as_ref()) {
                     notes.push(SchemaError { pointer: ptr.to_owned(), keyword: k.to_string(), message: "unknown keyword: an annotation, it constrains nothing (check its spelling)".into() });
                 }
@@ -274,16 +224,17 @@ impl<'j> Words<'j> {
         self.members.iter().find(|(n, _)| *n == k).map(|(_, v)| *v)
     }
 
-    fn has_any(&self, words: &[&str]) -> bool {
-        words.iter().any(|w| self.get(w).is_some())
+    /// Whether a keyword here implies the instance type `t` ([`implied_type`]).
+    fn implies(&self, t: &str) -> bool {
+        self.members.iter().any(|(k, _)| implied_type(k) == Some(t))
     }
 
-    /// Assertion keywords other than `except`.
+    /// Typed keywords ([`Role::Typed`]) other than `except`.
     fn assertions_except(&self, except: &[&str]) -> Vec<&'j str> {
         self.members
             .iter()
             .map(|(k, _)| *k)
-            .filter(|k| ASSERTIONS.contains(k) && !except.contains(k))
+            .filter(|k| role(k) == Some(Role::Typed) && !except.contains(k))
             .collect()
     }
 }
@@ -445,13 +396,7 @@ impl Compiler<'_> {
             }
             Some(_) => err(ptr, "type", "`type` must be a string or a non-empty array of strings"),
             None => {
-                let families = [
-                    (OBJECT_WORDS, "object"),
-                    (ARRAY_WORDS, "array"),
-                    (STRING_WORDS, "string"),
-                    (NUMBER_WORDS, "number"),
-                ];
-                let present: Vec<&str> = families.iter().filter(|(ws, _)| w.has_any(ws)).map(|(_, t)| *t).collect();
+                let present: Vec<&str> = IMPLIED_TYPES.into_iter().filter(|t| w.implies(t)).collect();
                 match (present.as_slice(), place) {
                     ([], Place::Root) => Ok(vec!["object"]),
                     ([], _) => Ok(vec![]),
@@ -746,41 +691,6 @@ fn schema_array<'j>(v: &'j Json<'static>, ptr: &str, word: &str) -> Result<&'j [
     match v {
         Json::Array(a) if !a.is_empty() => Ok(a),
         _ => err(ptr, word, format!("`{word}` must be a non-empty array of schemas")),
-    }
-}
-
-/// `u64` when the bounds exclude negatives, `i64` otherwise.
-pub(super) fn int_repr(b: &NumberBounds) -> IntRepr {
-    let non_negative = b.minimum.is_some_and(|m| m >= 0.0) || b.exclusive_minimum.is_some_and(|m| m > -1.0);
-    if non_negative { IntRepr::U64 } else { IntRepr::I64 }
-}
-
-
-pub(super) fn contains_ref(s: &Schema) -> bool {
-    let mut found = false;
-    visit_refs(s, &mut |_| found = true);
-    found
-}
-
-/// Calls `f` with every def index referenced inside `s` (not following refs).
-pub(crate) fn visit_refs(s: &Schema, f: &mut dyn FnMut(usize)) {
-    match &s.node {
-        Node::Ref(i) => f(*i),
-        Node::Nullable(inner) | Node::IfType(inner) => visit_refs(inner, f),
-        Node::Union { options, .. } => options.iter().for_each(|o| visit_refs(o, f)),
-        Node::Array(a) => {
-            a.prefix.iter().for_each(|p| visit_refs(p, f));
-            if let Items::Schema(i) = &a.items {
-                visit_refs(i, f);
-            }
-        }
-        Node::Object(o) => {
-            o.properties.iter().for_each(|p| visit_refs(&p.schema, f));
-            if let Additional::Schema(a) = &o.additional {
-                visit_refs(a, f);
-            }
-        }
-        Node::Any | Node::Null | Node::Boolean | Node::Integer { .. } | Node::Number(_) | Node::String(_) | Node::Enum(_) | Node::Const(_) | Node::Never | Node::Spec(_) => {}
     }
 }
 

@@ -1,10 +1,10 @@
 //! `allOf`: the members are merged into one schema, so that generated types
 //! carry every member's constraints.
 
-use super::compile::{contains_ref, err, int_repr, SchemaError};
-use super::{Additional, ArrayRule, Def, Items, Node, ObjectRule, Property, Schema, SchemaDoc, StringRule};
+use super::error::{err, SchemaError};
+use super::validate;
+use super::{contains_ref, int_repr, Additional, ArrayRule, Def, Items, Node, ObjectRule, Property, Schema, SchemaDoc, StringRule};
 use crate::check::NumberBounds;
-use crate::validate;
 
 type Value = crate::json::Json<'static>;
 

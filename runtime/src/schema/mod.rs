@@ -1,18 +1,22 @@
 //! The schema IR: what a tool's JSON Schema means once compiled, with every
 //! constraint kept. Shared by the code generator (`toolseal-build`), the
-//! interpreter in [`crate::validate`] and the probe generator in [`crate::probe`].
+//! interpreter in [`validate`] and the probe generator in [`crate::probe`].
 
 mod closed;
 mod compile;
 mod describe;
+mod error;
+pub mod keywords;
 mod merge;
 mod read;
 pub mod spec;
+pub mod validate;
 
 pub use closed::closed_world;
 pub use closed::closed_world_implied_types;
-pub use compile::{compile_tool_schema, CompileOptions, SchemaError, ASSERTIONS, SPEC_ONLY};
+pub use compile::{compile_tool_schema, CompileOptions};
 pub use describe::describe;
+pub use error::SchemaError;
 
 use crate::check::{Format, NumberBounds};
 use crate::json::Json;
@@ -240,5 +244,40 @@ impl SchemaDoc {
             }
         }
         schema
+    }
+}
+
+/// `u64` when the bounds exclude negatives, `i64` otherwise.
+pub(crate) fn int_repr(b: &NumberBounds) -> IntRepr {
+    let non_negative = b.minimum.is_some_and(|m| m >= 0.0) || b.exclusive_minimum.is_some_and(|m| m > -1.0);
+    if non_negative { IntRepr::U64 } else { IntRepr::I64 }
+}
+
+/// Whether `s` holds a `$ref` (not following it).
+pub(crate) fn contains_ref(s: &Schema) -> bool {
+    let mut found = false;
+    visit_refs(s, &mut |_| found = true);
+    found
+}
+
+/// Calls `f` with every def index referenced inside `s` (not following refs).
+pub(crate) fn visit_refs(s: &Schema, f: &mut dyn FnMut(usize)) {
+    match &s.node {
+        Node::Ref(i) => f(*i),
+        Node::Nullable(inner) | Node::IfType(inner) => visit_refs(inner, f),
+        Node::Union { options, .. } => options.iter().for_each(|o| visit_refs(o, f)),
+        Node::Array(a) => {
+            a.prefix.iter().for_each(|p| visit_refs(p, f));
+            if let Items::Schema(i) = &a.items {
+                visit_refs(i, f);
+            }
+        }
+        Node::Object(o) => {
+            o.properties.iter().for_each(|p| visit_refs(&p.schema, f));
+            if let Additional::Schema(a) = &o.additional {
+                visit_refs(a, f);
+            }
+        }
+        Node::Any | Node::Null | Node::Boolean | Node::Integer { .. } | Node::Number(_) | Node::String(_) | Node::Enum(_) | Node::Const(_) | Node::Never | Node::Spec(_) => {}
     }
 }

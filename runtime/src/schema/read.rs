@@ -2,7 +2,7 @@
 //! validator's compiler, so that both accept and refuse the same keyword values
 //! with the same words.
 
-use super::compile::{err, SchemaError};
+use super::error::{err, SchemaError};
 use crate::check::NumberBounds;
 use crate::json::Json;
 

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use super::uri::{percent_decode, resolve, split_fragment};
 use super::{Dialect, Rules, SpecDoc, SpecNode, TYPES};
-use crate::schema::compile::{err, SchemaError};
+use crate::schema::error::{err, SchemaError};
 use crate::schema::read;
 use crate::check::Format;
 use crate::json::Json;

@@ -9,7 +9,7 @@ use crate::check::{self, Cx};
 use crate::json::Json;
 use crate::path::Path;
 use crate::rejection::{Keyword, Names, Rejection};
-use crate::schema::{describe, Additional, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, UnionMode};
+use super::{describe, Additional, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, UnionMode};
 
 /// Validates `v` (a whole document) against `schema` in strict mode.
 pub fn validate(doc: &SchemaDoc, schema: &Schema, v: &Json<'_>) -> Result<(), Rejection> {
