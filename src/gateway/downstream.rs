@@ -218,7 +218,9 @@ pub async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Event>, s
             Ok((connection, tools)) => {
                 core.observe(s, Ok(tools));
                 server.set(Link::Up(connection.peer().clone()));
-                tracing::info!(target: "toolseal::gateway", server = %server.name, "connected");
+                // rmcp's client connects with `initialize` (sessions, up to 2025-11-25): list changes arrive unsolicited.
+                let version = connection.peer_info().map(|i| i.protocol_version.to_string()).unwrap_or_default();
+                tracing::info!(target: "toolseal::gateway", server = %server.name, protocol = %version, "connected");
                 if let Some(started) = started.take() {
                     let _ = started.send(Ok(()));
                 }
