@@ -25,6 +25,7 @@ pub mod definitions;
 pub mod dispatch;
 pub mod dynamic;
 pub mod feedback;
+pub mod fits;
 pub mod format;
 #[cfg(feature = "rmcp")]
 pub mod guard;
