@@ -3,6 +3,7 @@
 
 pub mod contestants;
 pub mod corpus;
+pub mod h5;
 pub mod live;
 pub mod oracle;
 pub mod merged;
@@ -59,6 +60,8 @@ pub struct Report {
     pub lenient: Lenient,
     /// Real models' calls (AgentDojo), when [`run_live`] was run too.
     pub live: Option<live::Live>,
+    /// H5 with and without the also-fits gate, when [`run_live`] was run too.
+    pub h5: Option<report::Table>,
 }
 
 /// The lenient-mode counts of the H3 trials.
@@ -111,15 +114,27 @@ pub fn run(trials: usize, seed: u64, bar: &ProgressBar) -> Report {
             other_h3: single.lenient.2,
         },
         live: None,
+        h5: None,
     }
 }
 
 /// The live table from the AgentDojo extract in `dir` (see [`corpus`]): every call resolved
-/// and checked against the oracle.
-pub fn run_live(dir: &std::path::Path, bar: &ProgressBar) -> Result<live::Live, Box<dyn std::error::Error>> {
+/// and checked against the oracle; then the H5 table (synthetic trials of `trials` per class
+/// from `seed`, the captured listings, the corpus).
+pub fn run_live(dir: &std::path::Path, trials: usize, seed: u64, bar: &ProgressBar) -> Result<(live::Live, report::Table), Box<dyn std::error::Error>> {
     bar.set_message("live (AgentDojo)");
     let corpus = corpus::Corpus::load(dir)?;
     let oracle = oracle::Oracle::new(&corpus)?;
     let mut registries = live::Registries::default();
-    Ok(live::run(&corpus, &mut registries, &oracle))
+    let live = live::run(&corpus, &mut registries, &oracle);
+    bar.set_message("H5 also-fits");
+    let synthetic = h5::synthetic(&single::trials(trials, seed));
+    let captures = h5::captures();
+    let agentdojo = h5::agentdojo(&corpus, &live);
+    let table = h5::table(vec![
+        (h5::label(&format!("synthetic registry, seed {seed}"), &synthetic), synthetic),
+        (h5::label("captured MCP listings", &captures), captures),
+        (h5::label("AgentDojo corpus", &agentdojo), agentdojo),
+    ]);
+    Ok((live, table))
 }

@@ -48,7 +48,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let mut report = toolseal_bench::run(args.trials, args.seed, &bar);
     let started = std::time::Instant::now();
-    report.live = Some(toolseal_bench::run_live(&args.corpus, &bar)?);
+    let (live, h5) = toolseal_bench::run_live(&args.corpus, args.trials, args.seed, &bar)?;
+    report.live = Some(live);
+    report.h5 = Some(h5);
     let live_seconds = started.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let command = report.command.clone();
@@ -68,6 +70,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(live) = &report.live {
         markdown.push_str(&live.table.markdown());
         markdown.push_str(&format!("\n```text\n{}```\n", live_lines(live)));
+    }
+    if let Some(h5) = &report.h5 {
+        markdown.push('\n');
+        markdown.push_str(&h5.markdown());
     }
     std::fs::write(args.out.join("report.md"), &markdown)?;
     if args.json {
@@ -93,8 +99,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if let Some(live) = &report.live {
         println!("{}", live.table.text());
         println!("{}", live_lines(live));
-        println!("Live table: {live_seconds:.2} s (corpus read, every call resolved and checked by the oracle).\n");
     }
+    if let Some(h5) = &report.h5 {
+        println!("{}", h5.text());
+    }
+    println!("Live and H5 tables: {live_seconds:.2} s (corpus read, every call resolved and checked by the oracle, H5 trials).\n");
     println!(
         "Ran in {:.2} s. Report: {}, {}",
         report.seconds + live_seconds,

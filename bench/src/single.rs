@@ -64,7 +64,8 @@ fn tool_probes(registry: &Registry) -> HashMap<String, Probes> {
     out
 }
 
-fn state_tools(state: usize) -> Vec<String> {
+/// The tools state `state` shows (and the frontier gate allows): one family's ten.
+pub fn state_tools(state: usize) -> Vec<String> {
     let (family, _, verbs) = FAMILIES[state];
     verbs.iter().map(|v| format!("{family}_{v}")).collect()
 }
