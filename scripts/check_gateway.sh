@@ -10,15 +10,15 @@
 #  3. load: 8 HTTP clients x 500 calls, half hallucinated, every call answered once with
 #     the right verdict, one audit record each, no hallucinated write on disk;
 #  4. `--check` against the pins, and the latency of one honest call: straight to the
-#     server, through the gateway (stdio, HTTP), through PyPI mcp-proxy (HTTP) — printed,
-#     not asserted (speed belongs in benchmarks).
+#     server, through the gateway (stdio, HTTP), through PyPI mcp-proxy and fastmcp's proxy
+#     (HTTP) — printed, not asserted (speed belongs in benchmarks).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 toolseal=${TOOLSEAL:-$repo/target/debug/toolseal}
 work=${1:?usage: check_gateway.sh WORK_DIR (prepared by check_real_servers.sh)}
 cd "$work"
 npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@2.12.0 >/dev/null
-python3 -m venv venv-client && venv-client/bin/pip install -q --disable-pip-version-check mcp==2.3.0
+python3 -m venv venv-client && venv-client/bin/pip install -q --disable-pip-version-check mcp==2.3.0 fastmcp==4.1.6
 python3 -m venv venv-proxy && venv-proxy/bin/pip install -q --disable-pip-version-check mcp-proxy==0.13.0
 mkdir -p gw-a gw-b gw-load
 git init -q gw-repo && git -C gw-repo -c user.email=ci@example.invalid -c user.name=ci commit -q --allow-empty -m init
@@ -140,14 +140,25 @@ time_pid=$pid time_url=$url
 port=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 venv-proxy/bin/mcp-proxy --port "$port" --host 127.0.0.1 -- "$work/venv/bin/mcp-server-time" > proxy.log 2>&1 &
 proxy_pid=$!
-trap 'kill $gateway_pid $time_pid $proxy_pid 2>/dev/null || true' EXIT
-for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+fport=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+venv-client/bin/python -c '
+import sys
+from fastmcp.server.server import create_proxy
+proxy = create_proxy({"mcpServers": {"time": {"command": sys.argv[1], "args": []}}}, name="fastmcp-proxy")
+proxy.run(transport="http", host="127.0.0.1", port=int(sys.argv[2]), show_banner=False, log_level="warning")
+' "$work/venv/bin/mcp-server-time" "$fport" > fastmcp.log 2>&1 &
+fastmcp_pid=$!
+trap 'kill $gateway_pid $time_pid $proxy_pid $fastmcp_pid 2>/dev/null || true' EXIT
+for p in "$port" "$fport"; do
+  for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && break; sleep 0.1; done
+done
 n=${GATEWAY_LATENCY_CALLS:-300}
 {
   "${clients[@]}" latency direct-stdio "$work/venv/bin/mcp-server-time" "$n"
   "${clients[@]}" latency toolseal-stdio "$toolseal gateway --manifest $work/time.toml" "$n"
   "${clients[@]}" latency toolseal-http "$time_url" "$n"
   "${clients[@]}" latency mcp-proxy-http "http://127.0.0.1:$port/mcp" "$n"
+  "${clients[@]}" latency fastmcp-proxy-http "http://127.0.0.1:$fport/mcp" "$n"
 } > latency.jsonl
 venv-client/bin/python - <<'PY'
 import json
@@ -158,6 +169,7 @@ print("  | path | p50 | p99 | p50 / direct |")
 print("  |---|---:|---:|---:|")
 for name, r in rows.items():
     print(f"  | {name} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['p50_ms'] / base['p50_ms']:.2f}x |")
-print(f"  toolseal-http / mcp-proxy-http p50: {rows['toolseal-http']['p50_ms'] / rows['mcp-proxy-http']['p50_ms']:.2f}x")
+for peer in ("mcp-proxy-http", "fastmcp-proxy-http"):
+    print(f"  toolseal-http / {peer} p50: {rows['toolseal-http']['p50_ms'] / rows[peer]['p50_ms']:.2f}x")
 PY
 echo "gateway: passed"
