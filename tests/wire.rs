@@ -119,8 +119,13 @@ fn answers_carry_ids_back_in_the_vendor_shape() {
                     assert_eq!(a["id"], numeric.map_or(id.clone(), Value::from), "JSON-RPC ids keep their type");
                     if verdict == "H1" {
                         assert_eq!(a["error"]["code"], -32602, "unknown tools are a protocol error");
+                        assert_eq!(a["error"]["data"]["class"], "H1", "with the feedback as data");
                     } else {
                         assert_eq!(a["result"]["isError"], !ok, "argument errors are a tool result with isError");
+                        if !ok {
+                            let feedback: Value = serde_json::from_str(a["result"]["content"][1]["text"].as_str().expect("text")).expect("the feedback as JSON");
+                            assert_eq!(feedback["class"], verdict.as_str(), "with the feedback");
+                        }
                     }
                 }
                 other => panic!("unexpected format {other:?}"),
@@ -162,6 +167,7 @@ fn feedback_is_bounded_and_classified() {
     assert_eq!((f.class, f.suggestions.as_slice()), ("H2", &["account_id".to_owned()][..]));
     assert!(f.text.chars().count() <= MAX_TEXT && f.pointer.chars().count() <= 129, "{} / {}", f.text.len(), f.pointer.len());
     assert_eq!(mcp_tool_result(&r)["isError"], true);
+    assert_eq!(mcp_tool_result(&r)["content"][1]["text"], serde_json::to_value(&f).expect("feedback is JSON").to_string());
     let h1 = ToolCall::from_json(br#"{"name":"get_balanse","arguments":{}}"#).expect_err("unknown");
     let e = mcp_unknown_tool(json!(7), &h1);
     assert_eq!((e["id"].clone(), e["error"]["code"].clone()), (json!(7), json!(-32602)));

@@ -65,11 +65,37 @@ impl From<&Rejection> for Feedback {
     }
 }
 
-/// The MCP `CallToolResult` for a rejected call: `isError: true`, the spec's
-/// way to report argument errors so that the model can see them and retry.
-pub fn mcp_tool_result(r: &Rejection) -> Value {
+// The MCP shapes of a rejection, one for every MCP answer toolseal writes (wire
+// answers, `toolseal host`, the guard, the gateway): an unknown tool is the
+// protocol error `-32602` with the `Feedback` as `data`; every other rejection is
+// a tool result with `isError: true`, the text, and the `Feedback` itself.
+
+/// Whether MCP answers `r` with the JSON-RPC error the specification gives for an
+/// unknown tool ([`mcp_unknown_tool`]): the tool does not exist (H1), or no connected
+/// server provides it (M1). Every other rejection is a tool result ([`mcp_tool_result_for`]).
+pub fn is_unknown_tool(r: &Rejection) -> bool {
+    matches!(r.class(), Class::H1 | Class::M1)
+}
+
+/// The MCP `CallToolResult` for a rejected call: `isError: true` (the spec's way to
+/// report argument errors, so that the model sees them and retries), the feedback's
+/// text, and the [`Feedback`] as `structuredContent`, or, when the tool declares an
+/// `outputSchema` (`typed_output`: clients check `structuredContent` against it, even
+/// on errors), as a second text block holding its JSON.
+pub fn mcp_tool_result_for(r: &Rejection, typed_output: bool) -> Value {
     let feedback = Feedback::from(r);
-    json!({ "content": [{ "type": "text", "text": feedback.text }], "isError": true })
+    let text = json!({ "type": "text", "text": feedback.text });
+    if typed_output {
+        let data = json!({ "type": "text", "text": json!(feedback).to_string() });
+        return json!({ "content": [text, data], "isError": true });
+    }
+    json!({ "content": [text], "isError": true, "structuredContent": feedback })
+}
+
+/// [`mcp_tool_result_for`] where the tool's `outputSchema` is not known: the
+/// [`Feedback`] as a text block, valid whatever the tool declares.
+pub fn mcp_tool_result(r: &Rejection) -> Value {
+    mcp_tool_result_for(r, true)
 }
 
 /// The MCP JSON-RPC error for an unknown tool (`-32602`, invalid params), with
@@ -77,6 +103,15 @@ pub fn mcp_tool_result(r: &Rejection) -> Value {
 pub fn mcp_unknown_tool(id: Value, r: &Rejection) -> Value {
     let feedback = Feedback::from(r);
     json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32602, "message": feedback.text, "data": feedback } })
+}
+
+/// The JSON-RPC response to a rejected `tools/call` with `id`: [`mcp_unknown_tool`]
+/// when [`is_unknown_tool`], else a result holding [`mcp_tool_result_for`].
+pub fn mcp_rejection(id: Value, r: &Rejection, typed_output: bool) -> Value {
+    if is_unknown_tool(r) {
+        return mcp_unknown_tool(id, r);
+    }
+    json!({ "jsonrpc": "2.0", "id": id, "result": mcp_tool_result_for(r, typed_output) })
 }
 
 /// A retry budget for one tool call of an agent loop.
@@ -122,5 +157,31 @@ impl RetryBudget {
     /// Attempts left.
     pub fn remaining(&self) -> u32 {
         self.max - self.used
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::path::Path;
+    use crate::rejection::Reason;
+
+    #[test]
+    fn an_unknown_tool_is_a_protocol_error_and_every_other_rejection_a_result() {
+        let m1 = Rejection::routing(Class::M1, Reason::NoProvider { server: None }, "zap");
+        let e = mcp_rejection(json!(1), &m1, false);
+        assert_eq!((&e["id"], &e["error"]["code"], &e["error"]["data"]["class"]), (&json!(1), &json!(-32602), &json!("M1")));
+        assert!(e.get("result").is_none());
+        let malformed = Rejection::malformed(Reason::MissingName, &Path::root().key("name"));
+        let feedback = json!(Feedback::from(&malformed));
+        let r = mcp_rejection(json!("a"), &malformed, false);
+        assert_eq!((&r["id"], &r["result"]["isError"], &r["result"]["structuredContent"]), (&json!("a"), &json!(true), &feedback));
+        assert_eq!(r["result"]["content"], json!([{ "type": "text", "text": feedback["text"] }]));
+        // A tool with an outputSchema: the feedback as JSON text, no structuredContent to fail it.
+        let typed = mcp_tool_result_for(&malformed, true);
+        assert!(typed.get("structuredContent").is_none());
+        let data: Value = serde_json::from_str(typed["content"][1]["text"].as_str().expect("text")).expect("JSON");
+        assert_eq!((&typed["content"][0]["text"], &data), (&feedback["text"], &feedback));
+        assert_eq!(mcp_tool_result(&malformed), typed);
     }
 }

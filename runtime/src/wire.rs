@@ -16,10 +16,10 @@ use serde_json::{json, Value};
 
 use crate::call::{parse_call, Options, Resolution, ToolSet};
 use crate::canonical::sha256_hex;
-use crate::feedback::Feedback;
+use crate::feedback::{mcp_rejection, Feedback};
 use crate::json::Json;
 use crate::path::Path;
-use crate::rejection::{Class, Reason, Rejection};
+use crate::rejection::{Reason, Rejection};
 
 /// The wire formats toolseal reads tool calls from.
 #[non_exhaustive]
@@ -478,10 +478,9 @@ pub fn answer(call: &WireCall, answer: &Answer<'_>) -> Value {
         (WireFormat::Mcp, _) => {
             let id = call.rpc_id.clone();
             match answer {
-                // The spec's protocol error for an unknown tool.
-                Answer::Rejected(r) if r.class() == Class::H1 => {
-                    json!({ "jsonrpc": "2.0", "id": id, "error": { "code": -32602, "message": text } })
-                }
+                // The one MCP shape for rejections: -32602 for an unknown tool, else `isError`.
+                // Whether the tool declares an `outputSchema` is not known here: the text-block form.
+                Answer::Rejected(r) => mcp_rejection(id, r, true),
                 _ => {
                     let mut result = json!({ "content": [{ "type": "text", "text": text }], "isError": error });
                     if let Answer::Output(v @ Value::Object(_)) = answer {
