@@ -67,9 +67,13 @@ fn the_gate_asks_or_denies_exactly_when_a_visible_rival_fits_as_well() {
             assert!(pending.prompt().contains(rival.as_str()), "{} does not name {rival}", pending.prompt());
             assert!(matches!(denied.outcome, Outcome::Denied { .. }), "{}", trial.call);
             assert!(asked.record.decision.is_some_and(|d| format!("{d:?}").contains(rival.as_str())), "the audit record names the rival");
+            let listed: Vec<&str> = fits.rivals().map(|f| f.tool.as_str()).collect();
+            assert_eq!(asked.record.also_fits, listed, "the audit record lists the rivals");
+            assert_eq!(denied.record.also_fits, listed);
         } else {
             assert!(matches!(asked.outcome, Outcome::Executed { .. }), "{}", trial.call);
             assert!(matches!(denied.outcome, Outcome::Executed { .. }), "{}", trial.call);
+            assert!(asked.record.also_fits.is_empty());
         }
         seen[usize::from(fits.is_ambiguous())] += 1;
     }

@@ -169,7 +169,8 @@ pub enum OnRival {
 
 /// A gate that asks for confirmation (or denies) when a call's arguments fit another visible
 /// tool at least as well as the named one, and allows everything else: combine it with the
-/// policy gate (`all_of`). Its decision's text names the rivals, so the audit record does too.
+/// policy gate (`all_of`). Its decision's text names the rivals, and the audit record lists them
+/// (`AuditRecord::also_fits`).
 pub struct AlsoFitsGate<S> {
     visible: Box<dyn Fn(&S) -> Vec<String> + Send + Sync>,
     on_rival: OnRival,
@@ -182,12 +183,22 @@ impl<S> AlsoFitsGate<S> {
     }
 }
 
-impl<C: ToolSet + serde::Serialize, S> Gate<C, S> for AlsoFitsGate<S> {
-    fn check(&self, call: &Resolved<C>, state: &S) -> Decision {
+impl<S> AlsoFitsGate<S> {
+    fn fits<C: ToolSet + serde::Serialize>(&self, call: &Resolved<C>, state: &S) -> AlsoFits {
         let visible = (self.visible)(state);
         let arguments = serialized_arguments(call.call());
         let tree = arguments.as_ref().map(Json::from_value);
-        let fits = also_fits_in::<C>(call.name(), tree.as_ref(), |t| visible.iter().any(|v| v == t));
+        also_fits_in::<C>(call.name(), tree.as_ref(), |t| visible.iter().any(|v| v == t))
+    }
+}
+
+impl<C: ToolSet + serde::Serialize, S> Gate<C, S> for AlsoFitsGate<S> {
+    fn rivals(&self, call: &Resolved<C>, state: &S) -> Vec<String> {
+        self.fits(call, state).rivals().map(|f| f.tool.clone()).collect()
+    }
+
+    fn check(&self, call: &Resolved<C>, state: &S) -> Decision {
+        let fits = self.fits(call, state);
         let Some(feedback) = Feedback::also_fits(&fits) else { return Decision::Allow };
         match self.on_rival {
             OnRival::Confirm => Decision::confirm(feedback.text),

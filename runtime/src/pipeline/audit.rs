@@ -85,6 +85,10 @@ pub struct AuditRecord {
     pub verdict: Option<Verdict>,
     /// Numbers lenient mode coerced.
     pub coercions: usize,
+    /// H5: the other visible tools the arguments fit at least as well, when a gate that looks
+    /// (`AlsoFitsGate`) did not allow the call; best first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_fits: Vec<String>,
 }
 
 impl AuditRecord {
@@ -111,6 +115,7 @@ impl AuditRecord {
             error: None,
             verdict: None,
             coercions: 0,
+            also_fits: Vec::new(),
         }
     }
 

@@ -44,6 +44,25 @@ impl Decision {
 pub trait Gate<C, S>: Send + Sync {
     /// Decides on `call` in `state`.
     fn check(&self, call: &Resolved<C>, state: &S) -> Decision;
+
+    /// The other visible tools whose signature `call`'s arguments fit at least as well (H5),
+    /// for the audit record of a call this gate did not allow; empty unless the gate looks
+    /// (see [`crate::fits::AlsoFitsGate`]).
+    fn rivals(&self, call: &Resolved<C>, state: &S) -> Vec<String> {
+        let _ = (call, state);
+        Vec::new()
+    }
+}
+
+/// The rivals every gate of a combination names, each once.
+fn rivals_of<C, S>(gates: &[Box<dyn Gate<C, S>>], call: &Resolved<C>, state: &S) -> Vec<String> {
+    let mut all: Vec<String> = Vec::new();
+    for rival in gates.iter().flat_map(|g| g.rivals(call, state)) {
+        if !all.contains(&rival) {
+            all.push(rival);
+        }
+    }
+    all
 }
 
 impl<C, S, F> Gate<C, S> for F
@@ -149,6 +168,10 @@ impl<C, S> Gate<C, S> for AllOf<C, S> {
         }
         confirm.unwrap_or(Decision::Allow)
     }
+
+    fn rivals(&self, call: &Resolved<C>, state: &S) -> Vec<String> {
+        rivals_of(&self.0, call, state)
+    }
 }
 
 impl<C, S> Gate<C, S> for AnyOf<C, S> {
@@ -163,5 +186,9 @@ impl<C, S> Gate<C, S> for AnyOf<C, S> {
             }
         }
         confirm.unwrap_or_else(|| Decision::deny(if reasons.is_empty() { "an empty any-of gate allows nothing".to_owned() } else { reasons.join("; ") }))
+    }
+
+    fn rivals(&self, call: &Resolved<C>, state: &S) -> Vec<String> {
+        rivals_of(&self.0, call, state)
     }
 }

@@ -328,6 +328,9 @@ impl<C: ToolSet, S> Pipeline<C, S> {
             Err(panic) => Decision::deny(panic),
         };
         record.decision = Some(decision.clone());
+        if decision != Decision::Allow {
+            record.also_fits = guarded("the gate", || self.gate.rivals(&resolved, state)).unwrap_or_default();
+        }
         match decision {
             Decision::Allow => Ok((resolved.authorize(), record)),
             Decision::Deny { reason } => Err(Box::new(self.end(Outcome::Denied { reason }, record))),
