@@ -58,7 +58,7 @@ fn schemas_that_cannot_be_enforced_quarantine_the_tool_naming_file_pointer_and_k
         assert!(dynamic.resolve(br#"{"name":"ok","arguments":{}}"#, &Options::strict()).is_ok());
         // Strict: the whole registry is refused, with the same words.
         let strict = DynamicRegistry::strict(&read_registry(registry.as_bytes()).expect("registry"), &CompileOptions::default());
-        assert_eq!(strict.err().map(|(t, e)| (t, e.keyword)), Some(("t".to_owned(), keyword.to_string())));
+        assert_eq!(strict.err().map(|r| (r.tool, r.error.keyword)), Some(("t".to_owned(), keyword.to_string())));
     }
 }
 

@@ -128,7 +128,7 @@ impl Deployment {
 
     /// The deployment compiled at run time (the same rules as the generated `McpCall`).
     pub fn compile_dynamic(&self, path: &Path, options: &CompileOptions) -> Result<DynamicDeployment, Error> {
-        DynamicDeployment::new(&self.registries()?, &self.pins, self.policy, options).map_err(|e| manifest_error(path, e))
+        DynamicDeployment::new(&self.registries()?, &self.pins, self.policy, options).map_err(|e| manifest_error(path, e.to_string()))
     }
 }
 

@@ -10,7 +10,7 @@ use crate::call::{parse_call, split_call, Options, EMPTY_ARGUMENTS};
 use crate::check::{Coercion, Cx};
 use crate::definitions::{self, Offer};
 use crate::json::Json;
-use crate::mcp::{resolve_routed, Catalog, McpRequest, Policy, Route, ServerSpec};
+use crate::mcp::{resolve_routed, Catalog, CatalogError, McpRequest, Policy, Route, ServerSpec};
 use crate::path::Path;
 use crate::registry::{Registry, ToolDef};
 use crate::rejection::{Names, Rejection};
@@ -62,9 +62,9 @@ impl DynamicRegistry {
 
     /// [`DynamicRegistry::new`], refusing the whole registry if any tool's schema
     /// cannot be enforced (`--strict`); the error names the first such tool.
-    pub fn strict(registry: &Registry, options: &CompileOptions) -> Result<DynamicRegistry, (String, SchemaError)> {
+    pub fn strict(registry: &Registry, options: &CompileOptions) -> Result<DynamicRegistry, Refused> {
         let compiled = DynamicRegistry::new(registry, options);
-        let first = compiled.quarantined().next().map(|(tool, e)| (tool.to_owned(), e.clone()));
+        let first = compiled.quarantined().next().map(|(tool, e)| Refused { tool: tool.to_owned(), error: e.clone() });
         match first {
             Some(refused) => Err(refused),
             None => Ok(compiled),
@@ -123,6 +123,17 @@ impl DynamicRegistry {
     }
 }
 
+/// Why [`DynamicRegistry::strict`] refuses a registry: the first tool whose schema cannot be enforced.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("tool {tool:?}: {error}")]
+pub struct Refused {
+    /// The tool.
+    pub tool: String,
+    /// Why its schema cannot be enforced.
+    #[source]
+    pub error: SchemaError,
+}
+
 /// A merged deployment compiled at run time (servers a user adds to a host):
 /// the same routing rules (M1–M5) as a generated `McpCall`, on dynamic registries.
 pub struct DynamicDeployment {
@@ -133,14 +144,16 @@ pub struct DynamicDeployment {
 impl DynamicDeployment {
     /// Compiles every server's registry; `servers` holds each server's name,
     /// tier (0 most trusted), tier name and registry.
-    pub fn new(servers: &[(String, usize, String, Registry)], pins: &[(String, String)], policy: Policy, options: &CompileOptions) -> Result<DynamicDeployment, String> {
+    /// A tool whose schema cannot be enforced is quarantined, not an error; the
+    /// names, pins and qualified names must form a [`Catalog`].
+    pub fn new(servers: &[(String, usize, String, Registry)], pins: &[(String, String)], policy: Policy, options: &CompileOptions) -> Result<DynamicDeployment, CatalogError> {
         let mut specs = Vec::with_capacity(servers.len());
         let mut compiled = Vec::with_capacity(servers.len());
         for (name, tier, tier_name, registry) in servers {
             specs.push(ServerSpec::listing(name, *tier, tier_name, registry));
             compiled.push(DynamicRegistry::new(registry, options));
         }
-        let catalog = Catalog::new(specs, pins, policy).map_err(|e| e.to_string())?;
+        let catalog = Catalog::new(specs, pins, policy)?;
         Ok(DynamicDeployment { catalog, servers: compiled })
     }
 

@@ -16,6 +16,43 @@ use tokio::sync::mpsc;
 
 use super::Core;
 
+/// Why a downstream server could not be reached or listed.
+#[derive(Debug, thiserror::Error)]
+pub enum DownstreamError {
+    /// The command could not be started.
+    #[error("cannot start {what}: {source}")]
+    Start {
+        /// The server, as [`Transport::describe`] says it.
+        what: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A step got no answer in time.
+    #[error("{what} did not {step} within {secs} s")]
+    Timeout {
+        /// The server.
+        what: String,
+        /// What it did not do.
+        step: &'static str,
+        /// The wait.
+        secs: u64,
+    },
+    /// A step failed (transport closed, an MCP error, a malformed answer).
+    #[error("{what} did not {step}: {message}")]
+    Protocol {
+        /// The server.
+        what: String,
+        /// What it did not do.
+        step: &'static str,
+        /// rmcp's error, in words.
+        message: String,
+    },
+}
+
+const INITIALIZE: &str = "complete `initialize`";
+const LIST: &str = "answer `tools/list`";
+
 /// How a downstream server is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Transport {
@@ -54,7 +91,7 @@ impl Transport {
 
 /// The connection to one server, as calls see it.
 #[derive(Clone)]
-pub enum Link {
+pub(crate) enum Link {
     /// Not connected yet.
     Starting,
     /// Connected: calls go to this peer.
@@ -64,10 +101,10 @@ pub enum Link {
 }
 
 /// Where a downstream progress notification goes: the client's peer and its own token.
-pub type ProgressRoute = (Peer<RoleServer>, ProgressToken);
+pub(crate) type ProgressRoute = (Peer<RoleServer>, ProgressToken);
 
 /// One downstream server.
-pub struct Downstream {
+pub(crate) struct Downstream {
     /// The manifest's key for it.
     pub name: String,
     /// How it is reached.
@@ -97,14 +134,14 @@ impl Downstream {
 
 /// What a downstream connection tells the gateway.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Event {
+pub(crate) enum Event {
     /// Server `.0` announced `notifications/tools/list_changed`.
     ListChanged(usize),
 }
 
 /// The client handler of one downstream connection.
 #[derive(Clone)]
-pub struct Handler {
+pub(crate) struct Handler {
     server: usize,
     core: Weak<Core>,
     events: mpsc::Sender<Event>,
@@ -154,19 +191,19 @@ pub struct Capture {
 }
 
 /// Connects to `transport`, lists its tools and disconnects.
-pub async fn capture(transport: &Transport, timeout: Duration) -> Result<Capture, String> {
+pub async fn capture(transport: &Transport, timeout: Duration) -> Result<Capture, DownstreamError> {
     let connection = connect(transport, Handler::detached(), timeout).await?;
     let info = connection.peer_info().map(|i| serde_json::to_value(&*i).unwrap_or_default()).unwrap_or_default();
-    let tools = list_tools(connection.peer(), timeout).await.map_err(|e| format!("{} {e}", transport.describe()));
+    let tools = list_tools(connection.peer(), &transport.describe(), timeout).await;
     let _ = connection.cancel().await;
     Ok(Capture { server_info: info.get("serverInfo").cloned().unwrap_or_default(), protocol_version: info.get("protocolVersion").cloned().unwrap_or_default(), tools: tools? })
 }
 
 /// A running downstream connection.
-pub type Connection = RunningService<RoleClient, Handler>;
+pub(crate) type Connection = RunningService<RoleClient, Handler>;
 
 /// Connects to `transport` and completes `initialize` within `timeout`.
-pub async fn connect(transport: &Transport, handler: Handler, timeout: Duration) -> Result<Connection, String> {
+pub(crate) async fn connect(transport: &Transport, handler: Handler, timeout: Duration) -> Result<Connection, DownstreamError> {
     let serving = match transport {
         Transport::Command { argv, cwd } => {
             let mut command = tokio::process::Command::new(&argv[0]);
@@ -175,7 +212,7 @@ pub async fn connect(transport: &Transport, handler: Handler, timeout: Duration)
                 command.current_dir(cwd);
             }
             // The server's stderr is its own log; it must not hold the gateway's stderr open.
-            let (child, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().map_err(|e| format!("cannot start {}: {e}", transport.describe()))?;
+            let (child, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().map_err(|source| DownstreamError::Start { what: transport.describe(), source })?;
             tokio::time::timeout(timeout, handler.serve(child)).await
         }
         Transport::Http { url } => {
@@ -184,12 +221,17 @@ pub async fn connect(transport: &Transport, handler: Handler, timeout: Duration)
             tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::from_uri(url.as_str()))).await
         }
     };
-    serving.map_err(|_| format!("{} did not complete `initialize` within {} s", transport.describe(), timeout.as_secs()))?.map_err(|e| format!("{} did not complete `initialize`: {e}", transport.describe()))
+    serving
+        .map_err(|_| DownstreamError::Timeout { what: transport.describe(), step: INITIALIZE, secs: timeout.as_secs() })?
+        .map_err(|e| DownstreamError::Protocol { what: transport.describe(), step: INITIALIZE, message: e.to_string() })
 }
 
-/// Every tool `peer`'s server lists (following `nextCursor`), sorted by name, as JSON.
-pub async fn list_tools(peer: &Peer<RoleClient>, timeout: Duration) -> Result<Vec<serde_json::Value>, String> {
-    let tools: Vec<Tool> = tokio::time::timeout(timeout, peer.list_all_tools()).await.map_err(|_| format!("`tools/list` got no answer within {} s", timeout.as_secs()))?.map_err(|e| format!("`tools/list` failed: {e}"))?;
+/// Every tool `peer`'s server (`what`) lists (following `nextCursor`), sorted by name, as JSON.
+pub(crate) async fn list_tools(peer: &Peer<RoleClient>, what: &str, timeout: Duration) -> Result<Vec<serde_json::Value>, DownstreamError> {
+    let tools: Vec<Tool> = tokio::time::timeout(timeout, peer.list_all_tools())
+        .await
+        .map_err(|_| DownstreamError::Timeout { what: what.to_owned(), step: LIST, secs: timeout.as_secs() })?
+        .map_err(|e| DownstreamError::Protocol { what: what.to_owned(), step: LIST, message: e.to_string() })?;
     let mut tools: Vec<serde_json::Value> = tools.iter().map(|t| serde_json::to_value(t).unwrap_or_default()).collect();
     tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     Ok(tools)
@@ -201,16 +243,16 @@ const BACKOFF: (Duration, Duration) = (Duration::from_millis(250), Duration::fro
 /// Keeps server `s` connected until the gateway shuts down: connects, lists
 /// its tools (compared with the pin), serves calls through it until it dies,
 /// then restarts it after a growing delay. `started` hears the first attempt's outcome.
-pub async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Event>, started: tokio::sync::oneshot::Sender<Result<(), String>>) {
+pub(crate) async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Event>, started: tokio::sync::oneshot::Sender<()>) {
     let mut started = Some(started);
     let mut delay = BACKOFF.0;
     let server = &core.servers[s];
     loop {
         let handler = Handler { server: s, core: Arc::downgrade(&core), events: events.clone() };
         let attempt = match connect(&server.transport, handler, core.options.timeout).await {
-            Ok(connection) => match list_tools(connection.peer(), core.options.timeout).await {
+            Ok(connection) => match list_tools(connection.peer(), &server.transport.describe(), core.options.timeout).await {
                 Ok(tools) => Ok((connection, tools)),
-                Err(e) => Err(format!("{} {e}", server.transport.describe())),
+                Err(e) => Err(e),
             },
             Err(e) => Err(e),
         };
@@ -222,7 +264,7 @@ pub async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Event>, s
                 let version = connection.peer_info().map(|i| i.protocol_version.to_string()).unwrap_or_default();
                 tracing::info!(target: "toolseal::gateway", server = %server.name, protocol = %version, "connected");
                 if let Some(started) = started.take() {
-                    let _ = started.send(Ok(()));
+                    let _ = started.send(());
                 }
                 delay = BACKOFF.0;
                 let stop = connection.cancellation_token();
@@ -241,9 +283,9 @@ pub async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Event>, s
             }
             Err(why) => {
                 tracing::warn!(target: "toolseal::gateway", server = %server.name, "{why}; retrying in {} ms", delay.as_millis());
-                server.set(Link::Down(why.clone()));
+                server.set(Link::Down(why.to_string()));
                 if let Some(started) = started.take() {
-                    let _ = started.send(Err(why));
+                    let _ = started.send(());
                 }
             }
         }

@@ -9,7 +9,7 @@ use rmcp::model::Tool;
 use serde_json::{json, Value};
 use toolseal_runtime::canonical::sha256_hex;
 use toolseal_runtime::dynamic::DynamicDeployment;
-use toolseal_runtime::mcp::{diff_listing, qualified_name_within, Change, Policy, Route, ServerSpec};
+use toolseal_runtime::mcp::{diff_listing, qualified_name_within, CatalogError, Change, Policy, Route, ServerSpec};
 use toolseal_runtime::registry::{read_registry, Registry, RegistryError};
 use toolseal_runtime::schema::CompileOptions;
 
@@ -33,11 +33,6 @@ impl Listing {
         let registry = read_registry(bytes)?;
         let tools = serde_json::from_slice::<Value>(bytes).ok().and_then(|v| v.get("tools")?.as_array().cloned()).unwrap_or_default();
         Ok(Listing { registry, tools })
-    }
-
-    /// The registry of this listing.
-    pub fn registry(&self) -> &Registry {
-        &self.registry
     }
 
     fn raw(&self, name: &str) -> Option<&Value> {
@@ -113,11 +108,31 @@ impl ServerListing {
     pub fn changes(&self) -> Option<&[(String, Change)]> {
         self.changes.as_deref()
     }
+}
 
-    /// Whether a live listing differs from the accepted one.
-    pub fn has_pending(&self) -> bool {
-        self.pending.is_some()
-    }
+/// Why the accepted listings cannot be served.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// The names, pins or qualified names do not form a deployment.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// A tool object that rmcp cannot read as an MCP tool.
+    #[error("server {server:?}, tool {tool:?}: not an MCP tool definition: {source}")]
+    NotATool {
+        /// The server.
+        server: String,
+        /// The tool.
+        tool: String,
+        /// What rmcp's model refused.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// Two tools shortened to one served name.
+    #[error("two tools are served as {name:?}; raise --name-budget")]
+    NameClash {
+        /// The name.
+        name: String,
+    },
 }
 
 /// The deployment compiled from the accepted listings, and what clients see.
@@ -151,7 +166,7 @@ pub struct Naming {
 
 impl State {
     /// Compiles `servers`' accepted listings.
-    pub fn compile(servers: &[ServerListing], naming: &Naming) -> Result<State, String> {
+    pub fn compile(servers: &[ServerListing], naming: &Naming) -> Result<State, CompileError> {
         let registries: Vec<_> = servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), s.accepted.registry.clone())).collect();
         let deployment = DynamicDeployment::new(&registries, &naming.pins, naming.policy, &CompileOptions::default())?;
         let quarantined: HashSet<(&str, &str)> = deployment.quarantined().map(|(s, t, _)| (s, t)).collect();
@@ -171,9 +186,9 @@ impl State {
                 let name = qualified_name_within(&server.name, &definition.name, naming.budget);
                 let mut raw = server.accepted.raw(&definition.name).cloned().unwrap_or_else(|| json!({ "name": definition.name, "inputSchema": { "type": "object" } }));
                 raw["name"] = json!(name);
-                let tool: Tool = serde_json::from_value(raw).map_err(|e| format!("server {:?}, tool {:?}: not an MCP tool definition: {e}", server.name, definition.name))?;
+                let tool: Tool = serde_json::from_value(raw).map_err(|source| CompileError::NotATool { server: server.name.clone(), tool: definition.name.clone(), source })?;
                 if served.insert(name.clone(), route).is_some() {
-                    return Err(format!("two tools are served as {name:?}; raise --name-budget"));
+                    return Err(CompileError::NameClash { name });
                 }
                 names.insert(route, name);
                 if definition.output_schema.is_some() {

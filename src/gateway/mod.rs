@@ -35,7 +35,7 @@
 mod call;
 pub mod downstream;
 mod http;
-pub mod listing;
+mod listing;
 mod service;
 
 use std::path::Path;
@@ -53,8 +53,9 @@ use toolseal_runtime::mcp::Change;
 use toolseal_runtime::pipeline::{AuditSink, Decision};
 
 pub use call::GatewayCall;
-use downstream::{Downstream, Event, Link, Transport};
+use downstream::{Downstream, DownstreamError, Event, Link, Transport};
 pub use http::HttpOptions;
+pub use listing::CompileError;
 use listing::{Listing, Naming, ServerListing, State};
 pub use service::GatewayService;
 
@@ -144,13 +145,14 @@ pub enum GatewayError {
         /// The server.
         server: String,
     },
-    /// The pinned listings do not form a deployment (names, pins).
-    #[error("{path}: {message}")]
+    /// The pinned listings do not form a deployment (names, pins, served names).
+    #[error("{path}: {source}")]
     Deployment {
         /// The manifest.
         path: String,
         /// What is wrong.
-        message: String,
+        #[source]
+        source: CompileError,
     },
     /// Serving failed (stdio closed with an error, an address that cannot be bound…).
     #[error("serving failed: {0}")]
@@ -158,7 +160,7 @@ pub enum GatewayError {
 }
 
 /// What the gateway shares between its clients, servers and tasks.
-pub struct Core {
+pub(crate) struct Core {
     options: GatewayOptions,
     naming: Naming,
     servers: Vec<Downstream>,
@@ -178,11 +180,11 @@ impl Core {
     }
 
     /// Takes in server `s`'s live listing (or why it could not be read), recompiles, and tells clients if what they see changed.
-    fn observe(&self, s: usize, live: Result<Vec<Value>, String>) {
+    fn observe(&self, s: usize, live: Result<Vec<Value>, DownstreamError>) {
         let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
         let server = &mut listings[s];
         let name = server.name.clone();
-        match live.and_then(|tools| Listing::from_tools(tools).map_err(|e| e.to_string())) {
+        match live.map_err(|e| e.to_string()).and_then(|tools| Listing::from_tools(tools).map_err(|e| e.to_string())) {
             Ok(live) => {
                 for (tool, change) in server.observe(live) {
                     match change {
@@ -211,7 +213,7 @@ impl Core {
     }
 
     /// Compiles `listings` and puts the result in force; tells clients when the served tool list changed.
-    fn recompile(&self, listings: &[ServerListing]) -> Result<(), String> {
+    fn recompile(&self, listings: &[ServerListing]) -> Result<(), CompileError> {
         let state = State::compile(listings, &self.naming)?;
         let mut current = self.state.write().unwrap_or_else(|e| e.into_inner());
         let changed = current.digest != state.digest;
@@ -280,7 +282,7 @@ impl Gateway {
         }
         let listings = pinned_listings(&deployment)?;
         let naming = Naming { pins: deployment.pins.clone(), policy: deployment.policy, budget: options.name_budget };
-        let state = State::compile(&listings, &naming).map_err(|message| GatewayError::Deployment { path: shown.clone(), message })?;
+        let state = State::compile(&listings, &naming).map_err(|source| GatewayError::Deployment { path: shown.clone(), source })?;
         for (server, tool, e) in state.deployment.quarantined() {
             tracing::warn!(target: "toolseal::gateway", server, tool, "quarantined (not listed, every call refused): {e}");
         }
@@ -363,7 +365,7 @@ impl Gateway {
                 listing.repin(read_pin(server)?);
             }
         }
-        self.core.recompile(&next).map_err(|message| GatewayError::Deployment { path: path.display().to_string(), message })?;
+        self.core.recompile(&next).map_err(|source| GatewayError::Deployment { path: path.display().to_string(), source })?;
         *listings = next;
         Ok(())
     }
@@ -398,7 +400,7 @@ async fn relist(core: Arc<Core>, mut events: mpsc::Receiver<Event>) {
         };
         let Some(Event::ListChanged(s)) = event else { return };
         let Link::Up(peer) = core.servers[s].link() else { continue };
-        let live = downstream::list_tools(&peer, core.options.timeout).await;
+        let live = downstream::list_tools(&peer, &core.servers[s].transport.describe(), core.options.timeout).await;
         core.observe(s, live);
     }
 }

@@ -158,7 +158,7 @@ pub fn approve(server: &str, manifest: &Path, timeout: Duration) -> Result<u8, F
     let Some(transport) = Transport::of(entry, dir) else {
         return Err(Failure::new(2, format!("{}: server {server:?} has no `command` or `url`", manifest.display())));
     };
-    let captured = runtime()?.block_on(capture(&transport, timeout)).map_err(|e| Failure::new(4, e))?;
+    let captured = runtime()?.block_on(capture(&transport, timeout)).map_err(|e| Failure::new(4, e.to_string()))?;
     let (text, registry) = registry_file(&Listing::new(captured.server_info, captured.protocol_version, captured.tools))?;
     std::fs::write(&entry.registry_path, text).map_err(|e| Failure::new(2, format!("cannot write {}: {e}", entry.registry_path.display())))?;
     eprintln!("toolseal: pinned {} tools of {server:?} into {}; a running gateway takes it on SIGHUP", registry.tools.len(), entry.registry_path.display());

@@ -99,7 +99,7 @@ fn compile(servers: &[Server], manifest: Option<&(Vec<(String, String)>, Policy)
         return Resolver::single(&servers[0].accepted, servers[0].stale.clone(), false);
     };
     let registries: Vec<_> = servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), s.accepted.clone())).collect();
-    let deployment = DynamicDeployment::new(&registries, pins, *policy, &CompileOptions::default())?;
+    let deployment = DynamicDeployment::new(&registries, pins, *policy, &CompileOptions::default()).map_err(|e| e.to_string())?;
     let mut stale = HashMap::new();
     for (s, server) in servers.iter().enumerate() {
         for (tool, why) in &server.stale {

@@ -47,7 +47,7 @@ impl Resolver {
     /// enforced is quarantined (reported on stderr), or with `strict` refuses the registry.
     pub fn single(registry: &Registry, stale: HashMap<String, String>, strict: bool) -> Result<Resolver, String> {
         let registry = if strict {
-            DynamicRegistry::strict(registry, &CompileOptions::default()).map_err(|(tool, e)| format!("tool {tool:?}: {e} (--strict refuses the registry; without it the tool is quarantined)"))?
+            DynamicRegistry::strict(registry, &CompileOptions::default()).map_err(|refused| format!("{refused} (--strict refuses the registry; without it the tool is quarantined)"))?
         } else {
             DynamicRegistry::new(registry, &CompileOptions::default())
         };
