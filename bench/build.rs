@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
             std::fs::write(&path, text)?;
         }
-        config = config.registry(&path).module(module);
+        config.registry_as(&path, module);
     }
     config.compile()?;
     Ok(())

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Acceptance check for issue 2: a crate outside this repository depends on
 # toolseal and toolseal-build by path, compiles eight real MCP tools/list
-# captures (one `.module(..)` each) in its build.rs, and resolves every probe
+# captures (one `.registry_as(..)` each) in its build.rs, and resolves every probe
 # call exactly as the `jsonschema` oracle (closed-world rule applied) says,
 # with the class and pointer the probe was built for.
 set -euo pipefail
@@ -15,7 +15,7 @@ servers=(server-filesystem server-filesystem-2025.8.21 server-memory server-ever
 {
   echo 'fn main() -> Result<(), toolseal_build::Error> {'
   echo '    toolseal_build::Config::new()'
-  for s in "${servers[@]}"; do echo "        .registry(\"$repo/tests/registries/mcp/$s.json\").module(\"${s//[-.]/_}\")"; done
+  for s in "${servers[@]}"; do echo "        .registry_as(\"$repo/tests/registries/mcp/$s.json\", \"${s//[-.]/_}\")"; done
   echo '        .compile()'
   echo '}'
 } > "$work/build.rs"

@@ -14,7 +14,7 @@ mkdir -p "$work/registry"
 cp "$repo/examples/transfer_funds/registry/bank.json" "$work/registry/bank.json"
 cat > "$work/build.rs" <<'RS'
 fn main() -> Result<(), toolseal_build::Error> {
-    toolseal_build::Config::new().registry("registry/bank.json").module("bank").compile()
+    toolseal_build::Config::new().registry_as("registry/bank.json", "bank").compile()
 }
 RS
 cat > "$work/src/main.rs" <<'RS'

@@ -14,7 +14,7 @@ source "$repo/scripts/external_crate.sh"
 external_crate "$work/crate" large-registry ", default-features = false" 'serde_json = "1"'
 cat > "$work/crate/build.rs" <<RS
 fn main() -> Result<(), toolseal_build::Error> {
-    toolseal_build::Config::new().registry("$work/large.json").module("large").registry("$work/small.json").module("small").compile()
+    toolseal_build::Config::new().registry_as("$work/large.json", "large").registry_as("$work/small.json", "small").compile()
 }
 RS
 cat > "$work/crate/src/main.rs" <<'RS'

@@ -23,8 +23,7 @@
 //! // build.rs
 //! fn main() -> Result<(), toolseal_build::Error> {
 //!     toolseal_build::Config::new()
-//!         .registry("registry/bank.json")
-//!         .module("bank")
+//!         .registry_as("registry/bank.json", "bank")
 //!         .compile()
 //! }
 //! ```
@@ -75,8 +74,8 @@ pub use toolseal_macros::{tool, toolset};
 
 /// Includes the code `toolseal-build` generated for a registry, like `include!`.
 ///
-/// `include_registry!()` includes the registry compiled without `.module(..)`;
-/// `include_registry!("bank")` the one compiled with `.module("bank")`.
+/// `include_registry!()` includes the registry added with `.registry(..)`;
+/// `include_registry!("bank")` the one added with `.registry_as(.., "bank")`.
 #[macro_export]
 macro_rules! include_registry {
     () => {

@@ -173,10 +173,10 @@ fn format_assertion_can_be_turned_off() {
 
 #[test]
 fn config_errors_are_errors() {
-    let e = Config::new().module("x").generate().unwrap_err();
-    assert!(matches!(e, Error::Config(_)), "{e}");
-    let e = Config::new().registry("a.json").module("bad name").generate().unwrap_err();
-    assert!(e.to_string().contains("bad name"), "{e}");
+    let e = Config::new().registry_as("a.json", "bad name").generate().unwrap_err();
+    assert!(matches!(e, Error::Config(_)) && e.to_string().contains("bad name"), "{e}");
+    let e = Config::new().registry_as("tests/registries/keywords.json", "m").registry_as("tests/registries/keywords.json", "m").generate().unwrap_err();
+    assert!(matches!(e, Error::Config(_)) && e.to_string().contains("registry_as"), "two modules named m: {e}");
     let e = Config::new().registry("does/not/exist.json").generate().unwrap_err();
     assert!(matches!(e, Error::Io { .. }) && e.to_string().contains("does/not/exist.json"), "{e}");
 }

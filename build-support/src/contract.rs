@@ -24,7 +24,7 @@ pub fn locate(module: &str) -> Result<PathBuf, String> {
         (None, None) => {
             return Err(format!(
                 "no registry contract for `{module}`: this crate has no build script (OUT_DIR is not set); \
-                 add one calling `toolseal_build::Config::new().registry(\"<file>\").module(\"{module}\").compile()`, \
+                 add one calling `toolseal_build::Config::new().registry_as(\"<file>\", \"{module}\").compile()`, \
                  or set TOOLSEAL_CONTRACTS to the directory holding `{}`",
                 file_name(module)
             ));
@@ -40,7 +40,7 @@ pub fn load(module: &str) -> Result<Contract, String> {
     let text = std::fs::read_to_string(&path).map_err(|e| {
         format!(
             "no registry contract for `{module}`: {place}/{} cannot be read ({}); the build script must compile a registry \
-             with `.module(\"{module}\")` (the default module is `registry`)",
+             with `.registry_as(<file>, \"{module}\")` (`.registry(<file>)` is the module `registry`)",
             file_name(module),
             e.kind()
         )

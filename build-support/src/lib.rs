@@ -8,8 +8,7 @@
 //! // build.rs
 //! fn main() -> Result<(), toolseal_build::Error> {
 //!     toolseal_build::Config::new()
-//!         .registry("registry/bank.json")
-//!         .module("bank")
+//!         .registry_as("registry/bank.json", "bank")
 //!         .compile()
 //! }
 //! ```
@@ -85,10 +84,10 @@ impl From<Quarantined> for Error {
     }
 }
 
-/// The module name used for a manifest compiled without `.module(..)`.
+/// The module name used for a manifest added with `.manifest(..)` (not `.manifest_as(..)`).
 pub const DEFAULT_DEPLOYMENT_MODULE: &str = "deployment";
 
-/// The module name used when `.module(..)` is not given (`include_registry!()`).
+/// The module name of a registry added with `.registry(..)` (not `.registry_as(..)`): `include_registry!()`.
 pub const DEFAULT_MODULE: &str = "registry";
 
 #[derive(Debug, Clone)]
@@ -119,42 +118,43 @@ impl Config {
         Config { entries: Vec::new(), out_dir: None, options: CompileOptions::default(), strict: false }
     }
 
-    /// Adds a registry file (relative paths are relative to the crate root, as in `build.rs`).
-    pub fn registry(mut self, path: impl AsRef<Path>) -> Config {
+    /// Adds a registry file (relative paths are relative to the crate root, as in
+    /// `build.rs`), generated into the module `registry` (`include_registry!()`).
+    pub fn registry(&mut self, path: impl AsRef<Path>) -> &mut Config {
         self.entries.push(Entry { path: path.as_ref().to_owned(), module: None, manifest: false });
         self
     }
 
+    /// Adds a registry file generated into the module `module` (`include_registry!("module")`).
+    pub fn registry_as(&mut self, path: impl AsRef<Path>, module: &str) -> &mut Config {
+        self.entries.push(Entry { path: path.as_ref().to_owned(), module: Some(module.to_owned()), manifest: false });
+        self
+    }
+
     /// Adds a deployment manifest (`toolseal.toml`): several MCP servers with
-    /// trust tiers, merged into one `McpCall` enum (module `deployment` unless
-    /// `.module(..)` follows). Registry paths in it are relative to the manifest.
-    pub fn manifest(mut self, path: impl AsRef<Path>) -> Config {
+    /// trust tiers, merged into one `McpCall` enum in the module `deployment`.
+    /// Registry paths in it are relative to the manifest.
+    pub fn manifest(&mut self, path: impl AsRef<Path>) -> &mut Config {
         self.entries.push(Entry { path: path.as_ref().to_owned(), module: None, manifest: true });
         self
     }
 
-    /// Names the module of the registry added last (`include_registry!("name")`).
-    /// Without it the module is `registry`.
-    pub fn module(mut self, name: &str) -> Config {
-        if let Some(last) = self.entries.last_mut() {
-            last.module = Some(name.to_owned());
-        } else {
-            // Reported by `compile`, which can return an error.
-            self.entries.push(Entry { path: PathBuf::new(), module: Some(name.to_owned()), manifest: false });
-        }
+    /// Adds a deployment manifest generated into the module `module`.
+    pub fn manifest_as(&mut self, path: impl AsRef<Path>, module: &str) -> &mut Config {
+        self.entries.push(Entry { path: path.as_ref().to_owned(), module: Some(module.to_owned()), manifest: true });
         self
     }
 
     /// Enforces `format` (default `true`). When `false`, `format` is kept as an
     /// annotation and unknown formats are accepted.
-    pub fn formats(mut self, assert: bool) -> Config {
+    pub fn formats(&mut self, assert: bool) -> &mut Config {
         self.options.assert_formats = assert;
         self
     }
 
     /// Refuses the build when a tool's schema cannot be enforced (default `false`:
     /// the tool is quarantined, with a `cargo:warning`).
-    pub fn strict(mut self, strict: bool) -> Config {
+    pub fn strict(&mut self, strict: bool) -> &mut Config {
         self.strict = strict;
         self
     }
@@ -162,13 +162,13 @@ impl Config {
     /// Opt-in strictness: a schema without `type` whose keywords all belong to one
     /// type (`minLength` → string) admits only that type (default `false`: the
     /// specification's semantics, other types pass).
-    pub fn implied_types(mut self, implied: bool) -> Config {
+    pub fn implied_types(&mut self, implied: bool) -> &mut Config {
         self.options.implied_types = implied;
         self
     }
 
     /// Writes into `dir` instead of `$OUT_DIR/toolseal`.
-    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Config {
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
         self.out_dir = Some(dir.as_ref().to_owned());
         self
     }
@@ -177,9 +177,6 @@ impl Config {
     pub fn generate(&self) -> Result<Vec<Generated>, Error> {
         let mut out: Vec<Generated> = Vec::new();
         for entry in &self.entries {
-            if entry.path.as_os_str().is_empty() {
-                return Err(Error::Config("`.module(..)` must follow the `.registry(..)` it names".into()));
-            }
             let default = if entry.manifest { DEFAULT_DEPLOYMENT_MODULE } else { DEFAULT_MODULE };
             let module = entry.module.clone().unwrap_or_else(|| default.to_owned());
             let valid = !module.is_empty() && module.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
@@ -187,7 +184,7 @@ impl Config {
                 return Err(Error::Config(format!("module name {module:?} must be ASCII letters, digits, `_` or `-`")));
             }
             if out.iter().any(|g| g.module == module) {
-                return Err(Error::Config(format!("two registries share the module name {module:?}; give each its own `.module(..)`")));
+                return Err(Error::Config(format!("two registries share the module name {module:?}; give each its own with `.registry_as(path, module)`")));
             }
             if entry.manifest {
                 out.push(manifest::generate(&entry.path, &module, &self.options)?);
@@ -207,7 +204,7 @@ impl Config {
     /// contracts), only where the content changed, printing
     /// `cargo:rerun-if-changed` for every file read and `cargo:warning` for
     /// every warning.
-    pub fn compile(self) -> Result<(), Error> {
+    pub fn compile(&self) -> Result<(), Error> {
         let dir = match &self.out_dir {
             Some(d) => d.clone(),
             None => match std::env::var_os("OUT_DIR") {

@@ -1,3 +1,3 @@
 fn main() -> Result<(), toolseal_build::Error> {
-    toolseal_build::Config::new().registry("registry/bank.json").module("bank").compile()
+    toolseal_build::Config::new().registry_as("registry/bank.json", "bank").compile()
 }

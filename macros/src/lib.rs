@@ -22,7 +22,7 @@ use proc_macro::TokenStream;
 /// Marks a function or method as the implementation of a registry tool.
 ///
 /// The tool is the function's name, or `#[tool(name = "get-sum")]`;
-/// `registry = "bank"` picks the module compiled with `.module("bank")`
+/// `registry = "bank"` picks the module compiled with `.registry_as(.., "bank")`
 /// (default `registry`), expected at `crate::bank` unless
 /// `module = path::to::bank` says where `include_registry!` put it.
 /// Parameters are the argument struct (`args: TransferFundsArgs`) or its
