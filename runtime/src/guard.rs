@@ -25,18 +25,18 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
-use rmcp::model::{CallToolRequestParams, CallToolResult, ClientNotification, ClientRequest, ContentBlock, ErrorData, ProtocolVersion, ServerResult, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ClientNotification, ClientRequest, ErrorData, ProtocolVersion, ResultType, ServerResult, Tool};
 use rmcp::service::{NotificationContext, RequestContext, Service};
 use rmcp::RoleServer;
 
 use crate::call::ToolSet;
 use crate::check::Cx;
 use crate::dynamic::{DynamicRegistry, LiveRegistry};
-use crate::feedback::Feedback;
+use crate::feedback::{self, Feedback};
 use crate::json::Json;
 use crate::mcp::{diff_listing, Change, ToolSpec};
 use crate::registry::{read_registry, Registry, RegistryError};
-use crate::rejection::{Class, Rejection};
+use crate::rejection::Rejection;
 use crate::schema::CompileOptions;
 
 /// What a guarded server resolves a `tools/call` against.
@@ -165,15 +165,12 @@ impl<S, C: CallCheck> GuardedServer<S, C> {
 /// errors): the `Feedback` then goes as a second text block, as JSON, instead.
 pub fn rejection_answer(rejection: &Rejection, typed_output: bool) -> Result<CallToolResult, ErrorData> {
     let feedback = Feedback::from(rejection);
-    let data = serde_json::to_value(&feedback).ok();
-    if matches!(rejection.class(), Class::H1 | Class::M1) {
-        return Err(ErrorData::invalid_params(feedback.text, data));
+    if feedback::is_unknown_tool(rejection) {
+        return Err(ErrorData::invalid_params(feedback.text.clone(), serde_json::to_value(&feedback).ok()));
     }
-    let mut result = CallToolResult::error(vec![ContentBlock::text(feedback.text)]);
-    match data {
-        Some(data) if typed_output => result.content.push(ContentBlock::text(data.to_string())),
-        data => result.structured_content = data,
-    }
+    // The one shape `feedback` writes, read into rmcp's model; `resultType` as rmcp's own results carry it (2026-07-28 clients need it).
+    let mut result: CallToolResult = serde_json::from_value(feedback::mcp_tool_result_for(rejection, typed_output)).map_err(|e| ErrorData::internal_error(format!("the rejection's answer is not a tool result: {e}"), None))?;
+    result.result_type = Some(ResultType::COMPLETE);
     Ok(result)
 }
 
