@@ -120,13 +120,15 @@ impl Corpus {
 
     /// The registry a run's model saw: its suite's, restricted to the visible tools when a filter chose them.
     pub fn registry_seen(&self, run: &Run) -> Registry {
-        let full = &self.registries[&run.suite];
-        match &run.visible {
-            None => full.clone(),
-            Some(visible) => Registry {
-                format: full.format,
-                tools: full.tools.iter().filter(|t| visible.contains(&t.name)).cloned().collect(),
-            },
+        self.registry_for(&run.suite, run.visible.as_ref())
+    }
+
+    /// `suite`'s registry, restricted to `visible` when given.
+    pub fn registry_for(&self, suite: &str, visible: Option<&Vec<String>>) -> Registry {
+        let full = &self.registries[suite];
+        Registry {
+            format: full.format,
+            tools: full.tools.iter().filter(|t| visible.is_none_or(|v| v.contains(&t.name))).cloned().collect(),
         }
     }
 }

@@ -129,14 +129,9 @@ pub fn agentdojo(corpus: &Corpus, live: &Live) -> Row {
     let mut keys: Vec<_> = distinct.into_iter().collect();
     keys.sort();
     for ((suite, visible, name, arguments), weight) in keys {
-        let registry = compiled.entry((suite, visible)).or_insert_with(|| {
-            let full = &corpus.registries[suite];
-            let seen = toolseal::runtime::registry::Registry {
-                format: full.format,
-                tools: full.tools.iter().filter(|t| visible.is_none_or(|v| v.contains(&t.name))).cloned().collect(),
-            };
-            DynamicRegistry::new(&seen, &CompileOptions::default())
-        });
+        let registry = compiled
+            .entry((suite, visible))
+            .or_insert_with(|| DynamicRegistry::new(&corpus.registry_for(suite, visible), &CompileOptions::default()));
         let value: serde_json::Value = serde_json::from_str(&arguments).unwrap_or_default();
         let tree = (!value.is_null()).then(|| Json::from_value(&value));
         let all = |_: &str| true;
