@@ -74,7 +74,7 @@ impl Deployment {
 
     /// `toolseal ARGS --manifest M`: exit code and stdout.
     fn run(&self, args: &[&str]) -> (i32, String) {
-        let out = Command::new(BIN).args(args).arg("--manifest").arg(self.manifest()).output().expect("toolseal runs");
+        let out = Command::new(BIN).args(args).arg("--manifest").arg(self.manifest()).env_remove("TOOLSEAL_GATEWAY_TOKEN").output().expect("toolseal runs");
         (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr))
     }
 }
@@ -229,7 +229,8 @@ fn a_list_change_mid_session_is_held_or_accepted() {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         assert_eq!(class_of(&echo.expect("echo becomes M4 after the change")).as_deref(), Some("M4"));
-        assert!(changes.try_recv().is_err(), "what the gateway serves did not change");
+        let told = tokio::time::timeout(Duration::from_millis(500), changes.recv()).await;
+        assert!(told.is_err(), "what the gateway serves did not change, so the client is not told");
         let _ = client.cancel().await;
 
         // Accepted: the new listing is served at once and the client is told.
@@ -275,6 +276,16 @@ fn a_crash_is_restarted_and_a_silent_or_slow_server_does_not_hold_the_others() {
         let slow = call(&client, "b__sleep", json!({ "seconds": 4 })).await.expect("a result");
         assert!(text_of(&slow).contains("did not answer") && slow.is_error == Some(true), "{}", text_of(&slow));
         assert_eq!(text_of(&call(&client, "c__upper", json!({ "text": "still" })).await.expect("a result")), "STILL");
+        // The server reads the cancellation once its sleep is over.
+        let mut cancelled = false;
+        for _ in 0..80 {
+            if deployment.received("b").iter().any(|l| l.get("cancelled").is_some()) {
+                cancelled = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert!(cancelled, "the timed-out call was cancelled downstream: {:?}", deployment.received("b"));
         let _ = client.cancel().await;
     });
 }
@@ -303,12 +314,14 @@ fn http_gateway(deployment: &Deployment, token: &str, extra: &[&str]) -> (Child,
     (child, url)
 }
 
-/// The status line of a bare POST to `url` without a token.
-fn status_without_token(url: &str) -> String {
+/// The status line of a bare `initialize` POST to `url` with `host` as `Host` and `token` as bearer, if any.
+fn status(url: &str, host: Option<&str>, token: Option<&str>) -> String {
     let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
     let mut stream = std::net::TcpStream::connect(&authority).expect("connect");
-    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
-    write!(stream, "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).expect("write");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
+    let host = host.unwrap_or(&authority);
+    write!(stream, "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).expect("write");
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
     response.lines().next().unwrap_or_default().to_owned()
@@ -320,9 +333,15 @@ fn http_needs_its_bearer_token_and_serves_concurrent_clients_exactly() {
     let (code, out) = deployment.run(&["gateway", "--http", "0.0.0.0:0"]);
     assert_eq!(code, 2, "off loopback without a token: {out}");
     assert!(out.contains("TOOLSEAL_GATEWAY_TOKEN"), "{out}");
+    let out = Command::new(BIN).args(["gateway", "--http", "0.0.0.0:0", "--manifest"]).arg(deployment.manifest()).env("TOOLSEAL_GATEWAY_TOKEN", "t").output().expect("runs");
+    assert_eq!(out.status.code(), Some(2), "every interface without --allowed-host");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--allowed-host"), "{}", String::from_utf8_lossy(&out.stderr));
     let audit = deployment.dir.join("audit.jsonl");
     let (mut child, url) = http_gateway(&deployment, "s3cret", &["--audit", audit.to_str().unwrap()]);
-    assert!(status_without_token(&url).contains(" 401 "), "{}", status_without_token(&url));
+    assert!(status(&url, None, None).contains(" 401 "), "no token: {}", status(&url, None, None));
+    assert!(status(&url, None, Some("wrong")).contains(" 401 "), "a wrong token: {}", status(&url, None, Some("wrong")));
+    assert!(status(&url, Some("evil.example"), Some("s3cret")).contains(" 403 "), "a Host that is not allowed: {}", status(&url, Some("evil.example"), Some("s3cret")));
+    assert!(status(&url, None, Some("s3cret")).contains(" 200 "), "the token and a loopback Host: {}", status(&url, None, Some("s3cret")));
     const CLIENTS: usize = 4;
     const CALLS: usize = 40;
     let answered = runtime().block_on(async {

@@ -89,8 +89,7 @@ impl Core {
                 }
             }
         }
-        record.executed = true;
-        match self.forward(route, server, tool, params, context).await {
+        match self.forward(route, server, tool, params, context, &mut record.executed).await {
             Ok(response) => {
                 record.ending = Ending::Executed;
                 Ok(response)
@@ -105,7 +104,8 @@ impl Core {
 
     /// Sends the resolved call to its server and waits for the answer, the
     /// client's cancellation, or the timeout (both cancel the call downstream).
-    async fn forward(&self, route: Route, server: &str, tool: &str, params: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> Result<CallToolResponse, String> {
+    /// `sent` says whether the call reached the server.
+    async fn forward(&self, route: Route, server: &str, tool: &str, params: &CallToolRequestParams, context: &RequestContext<RoleServer>, sent: &mut bool) -> Result<CallToolResponse, String> {
         let downstream = &self.servers[route.server];
         let peer = match downstream.link() {
             Link::Up(peer) => peer,
@@ -115,9 +115,12 @@ impl Core {
         let mut forwarded = params.clone();
         forwarded.name = Cow::Owned(tool.to_owned());
         forwarded.meta = None;
+        // rmcp connects downstream with `initialize`, where input rounds (2026-07-28) do not exist.
+        forwarded.input_responses = None;
+        forwarded.request_state = None;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(forwarded));
         let progress = context.meta.get_progress_token();
-        let sent = match &progress {
+        let handle = match &progress {
             // Held across the send, so progress that arrives first waits for its route.
             Some(token) => {
                 let mut routes = downstream.progress.lock().await;
@@ -129,7 +132,8 @@ impl Core {
             }
             None => peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await,
         };
-        let mut handle = sent.map_err(|e| format!("server {server:?} did not take the call: {e}"))?;
+        let mut handle = handle.map_err(|e| format!("server {server:?} did not take the call: {e}"))?;
+        *sent = true;
         let outcome = tokio::select! {
             answer = tokio::time::timeout(self.options.timeout, &mut handle.rx) => Some(answer),
             () = context.ct.cancelled() => None,
@@ -140,12 +144,13 @@ impl Core {
         let answer = match outcome {
             Some(Ok(Ok(answer))) => answer,
             Some(Ok(Err(_))) => Err(rmcp::ServiceError::TransportClosed),
+            // The cancellation is sent on its own: a server that stopped reading must not hold this answer.
             Some(Err(_)) => {
-                let _ = handle.cancel(Some("the gateway's timeout".to_owned())).await;
+                tokio::spawn(handle.cancel(Some("the gateway's timeout".to_owned())));
                 return Err(format!("server {server:?} did not answer {tool:?} within {} s", self.options.timeout.as_secs()));
             }
             None => {
-                let _ = handle.cancel(Some("the client cancelled".to_owned())).await;
+                tokio::spawn(handle.cancel(Some("the client cancelled".to_owned())));
                 return Err("cancelled by the client".to_owned());
             }
         };

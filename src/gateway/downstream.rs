@@ -5,14 +5,15 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{ClientConfig, Implementation, ProgressNotificationParam, ProgressToken, Tool};
 use rmcp::service::{NotificationContext, Peer, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
-use tokio::sync::mpsc;
+use tokio::sync::Notify;
 
 use super::Core;
 
@@ -114,12 +115,26 @@ pub(crate) struct Downstream {
     /// across the send of a call that asks for progress, so a notification
     /// that arrives first waits for its route.
     pub progress: tokio::sync::Mutex<HashMap<ProgressToken, ProgressRoute>>,
+    /// Counts connections: a listing read on an older one is not applied.
+    generation: AtomicU64,
+    /// The server announced a list change not yet listed.
+    dirty: AtomicBool,
+    /// Wakes this server's relist loop.
+    wake: Notify,
 }
 
 impl Downstream {
     /// A server not connected yet.
     pub fn new(name: String, transport: Transport) -> Downstream {
-        Downstream { name, transport, link: RwLock::new(Link::Starting), progress: tokio::sync::Mutex::new(HashMap::new()) }
+        Downstream {
+            name,
+            transport,
+            link: RwLock::new(Link::Starting),
+            progress: tokio::sync::Mutex::new(HashMap::new()),
+            generation: AtomicU64::new(0),
+            dirty: AtomicBool::new(false),
+            wake: Notify::new(),
+        }
     }
 
     /// The connection in force.
@@ -132,19 +147,12 @@ impl Downstream {
     }
 }
 
-/// What a downstream connection tells the gateway.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Event {
-    /// Server `.0` announced `notifications/tools/list_changed`.
-    ListChanged(usize),
-}
 
 /// The client handler of one downstream connection.
 #[derive(Clone)]
 pub(crate) struct Handler {
     server: usize,
     core: Weak<Core>,
-    events: mpsc::Sender<Event>,
 }
 
 impl ClientHandler for Handler {
@@ -155,8 +163,11 @@ impl ClientHandler for Handler {
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
-        // A full queue already holds a relist that will see this change.
-        let _ = self.events.try_send(Event::ListChanged(self.server));
+        if let Some(core) = self.core.upgrade() {
+            let server = &core.servers[self.server];
+            server.dirty.store(true, Ordering::SeqCst);
+            server.wake.notify_one();
+        }
     }
 
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
@@ -175,7 +186,7 @@ impl ClientHandler for Handler {
 impl Handler {
     /// A handler for a connection outside any gateway (`toolseal approve`): notifications are dropped.
     fn detached() -> Handler {
-        Handler { server: 0, core: Weak::new(), events: mpsc::channel(1).0 }
+        Handler { server: 0, core: Weak::new() }
     }
 }
 
@@ -240,15 +251,19 @@ pub(crate) async fn list_tools(peer: &Peer<RoleClient>, what: &str, timeout: Dur
 /// The shortest and longest wait before a restart.
 const BACKOFF: (Duration, Duration) = (Duration::from_millis(250), Duration::from_secs(15));
 
+/// How long a connection must have lived for the next failure to restart it at once again.
+const STEADY: Duration = Duration::from_secs(30);
+
 /// Keeps server `s` connected until the gateway shuts down: connects, lists
 /// its tools (compared with the pin), serves calls through it until it dies,
-/// then restarts it after a growing delay. `started` hears the first attempt's outcome.
-pub(crate) async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Event>, started: tokio::sync::oneshot::Sender<()>) {
+/// then restarts it after a delay that grows while it keeps failing.
+/// `started` hears the first attempt's outcome.
+pub(crate) async fn supervise(core: Arc<Core>, s: usize, started: tokio::sync::oneshot::Sender<()>) {
     let mut started = Some(started);
     let mut delay = BACKOFF.0;
     let server = &core.servers[s];
     loop {
-        let handler = Handler { server: s, core: Arc::downgrade(&core), events: events.clone() };
+        let handler = Handler { server: s, core: Arc::downgrade(&core) };
         let attempt = match connect(&server.transport, handler, core.options.timeout).await {
             Ok(connection) => match list_tools(connection.peer(), &server.transport.describe(), core.options.timeout).await {
                 Ok(tools) => Ok((connection, tools)),
@@ -258,27 +273,39 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Ev
         };
         match attempt {
             Ok((connection, tools)) => {
-                core.observe(s, Ok(tools));
+                server.generation.fetch_add(1, Ordering::SeqCst);
+                core.observe(s, tools);
                 server.set(Link::Up(connection.peer().clone()));
+                // A change announced while the first listing was read is listed now.
+                if server.dirty.load(Ordering::SeqCst) {
+                    server.wake.notify_one();
+                }
                 // rmcp's client connects with `initialize` (sessions, up to 2025-11-25): list changes arrive unsolicited.
                 let version = connection.peer_info().map(|i| i.protocol_version.to_string()).unwrap_or_default();
                 tracing::info!(target: "toolseal::gateway", server = %server.name, protocol = %version, "connected");
                 if let Some(started) = started.take() {
                     let _ = started.send(());
                 }
-                delay = BACKOFF.0;
+                let since = Instant::now();
                 let stop = connection.cancellation_token();
+                let waiting = connection.waiting();
+                tokio::pin!(waiting);
                 tokio::select! {
-                    quit = connection.waiting() => {
+                    quit = &mut waiting => {
                         let why = format!("{} exited ({quit:?}); restarting", server.transport.describe());
                         tracing::warn!(target: "toolseal::gateway", server = %server.name, "{why}");
                         server.set(Link::Down(why));
                     }
                     () = core.shutdown.cancelled() => {
-                        stop.cancel();
                         server.set(Link::Down("the gateway is shutting down".to_owned()));
+                        // Close the connection (and stop a child process) before the runtime goes.
+                        stop.cancel();
+                        let _ = tokio::time::timeout(CLOSE, waiting).await;
                         return;
                     }
+                }
+                if since.elapsed() >= STEADY {
+                    delay = BACKOFF.0;
                 }
             }
             Err(why) => {
@@ -294,5 +321,44 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, events: mpsc::Sender<Ev
             () = core.shutdown.cancelled() => return,
         }
         delay = (delay * 2).min(BACKOFF.1);
+    }
+}
+
+/// The longest wait for a connection to close at shutdown.
+pub(crate) const CLOSE: Duration = Duration::from_secs(8);
+
+/// Lists server `s`'s tools again each time it announces a change, until the
+/// gateway shuts down. A listing that fails (no answer, transport closed) is
+/// retried with backoff while the connection lasts; one read on a connection
+/// that has since been replaced is dropped (the new one was listed when it started).
+pub(crate) async fn relist(core: Arc<Core>, s: usize) {
+    let server = &core.servers[s];
+    loop {
+        tokio::select! {
+            () = server.wake.notified() => {}
+            () = core.shutdown.cancelled() => return,
+        }
+        let mut delay = BACKOFF.0;
+        while server.dirty.swap(false, Ordering::SeqCst) {
+            let Link::Up(peer) = server.link() else {
+                // Not connected: `supervise` lists it when it connects, and wakes this loop if a change came meanwhile.
+                server.dirty.store(true, Ordering::SeqCst);
+                break;
+            };
+            let generation = server.generation.load(Ordering::SeqCst);
+            match list_tools(&peer, &server.transport.describe(), core.options.timeout).await {
+                Ok(tools) if server.generation.load(Ordering::SeqCst) == generation => core.observe(s, tools),
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(target: "toolseal::gateway", server = %server.name, "relisting after a change failed ({e}); retrying in {} ms", delay.as_millis());
+                    server.dirty.store(true, Ordering::SeqCst);
+                    tokio::select! {
+                        () = tokio::time::sleep(delay) => {}
+                        () = core.shutdown.cancelled() => return,
+                    }
+                    delay = (delay * 2).min(BACKOFF.1);
+                }
+            }
+        }
     }
 }

@@ -58,12 +58,14 @@ pub struct ServerListing {
     changes: Option<Vec<(String, Change)>>,
     /// Tools of `accepted` that are M4, with why.
     stale: HashMap<String, String>,
+    /// Why the newest live listing could not be read (every tool is M4 while it stands).
+    unreadable: Option<String>,
 }
 
 impl ServerListing {
     /// A server whose calls resolve against `pin` until a live listing is seen.
     pub fn pinned(name: String, tier: usize, tier_name: String, pin: Listing) -> ServerListing {
-        ServerListing { name, tier, tier_name, accepted: pin, since: "its pin".to_owned(), pending: None, changes: None, stale: HashMap::new() }
+        ServerListing { name, tier, tier_name, accepted: pin, since: "its pin".to_owned(), pending: None, changes: None, stale: HashMap::new(), unreadable: None }
     }
 
     /// Compares `live` with the accepted listing: changed and removed tools
@@ -73,12 +75,21 @@ impl ServerListing {
         let changes = diff_listing(&spec.tools, &live.registry);
         self.stale = changes.iter().filter_map(|(tool, change)| Some((tool.clone(), change.stale_reason(&self.name, tool, &self.since)?))).collect();
         self.pending = changes.iter().any(|(_, c)| *c != Change::Unchanged).then_some(live);
+        self.unreadable = None;
         self.changes.insert(changes)
     }
 
-    /// Marks every accepted tool M4 because the live listing could not be read.
+    /// Marks every accepted tool M4 because the live listing could not be read,
+    /// until a listing that can be is observed.
     pub fn unreadable(&mut self, why: &str) {
-        self.stale = self.accepted.registry.tools.iter().map(|t| (t.name.clone(), format!("{:?} lists tools that are not a registry: {why}", self.name))).collect();
+        self.unreadable = Some(why.to_owned());
+        self.mark_unreadable();
+    }
+
+    fn mark_unreadable(&mut self) {
+        if let Some(why) = &self.unreadable {
+            self.stale = self.accepted.registry.tools.iter().map(|t| (t.name.clone(), format!("{:?} lists tools that are not a registry: {why}", self.name))).collect();
+        }
     }
 
     /// Takes the pending live listing as accepted; the previous state, to put back if the deployment refuses it.
@@ -99,9 +110,13 @@ impl ServerListing {
         self.since = "its pin".to_owned();
         self.stale.clear();
         self.changes = None;
+        let unreadable = self.unreadable.take();
         if let Some(live) = live {
             self.observe(live);
         }
+        // A live listing that could not be read still stands: the new pin does not make it readable.
+        self.unreadable = unreadable;
+        self.mark_unreadable();
     }
 
     /// How the newest live listing differs from the accepted one (`None` before one was seen).

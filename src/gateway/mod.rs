@@ -46,14 +46,14 @@ use std::time::Duration;
 use rmcp::service::Peer;
 use rmcp::RoleServer;
 use serde_json::Value;
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use toolseal_build::{read_manifest, Deployment, DeploymentServer};
 use toolseal_runtime::mcp::Change;
 use toolseal_runtime::pipeline::{AuditSink, Decision};
 
 pub use call::GatewayCall;
-use downstream::{Downstream, DownstreamError, Event, Link, Transport};
+use downstream::{Downstream, Link, Transport};
 pub use http::HttpOptions;
 pub use listing::CompileError;
 use listing::{Listing, Naming, ServerListing, State};
@@ -179,12 +179,13 @@ impl Core {
         self.state.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
-    /// Takes in server `s`'s live listing (or why it could not be read), recompiles, and tells clients if what they see changed.
-    fn observe(&self, s: usize, live: Result<Vec<Value>, DownstreamError>) {
+    /// Takes in server `s`'s live listing, recompiles, and tells clients if what they see changed.
+    /// A listing that is not a registry makes every tool of the server M4 until one is.
+    fn observe(&self, s: usize, live: Vec<Value>) {
         let mut listings = self.listings.lock().unwrap_or_else(|e| e.into_inner());
         let server = &mut listings[s];
         let name = server.name.clone();
-        match live.map_err(|e| e.to_string()).and_then(|tools| Listing::from_tools(tools).map_err(|e| e.to_string())) {
+        match Listing::from_tools(live).map_err(|e| e.to_string()) {
             Ok(live) => {
                 for (tool, change) in server.observe(live) {
                     match change {
@@ -263,6 +264,8 @@ impl ServerReport {
 #[derive(Clone)]
 pub struct Gateway {
     core: Arc<Core>,
+    /// The servers' supervisors, awaited by [`Gateway::close`].
+    tasks: Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>,
 }
 
 impl Gateway {
@@ -297,18 +300,18 @@ impl Gateway {
             sessions: Mutex::new(Vec::new()),
             shutdown: CancellationToken::new(),
         });
-        let (events, received) = mpsc::channel(64);
-        tokio::spawn(relist(core.clone(), received));
         let mut started = Vec::new();
+        let mut tasks = Vec::new();
         for s in 0..core.servers.len() {
             let (tx, rx) = tokio::sync::oneshot::channel();
-            tokio::spawn(downstream::supervise(core.clone(), s, events.clone(), tx));
+            tasks.push(tokio::spawn(downstream::supervise(core.clone(), s, tx)));
+            tokio::spawn(downstream::relist(core.clone(), s));
             started.push(rx);
         }
         for rx in started {
             let _ = rx.await;
         }
-        Ok(Gateway { core })
+        Ok(Gateway { core, tasks: Arc::new(Mutex::new(tasks)) })
     }
 
     /// The MCP server handler clients talk to (one per session; all share this gateway).
@@ -379,6 +382,14 @@ impl Gateway {
     pub async fn stopped(&self) {
         self.core.shutdown.cancelled().await;
     }
+
+    /// [`Gateway::shutdown`], then waits (a few seconds at most) until every
+    /// server's connection is closed and its child process stopped.
+    pub async fn close(&self) {
+        self.shutdown();
+        let tasks = std::mem::take(&mut *self.tasks.lock().unwrap_or_else(|e| e.into_inner()));
+        let _ = tokio::time::timeout(downstream::CLOSE + Duration::from_secs(1), futures_join(tasks)).await;
+    }
 }
 
 /// The pinned listing of `server`.
@@ -391,16 +402,9 @@ fn pinned_listings(deployment: &Deployment) -> Result<Vec<ServerListing>, Gatewa
     deployment.servers.iter().map(|server| Ok(ServerListing::pinned(server.name.clone(), server.tier, server.tier_name.clone(), read_pin(server)?))).collect()
 }
 
-/// Lists a server's tools again each time it announces a change.
-async fn relist(core: Arc<Core>, mut events: mpsc::Receiver<Event>) {
-    loop {
-        let event = tokio::select! {
-            event = events.recv() => event,
-            () = core.shutdown.cancelled() => None,
-        };
-        let Some(Event::ListChanged(s)) = event else { return };
-        let Link::Up(peer) = core.servers[s].link() else { continue };
-        let live = downstream::list_tools(&peer, &core.servers[s].transport.describe(), core.options.timeout).await;
-        core.observe(s, live);
+/// Waits for every task.
+async fn futures_join(tasks: Vec<tokio::task::JoinHandle<()>>) {
+    for task in tasks {
+        let _ = task.await;
     }
 }

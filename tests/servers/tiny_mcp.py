@@ -10,7 +10,8 @@ TINY_CHANGE_AFTER=N switches to the "changed" tools after its N-th
 `tools/call` and sends `notifications/tools/list_changed` (before that
 call's result, so the client learns of it first). Every
 `tools/call` it receives is appended to the file TINY_LOG names, so tests can
-show which calls reached the server. `sleep` sleeps (sending progress each
+show which calls reached the server (and `notifications/cancelled`, as
+{"cancelled": id}). `sleep` sleeps (sending progress each
 0.1 s when the call asks for it); TINY_DIE_ON=N exits without answering its
 N-th `tools/call` (a crash mid-call). Its handlers trust their arguments, as
 servers do: `add` with a string adds nothing sensible.
@@ -53,6 +54,9 @@ def main():
             continue
         request = json.loads(line)
         method, rid = request.get("method"), request.get("id")
+        if method == "notifications/cancelled" and os.environ.get("TINY_LOG"):
+            with open(os.environ["TINY_LOG"], "a") as log:
+                log.write(json.dumps({"cancelled": request.get("params", {}).get("requestId"), "server": NAME}) + "\n")
         if rid is None:
             continue
         if method == "initialize":

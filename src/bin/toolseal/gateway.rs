@@ -46,18 +46,26 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(|e| Failure::new(2, format!("cannot start the async runtime: {e}")))
 }
 
-/// The HTTP options: loopback serves as given; any other address needs a token.
+/// The HTTP options: loopback serves as given; any other address needs a token,
+/// and an unspecified one (`0.0.0.0`) the host names clients will send.
 fn http_options(address: SocketAddr, args: &Args) -> Result<HttpOptions, Failure> {
     let bearer = std::env::var(&args.token_env).ok().filter(|t| !t.is_empty());
     if !address.ip().is_loopback() && bearer.is_none() {
         return Err(Failure::new(2, format!("--http {address} is not a loopback address: set a bearer token in ${} (every request must carry it)", args.token_env)));
     }
-    let mut allowed_hosts = args.allowed_hosts.clone();
-    if allowed_hosts.is_empty() && !address.ip().is_loopback() {
-        allowed_hosts.push(address.ip().to_string());
-        allowed_hosts.push(address.to_string());
+    if address.ip().is_unspecified() && args.allowed_hosts.is_empty() {
+        return Err(Failure::new(2, format!("--http {address} listens on every interface: name the host clients reach it by with --allowed-host (repeatable)")));
     }
-    Ok(HttpOptions { bearer, allowed_hosts })
+    Ok(HttpOptions { bearer, allowed_hosts: args.allowed_hosts.clone() })
+}
+
+/// The `Host` values accepted at `bound`, the address actually listened on: the given ones, or for a specific
+/// non-loopback address that address (loopback names are rmcp's default).
+fn allowed_hosts(mut options: HttpOptions, bound: SocketAddr) -> HttpOptions {
+    if options.allowed_hosts.is_empty() && !bound.ip().is_loopback() {
+        options.allowed_hosts = vec![bound.ip().to_string(), bound.to_string()];
+    }
+    options
 }
 
 /// Prints how every server stands; whether all match their pins.
@@ -102,7 +110,7 @@ pub fn run(args: Args) -> Result<u8, Failure> {
         let gateway = Gateway::start(&args.manifest, options).await.map_err(|e| Failure::new(2, e.to_string()))?;
         if args.check {
             let all = print_report(&gateway, &args.manifest);
-            gateway.shutdown();
+            gateway.close().await;
             return Ok(u8::from(!all));
         }
         for server in gateway.report() {
@@ -116,13 +124,12 @@ pub fn run(args: Args) -> Result<u8, Failure> {
                 let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| Failure::new(2, format!("cannot listen on {address}: {e}")))?;
                 let bound = listener.local_addr().unwrap_or(address);
                 eprintln!("toolseal: gateway serving http://{bound}/mcp");
-                gateway.serve_http(listener, options).await
+                gateway.serve_http(listener, allowed_hosts(options, bound)).await
             }
             None => gateway.serve_stdio().await,
         };
-        gateway.shutdown();
-        // Let the servers' connections close before the runtime goes.
-        tokio::time::sleep(Duration::from_millis(200)).await;
+        // The servers' connections close (and child processes stop) before the runtime goes.
+        gateway.close().await;
         served.map(|()| 0).map_err(|e| Failure::new(2, e.to_string()))
     })
 }
