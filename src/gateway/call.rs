@@ -107,8 +107,8 @@ impl Core {
     /// `sent` says whether the call reached the server.
     async fn forward(&self, route: Route, server: &str, tool: &str, params: &CallToolRequestParams, context: &RequestContext<RoleServer>, sent: &mut bool) -> Result<CallToolResponse, String> {
         let downstream = &self.servers[route.server];
-        let peer = match downstream.link() {
-            Link::Up(peer) => peer,
+        let (peer, generation) = match downstream.link() {
+            Link::Up(peer, generation) => (peer, generation),
             Link::Starting => return Err(format!("server {server:?} is starting; try again shortly")),
             Link::Down(why) => return Err(format!("server {server:?} is unavailable: {why}")),
         };
@@ -126,7 +126,7 @@ impl Core {
                 let mut routes = downstream.progress.lock().await;
                 let handle = peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await;
                 if let Ok(handle) = &handle {
-                    routes.insert(handle.progress_token.clone(), (context.peer.clone(), token.clone()));
+                    routes.insert((generation, handle.progress_token.clone()), (context.peer.clone(), token.clone()));
                 }
                 handle
             }
@@ -139,7 +139,7 @@ impl Core {
             () = context.ct.cancelled() => None,
         };
         if progress.is_some() {
-            downstream.progress.lock().await.remove(&handle.progress_token);
+            downstream.progress.lock().await.remove(&(generation, handle.progress_token.clone()));
         }
         let answer = match outcome {
             Some(Ok(Ok(answer))) => answer,

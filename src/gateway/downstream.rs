@@ -95,8 +95,8 @@ impl Transport {
 pub(crate) enum Link {
     /// Not connected yet.
     Starting,
-    /// Connected: calls go to this peer.
-    Up(Peer<RoleClient>),
+    /// Connected: calls go to this peer, on connection number `.1`.
+    Up(Peer<RoleClient>, u64),
     /// Failed or died, with why; a restart is scheduled.
     Down(String),
 }
@@ -111,10 +111,10 @@ pub(crate) struct Downstream {
     /// How it is reached.
     pub transport: Transport,
     link: RwLock<Link>,
-    /// Progress tokens of calls in flight → where their progress goes. Held
-    /// across the send of a call that asks for progress, so a notification
-    /// that arrives first waits for its route.
-    pub progress: tokio::sync::Mutex<HashMap<ProgressToken, ProgressRoute>>,
+    /// Progress tokens of calls in flight, by connection (rmcp numbers them
+    /// afresh on each) → where their progress goes. Held across the send of a
+    /// call that asks for progress, so a notification that arrives first waits for its route.
+    pub progress: tokio::sync::Mutex<HashMap<(u64, ProgressToken), ProgressRoute>>,
     /// Counts connections: a listing read on an older one is not applied.
     generation: AtomicU64,
     /// The server announced a list change not yet listed.
@@ -152,6 +152,8 @@ impl Downstream {
 #[derive(Clone)]
 pub(crate) struct Handler {
     server: usize,
+    /// The connection this handler serves.
+    generation: u64,
     core: Weak<Core>,
 }
 
@@ -172,7 +174,7 @@ impl ClientHandler for Handler {
 
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let Some(core) = self.core.upgrade() else { return };
-        let route = core.servers[self.server].progress.lock().await.get(&params.progress_token).cloned();
+        let route = core.servers[self.server].progress.lock().await.get(&(self.generation, params.progress_token.clone())).cloned();
         if let Some((peer, token)) = route {
             let mut forwarded = params;
             forwarded.progress_token = token;
@@ -186,7 +188,7 @@ impl ClientHandler for Handler {
 impl Handler {
     /// A handler for a connection outside any gateway (`toolseal approve`): notifications are dropped.
     fn detached() -> Handler {
-        Handler { server: 0, core: Weak::new() }
+        Handler { server: 0, generation: 0, core: Weak::new() }
     }
 }
 
@@ -263,7 +265,8 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, started: tokio::sync::o
     let mut delay = BACKOFF.0;
     let server = &core.servers[s];
     loop {
-        let handler = Handler { server: s, core: Arc::downgrade(&core) };
+        let generation = server.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let handler = Handler { server: s, generation, core: Arc::downgrade(&core) };
         let attempt = match connect(&server.transport, handler, core.options.timeout).await {
             Ok(connection) => match list_tools(connection.peer(), &server.transport.describe(), core.options.timeout).await {
                 Ok(tools) => Ok((connection, tools)),
@@ -273,9 +276,8 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, started: tokio::sync::o
         };
         match attempt {
             Ok((connection, tools)) => {
-                server.generation.fetch_add(1, Ordering::SeqCst);
                 core.observe(s, tools);
-                server.set(Link::Up(connection.peer().clone()));
+                server.set(Link::Up(connection.peer().clone(), generation));
                 // A change announced while the first listing was read is listed now.
                 if server.dirty.load(Ordering::SeqCst) {
                     server.wake.notify_one();
@@ -340,12 +342,11 @@ pub(crate) async fn relist(core: Arc<Core>, s: usize) {
         }
         let mut delay = BACKOFF.0;
         while server.dirty.swap(false, Ordering::SeqCst) {
-            let Link::Up(peer) = server.link() else {
+            let Link::Up(peer, generation) = server.link() else {
                 // Not connected: `supervise` lists it when it connects, and wakes this loop if a change came meanwhile.
                 server.dirty.store(true, Ordering::SeqCst);
                 break;
             };
-            let generation = server.generation.load(Ordering::SeqCst);
             match list_tools(&peer, &server.transport.describe(), core.options.timeout).await {
                 Ok(tools) if server.generation.load(Ordering::SeqCst) == generation => core.observe(s, tools),
                 Ok(_) => {}

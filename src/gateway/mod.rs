@@ -348,7 +348,7 @@ impl Gateway {
             .map(|(server, listing)| ServerReport {
                 name: server.name.clone(),
                 down: match server.link() {
-                    Link::Up(_) => None,
+                    Link::Up(..) => None,
                     Link::Starting => Some("not connected yet".to_owned()),
                     Link::Down(why) => Some(why),
                 },
