@@ -151,7 +151,7 @@ async def load(url, root, clients, n):
     bad = [f for f in os.listdir(root) if f.startswith("bad-")]
     if len(written) != total // 2 or bad:
         sys.exit(f"gateway: FAILED {len(written)} honest writes on disk (want {total // 2}), {len(bad)} hallucinated writes reached the server")
-    print(f"gateway: load: {clients} HTTP clients x {n} calls = {total} answered exactly once in {elapsed:.1f} s; {total // 2} honest writes on disk, 0 of {total // 2} hallucinated writes")
+    print(f"gateway: load: {clients} HTTP clients x {n} calls = {total} answered, each with its verdict, in {elapsed:.1f} s; {total // 2} honest writes on disk, 0 of {total // 2} hallucinated writes")
 
 
 async def latency(name, url, n):
