@@ -7,7 +7,7 @@ use toolseal::runtime::fits::{AlsoFitsGate, OnRival};
 use toolseal::runtime::json::Json;
 use toolseal::runtime::registry::read_registry;
 use toolseal::runtime::schema::CompileOptions;
-use toolseal::{Options, ToolSet};
+use toolseal::Options;
 use toolseal_bench::registry_gen::FAMILIES;
 use toolseal_bench::single::{KINDS, state_tools, trials};
 use toolseal_bench::synthetic::ToolCall;
