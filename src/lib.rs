@@ -51,7 +51,7 @@
 //! (newtypes with a private field, validating `Deserialize` and `TryFrom`;
 //! Rust enums for string `enum`s; untagged enums for unions). Every type derives
 //! `Serialize`, implements `schemars::JsonSchema` from the same constraints, and
-//! carries the registry's descriptions as doc comments. `ToolCall` implements
+//! carries the registry's descriptions, with its constraints and defaults, as doc comments. `ToolCall` implements
 //! [`ToolSet`]: `from_json`, `from_json_with` (lenient mode, size limit),
 //! `from_value`, `name`, `info` (description, annotations, canonical definition,
 //! SHA-256 digest) and `Serialize` back to the call object.

@@ -2,6 +2,7 @@
 //! tool, and a named type for every constrained value, each with a validating
 //! `FromJson`, `Deserialize` and `JsonSchema` and a `Serialize` back to JSON.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -13,6 +14,7 @@ use toolseal_runtime::registry::ToolDef;
 use toolseal_runtime::schema::{describe, Additional, ArrayRule, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, SpecRef, StringRule, UnionMode};
 
 use crate::contract::{Contract, ContractField, ContractOutput, ContractTool};
+use crate::docs::{code, doc_attr, schema_docs};
 use crate::naming::{field_name, ident, type_name, Scope};
 
 /// One tool with its compiled arguments and output schemas.
@@ -36,25 +38,6 @@ struct FieldShape {
 
 fn rt() -> TokenStream {
     quote!(::toolseal::__private)
-}
-
-fn doc_attr(text: Option<String>) -> TokenStream {
-    match text {
-        Some(t) => {
-            let lines = t.lines().map(|l| format!(" {}", doc_safe(l)));
-            quote!(#(#[doc = #lines])*)
-        }
-        None => TokenStream::new(),
-    }
-}
-
-/// `text` as a doc comment can hold it: control characters other than tab (a lone
-/// CR that rustc refuses in doc comments, among them) written as escapes.
-pub(crate) fn doc_safe(text: &str) -> String {
-    if !text.chars().any(|c| c.is_control() && c != '\t') {
-        return text.to_owned();
-    }
-    text.chars().map(|c| if c.is_control() && c != '\t' { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 fn f64_lit(x: f64) -> Literal {
@@ -283,7 +266,7 @@ impl Generator {
             // A def that is itself a plain type still gets a named type, so every def has one.
             Node::Ref(_) | Node::Nullable(_) | Node::Any | Node::Null | Node::Boolean => {
                 let inner = self.ty(t, &schema, &format!("{name}Inner"));
-                let docs = doc_attr(schema.doc());
+                let docs = schema_docs(&schema, schema.default.as_ref());
                 self.items.push(quote!(#docs pub type #id = #inner;));
             }
             _ => {
@@ -296,7 +279,7 @@ impl Generator {
     /// Generates the named type `name` for `s`; returns its identifier.
     fn named(&mut self, t: &mut ToolScope<'_>, s: &Schema, name: &str) -> Ident {
         let id = ident(name);
-        let docs = doc_attr(s.doc());
+        let docs = schema_docs(s, s.default.as_ref());
         if let Some(key) = shape_key(s) {
             if let Some(first) = self.shapes.get(&key) {
                 self.items.push(quote!(#docs pub type #id = #first;));
@@ -457,7 +440,7 @@ impl Generator {
         let enum_values = values.iter().map(json_lit);
         let word = if is_const { "const" } else { "enum" };
         let desc = s.description.iter();
-        let variant_docs = strings.iter().map(|s| doc_safe(s));
+        let variant_docs = strings.iter().map(|s| format!(" {}", code(&Json::String(Cow::Borrowed(s)).to_json_string())));
         self.items.push(quote! {
             #docs
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #rt::serde::Serialize)]
@@ -604,8 +587,10 @@ impl Generator {
         let idx: Vec<Literal> = (0..prefix.len()).map(Literal::usize_unsuffixed).collect();
         let n = prefix.len();
         let rest_field = rest.iter().map(|r| quote!(pub ::std::vec::Vec<#r>));
+        let gap = (!docs.is_empty()).then(|| quote!(#[doc = ""]));
         self.items.push(quote! {
             #docs
+            #gap
             /// Elements of the prefix are optional: an array may be shorter than its prefix.
             #[derive(Debug, Clone, PartialEq)]
             pub struct #id(#(pub ::core::option::Option<#prefix>,)* #(#rest_field)*);
@@ -674,13 +659,18 @@ impl Generator {
             let fname = fields.claim(&field_name(&p.name), "field");
             let fid = ident(&fname);
             let key = &p.name;
-            let ty = self.ty(t, &p.schema, &format!("{type_base}{}", type_name(key)));
-            let fdocs = doc_attr(p.schema.doc());
-            let rename = if fname != *key { quote!(#[serde(rename = #key)]) } else { TokenStream::new() };
-            let idx = Literal::usize_unsuffixed(i);
             // `default: null` on a property that cannot be null means "absent" (a pydantic idiom).
             let applies = |d: &&Json<'static>| !matches!(d, Json::Null) || accepts_null(t.doc, &p.schema);
             let default = p.schema.default.as_ref().filter(|d| !p.required && applies(d));
+            // The property's type documents the default only where it is applied.
+            let schema = match (&p.schema.default, default) {
+                (Some(_), None) => Cow::Owned(Schema { default: None, ..p.schema.clone() }),
+                _ => Cow::Borrowed(&p.schema),
+            };
+            let ty = self.ty(t, &schema, &format!("{type_base}{}", type_name(key)));
+            let fdocs = schema_docs(&p.schema, default);
+            let rename = if fname != *key { quote!(#[serde(rename = #key)]) } else { TokenStream::new() };
+            let idx = Literal::usize_unsuffixed(i);
             let (field_ty, read) = if p.required {
                 required_checks.push(quote! {
                     if slots[#idx].is_none() {

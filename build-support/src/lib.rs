@@ -25,6 +25,7 @@
 
 mod codegen;
 pub mod contract;
+mod docs;
 mod error;
 mod manifest;
 mod naming;
@@ -302,6 +303,6 @@ pub(crate) fn format_file(tokens: proc_macro2::TokenStream, path: &Path, what: &
 /// Generates the code for registry text; `path` names it in errors and the header.
 pub fn generate_source(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
     let RegistryTokens { tokens, contract, registry, quarantined } = registry_tokens(bytes, path, module, options)?;
-    let source = format_file(tokens, path, &format!("{}, {} tools", registry.format.name(), registry.tools.len()))?;
+    let source = format_file(tokens, path, &format!("{}, {}", registry.format.name(), docs::count(registry.tools.len() as u64, "tool")))?;
     Ok(Generated { module: module.to_owned(), source, contracts: vec![(module.to_owned(), contract)], warnings: Vec::new(), inputs: vec![path.to_owned()], quarantined })
 }

@@ -31,6 +31,7 @@ use toolseal_runtime::registry::{read_registry, Registry};
 use toolseal_runtime::schema::CompileOptions;
 
 use crate::naming::{field_name, ident, type_name};
+use crate::docs::count;
 use crate::{format_file, registry_tokens, Error, Generated};
 
 /// What to do when a lower-tier server declares a higher-tier server's tool name.
@@ -216,7 +217,7 @@ pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> R
     let counts: Vec<usize> = catalog.servers().iter().map(|s| s.tools.len()).collect();
     let tables = Tables { registry: crate::shown(path), qualified, counts };
     let tokens = deployment_tokens(&deployment.servers, modules, pins, deployment.policy, &tables);
-    let source = format_file(tokens, path, &format!("deployment of {} servers, {} tools", deployment.servers.len(), catalog.routes().count()))?;
+    let source = format_file(tokens, path, &format!("deployment of {}, {}", count(deployment.servers.len() as u64, "server"), count(catalog.routes().count() as u64, "tool")))?;
     Ok(Generated { module: module.to_owned(), source, contracts, warnings, inputs, quarantined })
 }
 

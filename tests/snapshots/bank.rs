@@ -3,15 +3,20 @@
 
 #[allow(dead_code)]
 /// Opaque account id of the recipient.
+///
+/// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct TransferFundsRecipientId(String);
 #[allow(dead_code)]
 /// Amount to transfer, in the account currency.
+///
+/// Constraints: `0 < value <= 10000`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct TransferFundsAmount(f64);
 #[allow(dead_code)]
+/// Constraints: one of `"EUR"`, `"USD"`, `"GBP"`. Default: `"EUR"`.
 #[derive(
     Debug,
     Clone,
@@ -23,17 +28,18 @@ pub struct TransferFundsAmount(f64);
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum TransferFundsCurrency {
-    ///EUR
+    /// `"EUR"`
     #[serde(rename = "EUR")]
     Eur,
-    ///USD
+    /// `"USD"`
     #[serde(rename = "USD")]
     Usd,
-    ///GBP
+    /// `"GBP"`
     #[serde(rename = "GBP")]
     Gbp,
 }
 #[allow(dead_code)]
+/// Constraints: at most 140 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct TransferFundsMemo(String);
@@ -43,14 +49,21 @@ pub struct TransferFundsMemo(String);
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct TransferFundsArgs {
     /// Opaque account id of the recipient.
+    ///
+    /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
     pub recipient_id: TransferFundsRecipientId,
     /// Amount to transfer, in the account currency.
+    ///
+    /// Constraints: `0 < value <= 10000`.
     pub amount: TransferFundsAmount,
+    /// Constraints: one of `"EUR"`, `"USD"`, `"GBP"`. Default: `"EUR"`.
     pub currency: TransferFundsCurrency,
+    /// Constraints: at most 140 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub memo: ::core::option::Option<TransferFundsMemo>,
 }
 #[allow(dead_code)]
+/// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct GetBalanceAccountId(String);
@@ -59,15 +72,19 @@ pub struct GetBalanceAccountId(String);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetBalanceArgs {
+    /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
     pub account_id: GetBalanceAccountId,
 }
 #[allow(dead_code)]
+/// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
 pub type ListTransactionsAccountId = GetBalanceAccountId;
 #[allow(dead_code)]
+/// Constraints: `1 <= value <= 100`. Default: `20`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct ListTransactionsLimit(u64);
 #[allow(dead_code)]
+/// Constraints: format `date`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct ListTransactionsSince(String);
@@ -76,14 +93,19 @@ pub struct ListTransactionsSince(String);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListTransactionsArgs {
+    /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
     pub account_id: ListTransactionsAccountId,
+    /// Constraints: `1 <= value <= 100`. Default: `20`.
     pub limit: ListTransactionsLimit,
+    /// Constraints: format `date`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub since: ::core::option::Option<ListTransactionsSince>,
 }
 #[allow(dead_code)]
+/// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
 pub type FreezeAccountAccountId = GetBalanceAccountId;
 #[allow(dead_code)]
+/// Constraints: one of `"fraud"`, `"lost_card"`, `"customer_request"`.
 #[derive(
     Debug,
     Clone,
@@ -95,13 +117,13 @@ pub type FreezeAccountAccountId = GetBalanceAccountId;
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum FreezeAccountReason {
-    ///fraud
+    /// `"fraud"`
     #[serde(rename = "fraud")]
     Fraud,
-    ///lost_card
+    /// `"lost_card"`
     #[serde(rename = "lost_card")]
     LostCard,
-    ///customer_request
+    /// `"customer_request"`
     #[serde(rename = "customer_request")]
     CustomerRequest,
 }
@@ -110,7 +132,9 @@ pub enum FreezeAccountReason {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct FreezeAccountArgs {
+    /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
     pub account_id: FreezeAccountAccountId,
+    /// Constraints: one of `"fraud"`, `"lost_card"`, `"customer_request"`.
     pub reason: FreezeAccountReason,
 }
 #[allow(dead_code)]

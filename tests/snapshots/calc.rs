@@ -24,6 +24,7 @@ pub struct EchoArgs {
     pub text: String,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub shout: ::core::option::Option<bool>,
+    /// Default: `1`.
     pub times: i64,
 }
 #[allow(dead_code)]

@@ -2,43 +2,54 @@
 // Do not edit: change the registry and rebuild.
 
 #[allow(dead_code)]
+/// Constraints: 2 to 5 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsBounded(String);
 #[allow(dead_code)]
+/// Constraints: matches the pattern `^[A-Z]{3}-\d{2}$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsCode(String);
 #[allow(dead_code)]
+/// Constraints: format `email`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsEmail(String);
 #[allow(dead_code)]
+/// Constraints: format `uri`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsLink(String);
 #[allow(dead_code)]
+/// Constraints: format `date-time`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsWhen(String);
 #[allow(dead_code)]
+/// Constraints: format `date`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsDay(String);
 #[allow(dead_code)]
+/// Constraints: format `uuid`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsId(String);
 #[allow(dead_code)]
+/// Constraints: format `ipv4`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsV4(String);
 #[allow(dead_code)]
+/// Constraints: format `ipv6`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsV6(String);
 #[allow(dead_code)]
 /// At most three code points: "héé" fits, four bytes or not.
+///
+/// Constraints: at most 3 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct StringsShort(String);
@@ -48,44 +59,60 @@ pub struct StringsShort(String);
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct StringsArgs {
     pub plain: String,
+    /// Constraints: 2 to 5 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub bounded: ::core::option::Option<StringsBounded>,
+    /// Constraints: matches the pattern `^[A-Z]{3}-\d{2}$`.
     pub code: StringsCode,
+    /// Constraints: format `email`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub email: ::core::option::Option<StringsEmail>,
+    /// Constraints: format `uri`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub link: ::core::option::Option<StringsLink>,
+    /// Constraints: format `date-time`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub when: ::core::option::Option<StringsWhen>,
+    /// Constraints: format `date`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub day: ::core::option::Option<StringsDay>,
+    /// Constraints: format `uuid`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub id: ::core::option::Option<StringsId>,
+    /// Constraints: format `ipv4`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub v4: ::core::option::Option<StringsV4>,
+    /// Constraints: format `ipv6`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub v6: ::core::option::Option<StringsV6>,
     /// At most three code points: "héé" fits, four bytes or not.
+    ///
+    /// Constraints: at most 3 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub short: ::core::option::Option<StringsShort>,
 }
 #[allow(dead_code)]
+/// Constraints: `0 <= value <= 10`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct NumbersCount(u64);
 #[allow(dead_code)]
+/// Constraints: `-5 <= value <= 5`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct NumbersSigned(i64);
 #[allow(dead_code)]
+/// Constraints: `0 < value < 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct NumbersRatio(f64);
 #[allow(dead_code)]
+/// Constraints: a multiple of `5`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct NumbersStep(i64);
 #[allow(dead_code)]
+/// Constraints: `value >= 0`; a multiple of `0.25`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct NumbersPrice(f64);
@@ -94,13 +121,18 @@ pub struct NumbersPrice(f64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct NumbersArgs {
+    /// Constraints: `0 <= value <= 10`.
     pub count: NumbersCount,
+    /// Constraints: `-5 <= value <= 5`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub signed: ::core::option::Option<NumbersSigned>,
+    /// Constraints: `0 < value < 1`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub ratio: ::core::option::Option<NumbersRatio>,
+    /// Constraints: a multiple of `5`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub step: ::core::option::Option<NumbersStep>,
+    /// Constraints: `value >= 0`; a multiple of `0.25`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub price: ::core::option::Option<NumbersPrice>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -109,6 +141,7 @@ pub struct NumbersArgs {
     pub any_number: ::core::option::Option<f64>,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`, `"dark-blue"`.
 #[derive(
     Debug,
     Clone,
@@ -120,25 +153,28 @@ pub struct NumbersArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum EnumsAndConstsColor {
-    ///red
+    /// `"red"`
     #[serde(rename = "red")]
     Red,
-    ///green
+    /// `"green"`
     #[serde(rename = "green")]
     Green,
-    ///dark-blue
+    /// `"dark-blue"`
     #[serde(rename = "dark-blue")]
     DarkBlue,
 }
 #[allow(dead_code)]
+/// Constraints: one of `1`, `2`, `3`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct EnumsAndConstsLevel(::toolseal::__private::serde_json::Value);
 #[allow(dead_code)]
+/// Constraints: one of `"a"`, `1`, `null`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct EnumsAndConstsMixed(::toolseal::__private::serde_json::Value);
 #[allow(dead_code)]
+/// Constraints: exactly `"fixed"`.
 #[derive(
     Debug,
     Clone,
@@ -150,11 +186,12 @@ pub struct EnumsAndConstsMixed(::toolseal::__private::serde_json::Value);
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum EnumsAndConstsKind {
-    ///fixed
+    /// `"fixed"`
     #[serde(rename = "fixed")]
     Fixed,
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct EnumsAndConstsVersion(::toolseal::__private::serde_json::Value);
@@ -163,20 +200,28 @@ pub struct EnumsAndConstsVersion(::toolseal::__private::serde_json::Value);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct EnumsAndConstsArgs {
+    /// Constraints: one of `"red"`, `"green"`, `"dark-blue"`.
     pub color: EnumsAndConstsColor,
+    /// Constraints: one of `1`, `2`, `3`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub level: ::core::option::Option<EnumsAndConstsLevel>,
+    /// Constraints: one of `"a"`, `1`, `null`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub mixed: ::core::option::Option<EnumsAndConstsMixed>,
+    /// Constraints: exactly `"fixed"`.
     pub kind: EnumsAndConstsKind,
+    /// Constraints: exactly `2`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub version: ::core::option::Option<EnumsAndConstsVersion>,
 }
 #[allow(dead_code)]
+/// Constraints: 1 to 3 items; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct ArraysTags(::std::vec::Vec<String>);
 #[allow(dead_code)]
+/// Constraints: at most 2 items.
+///
 /// Elements of the prefix are optional: an array may be shorter than its prefix.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArraysPair(
@@ -196,9 +241,11 @@ pub struct ArraysPoint(
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ArraysArgs {
+    /// Constraints: 1 to 3 items; items are unique.
     pub tags: ArraysTags,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub matrix: ::core::option::Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
+    /// Constraints: at most 2 items.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub pair: ::core::option::Option<ArraysPair>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -217,6 +264,7 @@ pub struct ObjectsAddress {
     pub city: ::core::option::Option<String>,
 }
 #[allow(dead_code)]
+/// Constraints: at most 8 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct ObjectsLabelsValue(String);
@@ -234,6 +282,7 @@ pub struct ObjectsExtraOk {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: 1 to 3 keys.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ObjectsCounts {
@@ -261,14 +310,17 @@ pub struct ObjectsArgs {
     >,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub extra_ok: ::core::option::Option<ObjectsExtraOk>,
+    /// Constraints: 1 to 3 keys.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub counts: ::core::option::Option<ObjectsCounts>,
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct UnionsEitherString(String);
 #[allow(dead_code)]
+/// Constraints: `value >= 0`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct UnionsEitherInteger(u64);
@@ -280,14 +332,17 @@ pub enum UnionsEither {
     Integer(UnionsEitherInteger),
 }
 #[allow(dead_code)]
+/// Constraints: a multiple of `2`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct UnionsExactlyInteger(i64);
 #[allow(dead_code)]
+/// Constraints: a multiple of `3`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct UnionsExactlyInteger2(i64);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum UnionsExactly {
@@ -295,10 +350,12 @@ pub enum UnionsExactly {
     Integer2(UnionsExactlyInteger2),
 }
 #[allow(dead_code)]
+/// Constraints: `value >= 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct UnionsNullableCount(u64);
 #[allow(dead_code)]
+/// Constraints: `value >= 0`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct UnionsShapeObjectRadius(f64);
@@ -306,17 +363,21 @@ pub struct UnionsShapeObjectRadius(f64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct UnionsShapeObject {
+    /// Constraints: `value >= 0`.
     pub radius: UnionsShapeObjectRadius,
 }
 #[allow(dead_code)]
+/// Constraints: `value >= 0`.
 pub type UnionsShapeObject2Side = UnionsShapeObjectRadius;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct UnionsShapeObject2 {
+    /// Constraints: `value >= 0`.
     pub side: UnionsShapeObject2Side,
 }
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum UnionsShape {
@@ -331,12 +392,15 @@ pub struct UnionsArgs {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub maybe_name: ::core::option::Option<::core::option::Option<String>>,
     pub either: UnionsEither,
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub exactly: ::core::option::Option<UnionsExactly>,
+    /// Constraints: `value >= 1`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub nullable_count: ::core::option::Option<
         ::core::option::Option<UnionsNullableCount>,
     >,
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub shape: ::core::option::Option<UnionsShape>,
 }
@@ -349,6 +413,7 @@ pub struct RefsNode {
     pub children: ::core::option::Option<::std::vec::Vec<::std::boxed::Box<RefsNode>>>,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"cyan"`, `"magenta"`.
 #[derive(
     Debug,
     Clone,
@@ -360,10 +425,10 @@ pub struct RefsNode {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum RefsColor {
-    ///cyan
+    /// `"cyan"`
     #[serde(rename = "cyan")]
     Cyan,
-    ///magenta
+    /// `"magenta"`
     #[serde(rename = "magenta")]
     Magenta,
 }
@@ -378,21 +443,26 @@ pub struct RefsArgs {
     pub favorite: ::core::option::Option<RefsColor>,
 }
 #[allow(dead_code)]
+/// Constraints: at most 4 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct AllOfA(String);
 #[allow(dead_code)]
+/// Constraints: `value >= 1`.
 pub type AllOfB = UnionsNullableCount;
 #[allow(dead_code)]
 /// Arguments of the `all_of` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct AllOfArgs {
+    /// Constraints: at most 4 characters.
     pub a: AllOfA,
+    /// Constraints: `value >= 1`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<AllOfB>,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"fast"`, `"safe"`. Default: `"fast"`.
 #[derive(
     Debug,
     Clone,
@@ -404,14 +474,15 @@ pub struct AllOfArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum DefaultsMode {
-    ///fast
+    /// `"fast"`
     #[serde(rename = "fast")]
     Fast,
-    ///safe
+    /// `"safe"`
     #[serde(rename = "safe")]
     Safe,
 }
 #[allow(dead_code)]
+/// Constraints: `0 <= value <= 5`. Default: `3`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct DefaultsRetries(u64);
@@ -420,10 +491,15 @@ pub struct DefaultsRetries(u64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DefaultsArgs {
+    /// Constraints: one of `"fast"`, `"safe"`. Default: `"fast"`.
     pub mode: DefaultsMode,
+    /// Constraints: `0 <= value <= 5`. Default: `3`.
     pub retries: DefaultsRetries,
+    /// Default: `false`.
     pub verbose: bool,
+    /// Default: `null`.
     pub base: ::core::option::Option<String>,
+    /// Default: `[]`.
     pub tags: ::std::vec::Vec<String>,
 }
 #[allow(dead_code)]
@@ -469,10 +545,13 @@ pub struct OpenArgsArgs {
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, i64>,
 }
 #[allow(dead_code)]
+/// Constraints: `1 <= value <= 3`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Draft07TupleLevel(u64);
 #[allow(dead_code)]
+/// Constraints: at most 2 items.
+///
 /// Elements of the prefix are optional: an array may be shorter than its prefix.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Draft07TuplePair(
@@ -484,6 +563,7 @@ pub struct Draft07TuplePair(
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Draft07TupleArgs {
+    /// Constraints: at most 2 items.
     pub pair: Draft07TuplePair,
 }
 #[allow(dead_code)]

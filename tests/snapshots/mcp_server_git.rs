@@ -3,6 +3,8 @@
 
 #[allow(dead_code)]
 /// Files
+///
+/// Constraints: at least 1 item.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct GitAddFiles(::std::vec::Vec<String>);
@@ -14,6 +16,8 @@ pub struct GitAddArgs {
     /// Repo Path
     pub repo_path: String,
     /// Files
+    ///
+    /// Constraints: at least 1 item.
     pub files: GitAddFiles,
 }
 #[allow(dead_code)]
@@ -32,10 +36,14 @@ pub struct GitBranchArgs {
     /// Contains
     ///
     /// The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified
+    ///
+    /// Default: `null`.
     pub contains: ::core::option::Option<String>,
     /// Not Contains
     ///
     /// The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified
+    ///
+    /// Default: `null`.
     pub not_contains: ::core::option::Option<String>,
 }
 #[allow(dead_code)]
@@ -68,6 +76,8 @@ pub struct GitCreateBranchArgs {
     /// Branch Name
     pub branch_name: String,
     /// Base Branch
+    ///
+    /// Default: `null`.
     pub base_branch: ::core::option::Option<String>,
 }
 #[allow(dead_code)]
@@ -80,6 +90,8 @@ pub struct GitDiffArgs {
     /// Target
     pub target: String,
     /// Context Lines
+    ///
+    /// Default: `3`.
     pub context_lines: i64,
 }
 #[allow(dead_code)]
@@ -90,6 +102,8 @@ pub struct GitDiffStagedArgs {
     /// Repo Path
     pub repo_path: String,
     /// Context Lines
+    ///
+    /// Default: `3`.
     pub context_lines: i64,
 }
 #[allow(dead_code)]
@@ -100,6 +114,8 @@ pub struct GitDiffUnstagedArgs {
     /// Repo Path
     pub repo_path: String,
     /// Context Lines
+    ///
+    /// Default: `3`.
     pub context_lines: i64,
 }
 #[allow(dead_code)]
@@ -110,14 +126,20 @@ pub struct GitLogArgs {
     /// Repo Path
     pub repo_path: String,
     /// Max Count
+    ///
+    /// Default: `10`.
     pub max_count: i64,
     /// Start Timestamp
     ///
     /// Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
+    ///
+    /// Default: `null`.
     pub start_timestamp: ::core::option::Option<String>,
     /// End Timestamp
     ///
     /// End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
+    ///
+    /// Default: `null`.
     pub end_timestamp: ::core::option::Option<String>,
 }
 #[allow(dead_code)]

@@ -2,6 +2,7 @@
 // Do not edit: change the registry and rebuild.
 
 #[allow(dead_code)]
+/// Constraints: one of `"celsius"`, `"fahrenheit"`, `null`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct GetWeatherUnits(::toolseal::__private::serde_json::Value);
@@ -12,6 +13,7 @@ pub struct GetWeatherUnits(::toolseal::__private::serde_json::Value);
 pub struct GetWeatherArgs {
     /// City and country e.g. Bogotá, Colombia
     pub location: String,
+    /// Constraints: one of `"celsius"`, `"fahrenheit"`, `null`.
     pub units: GetWeatherUnits,
 }
 #[allow(dead_code)]

@@ -2,14 +2,17 @@
 // Do not edit: change the registry and rebuild.
 
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random00ValueObjectB(::toolseal::__private::serde_json::Value);
 #[allow(dead_code)]
+/// Constraints: at least 0 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random00ValueObjectCItem(String);
 #[allow(dead_code)]
+/// Constraints: at most 1 item.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random00ValueObjectC(::std::vec::Vec<Random00ValueObjectCItem>);
@@ -19,8 +22,10 @@ pub struct Random00ValueObjectC(::std::vec::Vec<Random00ValueObjectCItem>);
 pub struct Random00ValueObject {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<()>,
+    /// Constraints: exactly `2`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random00ValueObjectB>,
+    /// Constraints: at most 1 item.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random00ValueObjectC>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -31,6 +36,7 @@ pub struct Random00ValueObject {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random00ValueEnum(::toolseal::__private::serde_json::Value);
@@ -54,6 +60,7 @@ pub struct Random00Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 #[derive(
     Debug,
     Clone,
@@ -65,18 +72,20 @@ pub struct Random00Args {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum Random01ABEnum {
-    ///red
+    /// `"red"`
     #[serde(rename = "red")]
     Red,
-    ///green
+    /// `"green"`
     #[serde(rename = "green")]
     Green,
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random01ABOption1(String);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random01AB {
@@ -91,6 +100,7 @@ pub struct Random01A {
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
     >,
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random01AB>,
     pub c: bool,
@@ -116,8 +126,10 @@ pub struct Random01Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random02AItemOption0 = Random01ABOption1;
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random02AItemEnum = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -128,12 +140,15 @@ pub enum Random02AItem {
     Boolean(bool),
 }
 #[allow(dead_code)]
+/// Constraints: at most 2 items; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02A(::std::vec::Vec<Random02AItem>);
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random02BAItem = Random00ValueObjectB;
 #[allow(dead_code)]
+/// Constraints: at least 0 items; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02BA(::std::vec::Vec<Random02BAItem>);
@@ -141,6 +156,7 @@ pub struct Random02BA(::std::vec::Vec<Random02BAItem>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02B {
+    /// Constraints: at least 0 items; items are unique.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random02BA>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -154,10 +170,12 @@ pub struct Random02B {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: `-1.5 < value <= 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02ValueBANumber(f64);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random02ValueBA {
@@ -165,22 +183,28 @@ pub enum Random02ValueBA {
     Null(()),
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random02ValueBB = Random01ABOption1;
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random02ValueBCB = Random01ABOption1;
 #[allow(dead_code)]
+/// Constraints: `value <= 6`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02ValueBCC(i64);
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random02ValueBCValue = Random00ValueObjectB;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02ValueBC {
     pub a: bool,
+    /// Constraints: at most 3 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::core::option::Option<Random02ValueBCB>>,
+    /// Constraints: `value <= 6`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random02ValueBCC>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -194,7 +218,9 @@ pub struct Random02ValueBC {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02ValueB {
+    /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random02ValueBA,
+    /// Constraints: at most 3 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::core::option::Option<Random02ValueBB>>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -207,16 +233,19 @@ pub struct Random02ValueB {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: at most 5 characters; matches the pattern `^[a-z]+$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02ValueC(String);
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random02ValueValueB = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02ValueValue {
     pub a: bool,
+    /// Constraints: one of `"red"`, `"green"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random02ValueValueB>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -231,6 +260,7 @@ pub struct Random02Value {
     pub a: ::core::option::Option<()>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random02ValueB>,
+    /// Constraints: at most 5 characters; matches the pattern `^[a-z]+$`.
     pub c: Random02ValueC,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -244,6 +274,7 @@ pub struct Random02Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02Args {
+    /// Constraints: at most 2 items; items are unique.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random02A>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -256,16 +287,20 @@ pub struct Random02Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: 0 to 2 items.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random03A(::std::vec::Vec<bool>);
 #[allow(dead_code)]
+/// Constraints: a multiple of `3`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random03BInteger(i64);
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random03BOption1Enum = Random01ABEnum;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random03BOption1 {
@@ -273,8 +308,10 @@ pub enum Random03BOption1 {
     Enum(Random03BOption1Enum),
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random03BOption2Enum = Random00ValueEnum;
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random03BOption2Enum2 = Random00ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -293,6 +330,7 @@ pub enum Random03B {
     Option2(Random03BOption2),
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random03ValueObjectValue = Random01ABOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -312,12 +350,15 @@ pub struct Random03ValueObject {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random03ValueObject2B = Random01ABOption1;
 #[allow(dead_code)]
+/// Constraints: `-2 <= value <= 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random03ValueObject2C(i64);
 #[allow(dead_code)]
+/// Constraints: `value <= 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random03ValueObject2Value(f64);
@@ -327,8 +368,10 @@ pub struct Random03ValueObject2Value(f64);
 pub struct Random03ValueObject2 {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
+    /// Constraints: at most 3 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::core::option::Option<Random03ValueObject2B>>,
+    /// Constraints: `-2 <= value <= 1`.
     pub c: Random03ValueObject2C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -349,6 +392,7 @@ pub enum Random03Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random03Args {
+    /// Constraints: 0 to 2 items.
     pub a: Random03A,
     pub b: Random03B,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -359,12 +403,15 @@ pub struct Random03Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random04AItem = Random01ABEnum;
 #[allow(dead_code)]
+/// Constraints: exactly 1 item.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random04A(::std::vec::Vec<Random04AItem>);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random04BB {
@@ -377,6 +424,7 @@ pub enum Random04BB {
 pub struct Random04B {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random04BB>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -394,12 +442,14 @@ pub enum Random04C {
     Boolean(bool),
 }
 #[allow(dead_code)]
+/// Constraints: a multiple of `3`.
 pub type Random04ValueItem = Random03BInteger;
 #[allow(dead_code)]
 /// Arguments of the `random_0_4` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random04Args {
+    /// Constraints: exactly 1 item.
     pub a: Random04A,
     pub b: Random04B,
     pub c: Random04C,
@@ -411,14 +461,18 @@ pub struct Random04Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random05AItem = Random01ABEnum;
 #[allow(dead_code)]
+/// Constraints: 1 to 3 items; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random05A(::std::vec::Vec<Random05AItem>);
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random05BItemOption1 = Random01ABOption1;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random05BItem {
@@ -426,15 +480,18 @@ pub enum Random05BItem {
     Option1(::core::option::Option<Random05BItemOption1>),
 }
 #[allow(dead_code)]
+/// Constraints: at most 1 item.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random05B(::std::vec::Vec<Random05BItem>);
 #[allow(dead_code)]
+/// Constraints: at least 0 characters.
 pub type Random05CA = Random00ValueObjectCItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random05C {
+    /// Constraints: at least 0 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random05CA>,
 }
@@ -443,16 +500,20 @@ pub struct Random05C {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random05Args {
+    /// Constraints: 1 to 3 items; items are unique.
     pub a: Random05A,
+    /// Constraints: at most 1 item.
     pub b: Random05B,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random05C>,
 }
 #[allow(dead_code)]
+/// Constraints: 0 to 4 characters; matches the pattern `^[a-z]+$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random06AItemString(String);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random06AItem {
@@ -460,6 +521,7 @@ pub enum Random06AItem {
     String(Random06AItemString),
 }
 #[allow(dead_code)]
+/// Constraints: 0 to 2 items.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random06A(::std::vec::Vec<Random06AItem>);
@@ -468,6 +530,7 @@ pub struct Random06A(::std::vec::Vec<Random06AItem>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random06Args {
+    /// Constraints: 0 to 2 items.
     pub a: Random06A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -477,6 +540,7 @@ pub struct Random06Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: at most 1 item; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random07C(::std::vec::Vec<::toolseal::__private::serde_json::Value>);
@@ -494,6 +558,7 @@ pub struct Random07Args {
             ::toolseal::__private::serde_json::Value,
         >,
     >,
+    /// Constraints: at most 1 item; items are unique.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random07C>,
 }
@@ -503,6 +568,7 @@ pub struct Random07Args {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random08Args {}
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random09A {
@@ -510,12 +576,16 @@ pub enum Random09A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
+/// Constraints: `value <= 6`.
 pub type Random09B = Random02ValueBCC;
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random09ValueOption0Option0 = Random01ABOption1;
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random09ValueOption0Const = Random00ValueObjectB;
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random09ValueOption0Option2 = Random01ABOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -526,15 +596,19 @@ pub enum Random09ValueOption0 {
     Option2(::core::option::Option<Random09ValueOption0Option2>),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random09ValueObjectA = Random00ValueObjectB;
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random09ValueObjectB = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random09ValueObject {
+    /// Constraints: exactly `2`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random09ValueObjectA>,
+    /// Constraints: one of `"red"`, `"green"`.
     pub b: Random09ValueObjectB,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -544,6 +618,7 @@ pub struct Random09ValueObject {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random09Value {
@@ -555,8 +630,10 @@ pub enum Random09Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random09Args {
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random09A>,
+    /// Constraints: `value <= 6`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random09B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -567,11 +644,13 @@ pub struct Random09Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random010AA = Random00ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random010A {
+    /// Constraints: one of `"x"`, `"y"`, `1`, `null`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random010AA>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -582,10 +661,12 @@ pub struct Random010A {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: `value > -1.5`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random010BNumber(f64);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random010B {
@@ -593,13 +674,16 @@ pub enum Random010B {
     Number(Random010BNumber),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random010CA = Random00ValueObjectB;
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random010CCValue = Random01ABEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random010C {
+    /// Constraints: exactly `2`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random010CA>,
     pub b: (),
@@ -621,15 +705,19 @@ pub struct Random010C {
 pub struct Random010Args {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random010A>,
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random010B>,
     pub c: Random010C,
 }
 #[allow(dead_code)]
+/// Constraints: `value <= 1`.
 pub type Random011ANumber = Random03ValueObject2Value;
 #[allow(dead_code)]
+/// Constraints: a multiple of `3`.
 pub type Random011AInteger = Random03BInteger;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random011A {
@@ -637,14 +725,17 @@ pub enum Random011A {
     Integer(Random011AInteger),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random011BItem = Random00ValueObjectB;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random011C {}
 #[allow(dead_code)]
+/// Constraints: at least 0 characters.
 pub type Random011ValueOption0String = Random00ValueObjectCItem;
 #[allow(dead_code)]
+/// Constraints: `value <= 1`.
 pub type Random011ValueOption0Number = Random03ValueObject2Value;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -665,6 +756,7 @@ pub enum Random011Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random011Args {
+    /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random011A,
     pub b: ::std::vec::Vec<Random011BItem>,
     pub c: Random011C,
@@ -676,19 +768,25 @@ pub struct Random011Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random012ValueEnum = Random00ValueEnum;
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random012ValueOption1Option0 = Random01ABOption1;
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random012ValueOption1Enum = Random01ABEnum;
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random012ValueOption1ObjectA = Random00ValueObjectB;
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random012ValueOption1ObjectValue = Random00ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random012ValueOption1Object {
+    /// Constraints: exactly `2`.
     pub a: Random012ValueOption1ObjectA,
     pub b: (),
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -707,6 +805,7 @@ pub enum Random012ValueOption1 {
     Object(Random012ValueOption1Object),
 }
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random012Value {
@@ -731,8 +830,10 @@ pub struct Random012Args {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random013Args {}
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random014ValueConst = Random00ValueObjectB;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random014Value {

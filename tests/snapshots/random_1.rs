@@ -2,10 +2,12 @@
 // Do not edit: change the registry and rebuild.
 
 #[allow(dead_code)]
+/// Constraints: 0 to 5 characters; matches the pattern `^[a-z]+$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random10AString(String);
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random10AOption1(String);
@@ -17,6 +19,7 @@ pub enum Random10A {
     Option1(::core::option::Option<Random10AOption1>),
 }
 #[allow(dead_code)]
+/// Constraints: a multiple of `3`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random10ValueA(i64);
@@ -28,6 +31,7 @@ pub struct Random10ValueB {}
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random10Value {
+    /// Constraints: a multiple of `3`.
     pub a: Random10ValueA,
     pub b: Random10ValueB,
 }
@@ -58,10 +62,12 @@ pub struct Random11Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: `1 <= value <= 0`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random12AInteger(u64);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random12A {
@@ -69,10 +75,12 @@ pub enum Random12A {
     Boolean(bool),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random12BA(::toolseal::__private::serde_json::Value);
 #[allow(dead_code)]
+/// Constraints: `-1 <= value <= 4`; a multiple of `3`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random12BB(i64);
@@ -80,7 +88,9 @@ pub struct Random12BB(i64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random12B {
+    /// Constraints: exactly `2`.
     pub a: Random12BA,
+    /// Constraints: `-1 <= value <= 4`; a multiple of `3`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random12BB>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -95,6 +105,7 @@ pub struct Random12B {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random12Args {
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random12A>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -107,23 +118,29 @@ pub struct Random12Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: `0 <= value <= 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random13AA(u64);
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random13AB = Random10AOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random13A {
+    /// Constraints: `0 <= value <= 1`.
     pub a: Random13AA,
+    /// Constraints: at most 3 characters.
     pub b: ::core::option::Option<Random13AB>,
 }
 #[allow(dead_code)]
+/// Constraints: matches the pattern `^[a-z]+$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random13BString(String);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random13B {
@@ -131,8 +148,10 @@ pub enum Random13B {
     Number(f64),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random13C = Random12BA;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random13ValueA {
@@ -143,6 +162,7 @@ pub enum Random13ValueA {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random13Value {
+    /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random13ValueA,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -155,8 +175,10 @@ pub struct Random13Value {
 pub struct Random13Args {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random13A>,
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random13B>,
+    /// Constraints: exactly `2`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<::core::option::Option<Random13C>>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -167,10 +189,12 @@ pub struct Random13Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: `value >= -3`; a multiple of `2`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random14ValueAA(i64);
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 #[derive(
     Debug,
     Clone,
@@ -182,10 +206,10 @@ pub struct Random14ValueAA(i64);
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum Random14ValueAValue {
-    ///red
+    /// `"red"`
     #[serde(rename = "red")]
     Red,
-    ///green
+    /// `"green"`
     #[serde(rename = "green")]
     Green,
 }
@@ -193,6 +217,7 @@ pub enum Random14ValueAValue {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random14ValueA {
+    /// Constraints: `value >= -3`; a multiple of `2`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random14ValueAA>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -233,6 +258,7 @@ pub struct Random15Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: `value > -1.5`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random16AOption0Number2(f64);
@@ -251,10 +277,13 @@ pub enum Random16A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random16BOption0Option0 = Random10AOption1;
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random16BOption0Const = Random12BA;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random16BOption0 {
@@ -262,8 +291,10 @@ pub enum Random16BOption0 {
     Const(Random16BOption0Const),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random16BConst = Random12BA;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random16B {
@@ -271,8 +302,10 @@ pub enum Random16B {
     Const(Random16BConst),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random16CItem = Random12BA;
 #[allow(dead_code)]
+/// Constraints: 1 to 3 items.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random16C(::std::vec::Vec<Random16CItem>);
@@ -282,7 +315,9 @@ pub struct Random16C(::std::vec::Vec<Random16CItem>);
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random16Args {
     pub a: Random16A,
+    /// Constraints: exactly one option matches (`oneOf`).
     pub b: Random16B,
+    /// Constraints: 1 to 3 items.
     pub c: Random16C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -292,8 +327,10 @@ pub struct Random16Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random17AOption0Enum = Random14ValueAValue;
 #[allow(dead_code)]
+/// Constraints: at most 3 items; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17AOption0Array(::std::vec::Vec<f64>);
@@ -306,14 +343,17 @@ pub enum Random17AOption0 {
     Array(Random17AOption0Array),
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters; matches the pattern `^acct-[0-9]{1,4}$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17AOption1String(String);
 #[allow(dead_code)]
+/// Constraints: `value <= 100`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17AOption1Number(f64);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random17AOption1 {
@@ -321,6 +361,7 @@ pub enum Random17AOption1 {
     Number(Random17AOption1Number),
 }
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random17A {
@@ -328,12 +369,15 @@ pub enum Random17A {
     Option1(Random17AOption1),
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17ValueEnum(::toolseal::__private::serde_json::Value);
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random17ValueOption2Option0 = Random10AOption1;
 #[allow(dead_code)]
+/// Constraints: at least 2 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17ValueOption2String(String);
@@ -357,6 +401,7 @@ pub enum Random17Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random17Args {
+    /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random17A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -371,6 +416,7 @@ pub struct Random17Args {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random18Args {}
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random19AOption0 {
@@ -378,8 +424,10 @@ pub enum Random19AOption0 {
     Any2(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random19AOption1Enum = Random14ValueAValue;
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random19AOption1Enum2 = Random17ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -390,6 +438,7 @@ pub enum Random19AOption1 {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random19A {
@@ -401,6 +450,7 @@ pub enum Random19A {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random19Args {
+    /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random19A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -422,14 +472,18 @@ pub struct Random110Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random111BA = Random14ValueAValue;
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random111BValueOption0 = Random10AOption1;
 #[allow(dead_code)]
+/// Constraints: `value >= 0`; a multiple of `2`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random111BValueInteger(u64);
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random111BValueConst = Random12BA;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -443,6 +497,7 @@ pub enum Random111BValue {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random111B {
+    /// Constraints: one of `"red"`, `"green"`.
     pub a: Random111BA,
     pub b: ::toolseal::__private::serde_json::Value,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -474,13 +529,16 @@ pub struct Random111Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random112AItem = Random17ValueEnum;
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random112BItemA = Random10AOption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random112BItem {
+    /// Constraints: at most 3 characters.
     pub a: ::core::option::Option<Random112BItemA>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -490,6 +548,7 @@ pub struct Random112BItem {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: at most 1 item; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random112B(::std::vec::Vec<Random112BItem>);
@@ -499,9 +558,11 @@ pub struct Random112B(::std::vec::Vec<Random112BItem>);
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random112Args {
     pub a: ::std::vec::Vec<Random112AItem>,
+    /// Constraints: at most 1 item; items are unique.
     pub b: Random112B,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random113ValueEnum = Random17ValueEnum;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]

@@ -2,18 +2,22 @@
 // Do not edit: change the registry and rebuild.
 
 #[allow(dead_code)]
+/// Constraints: 0 to 3 items.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random20A(::std::vec::Vec<bool>);
 #[allow(dead_code)]
+/// Constraints: `0 < value <= 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random20ValueNumber(f64);
 #[allow(dead_code)]
+/// Constraints: at most 2 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random20ValueOption1String(String);
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random20ValueOption1Const(::toolseal::__private::serde_json::Value);
@@ -26,6 +30,7 @@ pub enum Random20ValueOption1 {
     Const(Random20ValueOption1Const),
 }
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random20Value {
@@ -37,6 +42,7 @@ pub enum Random20Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random20Args {
+    /// Constraints: 0 to 3 items.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random20A>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -47,14 +53,17 @@ pub struct Random20Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random21BItem(::toolseal::__private::serde_json::Value);
 #[allow(dead_code)]
+/// Constraints: items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random21B(::std::vec::Vec<Random21BItem>);
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 #[derive(
     Debug,
     Clone,
@@ -66,14 +75,15 @@ pub struct Random21B(::std::vec::Vec<Random21BItem>);
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum Random21ValueItem {
-    ///red
+    /// `"red"`
     #[serde(rename = "red")]
     Red,
-    ///green
+    /// `"green"`
     #[serde(rename = "green")]
     Green,
 }
 #[allow(dead_code)]
+/// Constraints: exactly 1 item.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random21Value(::std::vec::Vec<Random21ValueItem>);
@@ -84,6 +94,7 @@ pub struct Random21Value(::std::vec::Vec<Random21ValueItem>);
 pub struct Random21Args {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
+    /// Constraints: items are unique.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random21B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -99,10 +110,12 @@ pub struct Random21Args {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random22Args {}
 #[allow(dead_code)]
+/// Constraints: `value > -1.5`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random23AItem(f64);
 #[allow(dead_code)]
+/// Constraints: at most 3 items.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random23A(::std::vec::Vec<Random23AItem>);
@@ -111,6 +124,7 @@ pub struct Random23A(::std::vec::Vec<Random23AItem>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random23Args {
+    /// Constraints: at most 3 items.
     pub a: Random23A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -120,8 +134,10 @@ pub struct Random23Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random24AAEnum = Random21ValueItem;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random24AA {
@@ -132,11 +148,14 @@ pub enum Random24AA {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random24A {
+    /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random24AA,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random24ValueEnum = Random21BItem;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random24Value {
@@ -157,22 +176,28 @@ pub struct Random24Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: 0 to 1 character; matches the pattern `^[a-z]+$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random25AItemItem(String);
 #[allow(dead_code)]
+/// Constraints: at most 2 items.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random25AItem(::std::vec::Vec<Random25AItemItem>);
 #[allow(dead_code)]
+/// Constraints: 0 to 3 items.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random25A(::std::vec::Vec<Random25AItem>);
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random25CConst = Random20ValueOption1Const;
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random25CEnum = Random21ValueItem;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random25C {
@@ -184,17 +209,21 @@ pub enum Random25C {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random25Args {
+    /// Constraints: 0 to 3 items.
     pub a: Random25A,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<f64>,
+    /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random25C>,
 }
 #[allow(dead_code)]
+/// Constraints: `value > 0`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random26AItem(f64);
 #[allow(dead_code)]
+/// Constraints: exactly 1 item; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random26A(::std::vec::Vec<Random26AItem>);
@@ -203,14 +232,17 @@ pub struct Random26A(::std::vec::Vec<Random26AItem>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random26Args {
+    /// Constraints: exactly 1 item; items are unique.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random26A>,
 }
 #[allow(dead_code)]
+/// Constraints: matches the pattern `^acct-[0-9]{1,4}$`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random27ValueString(String);
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random27Value {
@@ -230,8 +262,10 @@ pub struct Random27Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random28A = Random21ValueItem;
 #[allow(dead_code)]
+/// Constraints: `value <= 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random28BB(f64);
@@ -240,6 +274,7 @@ pub struct Random28BB(f64);
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random28B {
     pub a: ::toolseal::__private::serde_json::Value,
+    /// Constraints: `value <= 1`.
     pub b: Random28BB,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -249,8 +284,10 @@ pub struct Random28B {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: `value > 0`.
 pub type Random28CNumber = Random26AItem;
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random28COption1(String);
@@ -262,10 +299,13 @@ pub enum Random28C {
     Option1(::core::option::Option<Random28COption1>),
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random28ValueOption0 = Random28COption1;
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random28ValueConst = Random20ValueOption1Const;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random28Value {
@@ -277,6 +317,7 @@ pub enum Random28Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random28Args {
+    /// Constraints: one of `"red"`, `"green"`.
     pub a: Random28A,
     pub b: Random28B,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -289,12 +330,15 @@ pub struct Random28Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random29AArrayItem = Random21ValueItem;
 #[allow(dead_code)]
+/// Constraints: at most 2 items; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random29AArray(::std::vec::Vec<Random29AArrayItem>);
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random29AConst = Random20ValueOption1Const;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -305,6 +349,7 @@ pub enum Random29A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
+/// Constraints: `value > 0`.
 pub type Random29BNumber = Random26AItem;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -314,8 +359,10 @@ pub enum Random29B {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random29ValueConst = Random20ValueOption1Const;
 #[allow(dead_code)]
+/// Constraints: `value <= 100`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random29ValueNumber(f64);
@@ -342,8 +389,10 @@ pub struct Random29Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random210AOption0 = Random28COption1;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random210A {
@@ -351,8 +400,10 @@ pub enum Random210A {
     Null(()),
 }
 #[allow(dead_code)]
+/// Constraints: exactly `2`.
 pub type Random210BConst = Random20ValueOption1Const;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random210B {
@@ -360,10 +411,13 @@ pub enum Random210B {
     Const(Random210BConst),
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random210CEnum = Random21ValueItem;
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random210COption1Enum = Random21ValueItem;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random210COption1 {
@@ -371,6 +425,7 @@ pub enum Random210COption1 {
     Enum(Random210COption1Enum),
 }
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random210C {
@@ -378,14 +433,18 @@ pub enum Random210C {
     Option1(Random210COption1),
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random210Value = Random21ValueItem;
 #[allow(dead_code)]
 /// Arguments of the `random_2_10` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random210Args {
+    /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random210A,
+    /// Constraints: exactly one option matches (`oneOf`).
     pub b: Random210B,
+    /// Constraints: exactly one option matches (`oneOf`).
     pub c: Random210C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -395,10 +454,13 @@ pub struct Random210Args {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"red"`, `"green"`.
 pub type Random211ValueValueEnum = Random21ValueItem;
 #[allow(dead_code)]
+/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
 pub type Random211ValueValueEnum2 = Random21BItem;
 #[allow(dead_code)]
+/// Constraints: `value <= 100`.
 pub type Random211ValueValueNumber = Random29ValueNumber;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -448,6 +510,7 @@ pub struct Random212AA {
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, ()>,
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random212AC = Random28COption1;
 #[allow(dead_code)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -456,6 +519,7 @@ pub struct Random212A {
     pub a: Random212AA,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<bool>,
+    /// Constraints: at most 3 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<::core::option::Option<Random212AC>>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -466,6 +530,7 @@ pub struct Random212A {
     >,
 }
 #[allow(dead_code)]
+/// Constraints: 1 to 3 items.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random212B(::std::vec::Vec<::toolseal::__private::serde_json::Value>);
@@ -476,17 +541,22 @@ pub struct Random212B(::std::vec::Vec<::toolseal::__private::serde_json::Value>)
 pub struct Random212Args {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random212A>,
+    /// Constraints: 1 to 3 items.
     pub b: Random212B,
 }
 #[allow(dead_code)]
+/// Constraints: at most 3 characters.
 pub type Random213AArrayItem = Random28COption1;
 #[allow(dead_code)]
+/// Constraints: at most 1 item; items are unique.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random213AArray(::std::vec::Vec<::core::option::Option<Random213AArrayItem>>);
 #[allow(dead_code)]
+/// Constraints: `value > -1.5`.
 pub type Random213ANumber = Random23AItem;
 #[allow(dead_code)]
+/// Constraints: exactly one option matches (`oneOf`).
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random213A {
@@ -498,6 +568,7 @@ pub enum Random213A {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random213Args {
+    /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random213A,
 }
 #[allow(dead_code)]

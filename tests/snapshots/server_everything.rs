@@ -11,6 +11,8 @@ pub struct EchoArgs {
 }
 #[allow(dead_code)]
 /// Type of message to demonstrate different annotation patterns
+///
+/// Constraints: one of `"error"`, `"success"`, `"debug"`.
 #[derive(
     Debug,
     Clone,
@@ -22,13 +24,13 @@ pub struct EchoArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum GetAnnotatedMessageMessageType {
-    ///error
+    /// `"error"`
     #[serde(rename = "error")]
     Error,
-    ///success
+    /// `"success"`
     #[serde(rename = "success")]
     Success,
-    ///debug
+    /// `"debug"`
     #[serde(rename = "debug")]
     Debug,
 }
@@ -38,9 +40,13 @@ pub enum GetAnnotatedMessageMessageType {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetAnnotatedMessageArgs {
     /// Type of message to demonstrate different annotation patterns
+    ///
+    /// Constraints: one of `"error"`, `"success"`, `"debug"`.
     #[serde(rename = "messageType")]
     pub message_type: GetAnnotatedMessageMessageType,
     /// Whether to include an example image
+    ///
+    /// Default: `false`.
     #[serde(rename = "includeImage")]
     pub include_image: bool,
 }
@@ -51,6 +57,8 @@ pub struct GetAnnotatedMessageArgs {
 pub struct GetEnvArgs {}
 #[allow(dead_code)]
 /// Number of resource links to return (1-10)
+///
+/// Constraints: `1 <= value <= 10`. Default: `3`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct GetResourceLinksCount(f64);
@@ -60,9 +68,12 @@ pub struct GetResourceLinksCount(f64);
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetResourceLinksArgs {
     /// Number of resource links to return (1-10)
+    ///
+    /// Constraints: `1 <= value <= 10`. Default: `3`.
     pub count: GetResourceLinksCount,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"Text"`, `"Blob"`. Default: `"Text"`.
 #[derive(
     Debug,
     Clone,
@@ -74,10 +85,10 @@ pub struct GetResourceLinksArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum GetResourceReferenceResourceType {
-    ///Text
+    /// `"Text"`
     #[serde(rename = "Text")]
     Text,
-    ///Blob
+    /// `"Blob"`
     #[serde(rename = "Blob")]
     Blob,
 }
@@ -86,14 +97,19 @@ pub enum GetResourceReferenceResourceType {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetResourceReferenceArgs {
+    /// Constraints: one of `"Text"`, `"Blob"`. Default: `"Text"`.
     #[serde(rename = "resourceType")]
     pub resource_type: GetResourceReferenceResourceType,
     /// ID of the text resource to fetch
+    ///
+    /// Default: `1`.
     #[serde(rename = "resourceId")]
     pub resource_id: f64,
 }
 #[allow(dead_code)]
 /// Choose city
+///
+/// Constraints: one of `"New York"`, `"Chicago"`, `"Los Angeles"`.
 #[derive(
     Debug,
     Clone,
@@ -105,13 +121,13 @@ pub struct GetResourceReferenceArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum GetStructuredContentLocation {
-    ///New York
+    /// `"New York"`
     #[serde(rename = "New York")]
     NewYork,
-    ///Chicago
+    /// `"Chicago"`
     #[serde(rename = "Chicago")]
     Chicago,
-    ///Los Angeles
+    /// `"Los Angeles"`
     #[serde(rename = "Los Angeles")]
     LosAngeles,
 }
@@ -121,6 +137,8 @@ pub enum GetStructuredContentLocation {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetStructuredContentArgs {
     /// Choose city
+    ///
+    /// Constraints: one of `"New York"`, `"Chicago"`, `"Los Angeles"`.
     pub location: GetStructuredContentLocation,
 }
 #[allow(dead_code)]
@@ -152,11 +170,15 @@ pub struct GetSumArgs {
 pub struct GetTinyImageArgs {}
 #[allow(dead_code)]
 /// URL or data URI of the file content to compress
+///
+/// Constraints: format `uri`. Default: `"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct GzipFileAsResourceData(String);
 #[allow(dead_code)]
 /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+///
+/// Constraints: one of `"resourceLink"`, `"resource"`. Default: `"resourceLink"`.
 #[derive(
     Debug,
     Clone,
@@ -168,10 +190,10 @@ pub struct GzipFileAsResourceData(String);
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum GzipFileAsResourceOutputType {
-    ///resourceLink
+    /// `"resourceLink"`
     #[serde(rename = "resourceLink")]
     ResourceLink,
-    ///resource
+    /// `"resource"`
     #[serde(rename = "resource")]
     Resource,
 }
@@ -181,10 +203,16 @@ pub enum GzipFileAsResourceOutputType {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GzipFileAsResourceArgs {
     /// Name of the output file
+    ///
+    /// Default: `"README.md.gz"`.
     pub name: String,
     /// URL or data URI of the file content to compress
+    ///
+    /// Constraints: format `uri`. Default: `"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"`.
     pub data: GzipFileAsResourceData,
     /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
+    ///
+    /// Constraints: one of `"resourceLink"`, `"resource"`. Default: `"resourceLink"`.
     #[serde(rename = "outputType")]
     pub output_type: GzipFileAsResourceOutputType,
 }
@@ -196,6 +224,8 @@ pub struct SimulateResearchQueryArgs {
     /// The research topic to investigate
     pub topic: String,
     /// Simulate an ambiguous query that requires clarification (triggers input_required status)
+    ///
+    /// Default: `false`.
     pub ambiguous: bool,
 }
 #[allow(dead_code)]
@@ -214,8 +244,12 @@ pub struct ToggleSubscriberUpdatesArgs {}
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct TriggerLongRunningOperationArgs {
     /// Duration of the operation in seconds
+    ///
+    /// Default: `10`.
     pub duration: f64,
     /// Number of steps in the operation
+    ///
+    /// Default: `5`.
     pub steps: f64,
 }
 #[allow(dead_code)]

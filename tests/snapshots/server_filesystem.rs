@@ -21,6 +21,7 @@ pub struct CreateDirectoryOutput {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DirectoryTreeArgs {
     pub path: String,
+    /// Default: `[]`.
     #[serde(rename = "excludePatterns")]
     pub exclude_patterns: ::std::vec::Vec<String>,
 }
@@ -50,6 +51,8 @@ pub struct EditFileArgs {
     pub path: String,
     pub edits: ::std::vec::Vec<EditFileEditsItem>,
     /// Preview changes using git-style diff format
+    ///
+    /// Default: `false`.
     #[serde(rename = "dryRun")]
     pub dry_run: bool,
 }
@@ -102,6 +105,8 @@ pub struct ListDirectoryOutput {
 }
 #[allow(dead_code)]
 /// Sort entries by name or size
+///
+/// Constraints: one of `"name"`, `"size"`. Default: `"name"`.
 #[derive(
     Debug,
     Clone,
@@ -113,10 +118,10 @@ pub struct ListDirectoryOutput {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListDirectoryWithSizesSortBy {
-    ///name
+    /// `"name"`
     #[serde(rename = "name")]
     Name,
-    ///size
+    /// `"size"`
     #[serde(rename = "size")]
     Size,
 }
@@ -127,6 +132,8 @@ pub enum ListDirectoryWithSizesSortBy {
 pub struct ListDirectoryWithSizesArgs {
     pub path: String,
     /// Sort entries by name or size
+    ///
+    /// Constraints: one of `"name"`, `"size"`. Default: `"name"`.
     #[serde(rename = "sortBy")]
     pub sort_by: ListDirectoryWithSizesSortBy,
 }
@@ -180,6 +187,7 @@ pub struct ReadMediaFileArgs {
     pub path: String,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"image"`, `"audio"`.
 #[derive(
     Debug,
     Clone,
@@ -191,10 +199,10 @@ pub struct ReadMediaFileArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ReadMediaFileOutputContentItemObjectType {
-    ///image
+    /// `"image"`
     #[serde(rename = "image")]
     Image,
-    ///audio
+    /// `"audio"`
     #[serde(rename = "audio")]
     Audio,
 }
@@ -202,12 +210,14 @@ pub enum ReadMediaFileOutputContentItemObjectType {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMediaFileOutputContentItemObject {
+    /// Constraints: one of `"image"`, `"audio"`.
     pub r#type: ReadMediaFileOutputContentItemObjectType,
     pub data: String,
     #[serde(rename = "mimeType")]
     pub mime_type: String,
 }
 #[allow(dead_code)]
+/// Constraints: exactly `"resource"`.
 #[derive(
     Debug,
     Clone,
@@ -219,7 +229,7 @@ pub struct ReadMediaFileOutputContentItemObject {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ReadMediaFileOutputContentItemObject2Type {
-    ///resource
+    /// `"resource"`
     #[serde(rename = "resource")]
     Resource,
 }
@@ -237,6 +247,7 @@ pub struct ReadMediaFileOutputContentItemObject2Resource {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMediaFileOutputContentItemObject2 {
+    /// Constraints: exactly `"resource"`.
     pub r#type: ReadMediaFileOutputContentItemObject2Type,
     pub resource: ReadMediaFileOutputContentItemObject2Resource,
 }
@@ -256,6 +267,8 @@ pub struct ReadMediaFileOutput {
 }
 #[allow(dead_code)]
 /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
+///
+/// Constraints: at least 1 item.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct ReadMultipleFilesPaths(::std::vec::Vec<String>);
@@ -265,6 +278,8 @@ pub struct ReadMultipleFilesPaths(::std::vec::Vec<String>);
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMultipleFilesArgs {
     /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
+    ///
+    /// Constraints: at least 1 item.
     pub paths: ReadMultipleFilesPaths,
 }
 #[allow(dead_code)]
@@ -301,6 +316,7 @@ pub struct ReadTextFileOutput {
 pub struct SearchFilesArgs {
     pub path: String,
     pub pattern: String,
+    /// Default: `[]`.
     #[serde(rename = "excludePatterns")]
     pub exclude_patterns: ::std::vec::Vec<String>,
 }

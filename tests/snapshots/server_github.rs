@@ -91,6 +91,8 @@ pub struct CreatePullRequestArgs {
 }
 #[allow(dead_code)]
 /// The review action to perform
+///
+/// Constraints: one of `"APPROVE"`, `"REQUEST_CHANGES"`, `"COMMENT"`.
 #[derive(
     Debug,
     Clone,
@@ -102,13 +104,13 @@ pub struct CreatePullRequestArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum CreatePullRequestReviewEvent {
-    ///APPROVE
+    /// `"APPROVE"`
     #[serde(rename = "APPROVE")]
     Approve,
-    ///REQUEST_CHANGES
+    /// `"REQUEST_CHANGES"`
     #[serde(rename = "REQUEST_CHANGES")]
     RequestChanges,
-    ///COMMENT
+    /// `"COMMENT"`
     #[serde(rename = "COMMENT")]
     Comment,
 }
@@ -158,6 +160,8 @@ pub struct CreatePullRequestReviewArgs {
     /// The body text of the review
     pub body: String,
     /// The review action to perform
+    ///
+    /// Constraints: one of `"APPROVE"`, `"REQUEST_CHANGES"`, `"COMMENT"`.
     pub event: CreatePullRequestReviewEvent,
     /// Comments to post as part of the review (specify either position or line, not both)
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -296,6 +300,7 @@ pub struct ListCommitsArgs {
     pub per_page: ::core::option::Option<f64>,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"asc"`, `"desc"`.
 #[derive(
     Debug,
     Clone,
@@ -307,14 +312,15 @@ pub struct ListCommitsArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListIssuesDirection {
-    ///asc
+    /// `"asc"`
     #[serde(rename = "asc")]
     Asc,
-    ///desc
+    /// `"desc"`
     #[serde(rename = "desc")]
     Desc,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"created"`, `"updated"`, `"comments"`.
 #[derive(
     Debug,
     Clone,
@@ -326,17 +332,18 @@ pub enum ListIssuesDirection {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListIssuesSort {
-    ///created
+    /// `"created"`
     #[serde(rename = "created")]
     Created,
-    ///updated
+    /// `"updated"`
     #[serde(rename = "updated")]
     Updated,
-    ///comments
+    /// `"comments"`
     #[serde(rename = "comments")]
     Comments,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"open"`, `"closed"`, `"all"`.
 #[derive(
     Debug,
     Clone,
@@ -348,13 +355,13 @@ pub enum ListIssuesSort {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListIssuesState {
-    ///open
+    /// `"open"`
     #[serde(rename = "open")]
     Open,
-    ///closed
+    /// `"closed"`
     #[serde(rename = "closed")]
     Closed,
-    ///all
+    /// `"all"`
     #[serde(rename = "all")]
     All,
 }
@@ -365,6 +372,7 @@ pub enum ListIssuesState {
 pub struct ListIssuesArgs {
     pub owner: String,
     pub repo: String,
+    /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub direction: ::core::option::Option<ListIssuesDirection>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -375,13 +383,17 @@ pub struct ListIssuesArgs {
     pub per_page: ::core::option::Option<f64>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub since: ::core::option::Option<String>,
+    /// Constraints: one of `"created"`, `"updated"`, `"comments"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sort: ::core::option::Option<ListIssuesSort>,
+    /// Constraints: one of `"open"`, `"closed"`, `"all"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub state: ::core::option::Option<ListIssuesState>,
 }
 #[allow(dead_code)]
 /// State of the pull requests to return
+///
+/// Constraints: one of `"open"`, `"closed"`, `"all"`.
 #[derive(
     Debug,
     Clone,
@@ -393,18 +405,20 @@ pub struct ListIssuesArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListPullRequestsState {
-    ///open
+    /// `"open"`
     #[serde(rename = "open")]
     Open,
-    ///closed
+    /// `"closed"`
     #[serde(rename = "closed")]
     Closed,
-    ///all
+    /// `"all"`
     #[serde(rename = "all")]
     All,
 }
 #[allow(dead_code)]
 /// What to sort results by
+///
+/// Constraints: one of `"created"`, `"updated"`, `"popularity"`, `"long-running"`.
 #[derive(
     Debug,
     Clone,
@@ -416,21 +430,23 @@ pub enum ListPullRequestsState {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListPullRequestsSort {
-    ///created
+    /// `"created"`
     #[serde(rename = "created")]
     Created,
-    ///updated
+    /// `"updated"`
     #[serde(rename = "updated")]
     Updated,
-    ///popularity
+    /// `"popularity"`
     #[serde(rename = "popularity")]
     Popularity,
-    ///long-running
+    /// `"long-running"`
     #[serde(rename = "long-running")]
     LongRunning,
 }
 #[allow(dead_code)]
 /// The direction of the sort
+///
+/// Constraints: one of `"asc"`, `"desc"`.
 #[derive(
     Debug,
     Clone,
@@ -442,10 +458,10 @@ pub enum ListPullRequestsSort {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListPullRequestsDirection {
-    ///asc
+    /// `"asc"`
     #[serde(rename = "asc")]
     Asc,
-    ///desc
+    /// `"desc"`
     #[serde(rename = "desc")]
     Desc,
 }
@@ -459,6 +475,8 @@ pub struct ListPullRequestsArgs {
     /// Repository name
     pub repo: String,
     /// State of the pull requests to return
+    ///
+    /// Constraints: one of `"open"`, `"closed"`, `"all"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub state: ::core::option::Option<ListPullRequestsState>,
     /// Filter by head user or head organization and branch name
@@ -468,9 +486,13 @@ pub struct ListPullRequestsArgs {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub base: ::core::option::Option<String>,
     /// What to sort results by
+    ///
+    /// Constraints: one of `"created"`, `"updated"`, `"popularity"`, `"long-running"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sort: ::core::option::Option<ListPullRequestsSort>,
     /// The direction of the sort
+    ///
+    /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub direction: ::core::option::Option<ListPullRequestsDirection>,
     /// Results per page (max 100)
@@ -482,6 +504,8 @@ pub struct ListPullRequestsArgs {
 }
 #[allow(dead_code)]
 /// Merge method to use
+///
+/// Constraints: one of `"merge"`, `"squash"`, `"rebase"`.
 #[derive(
     Debug,
     Clone,
@@ -493,13 +517,13 @@ pub struct ListPullRequestsArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum MergePullRequestMergeMethod {
-    ///merge
+    /// `"merge"`
     #[serde(rename = "merge")]
     Merge,
-    ///squash
+    /// `"squash"`
     #[serde(rename = "squash")]
     Squash,
-    ///rebase
+    /// `"rebase"`
     #[serde(rename = "rebase")]
     Rebase,
 }
@@ -521,6 +545,8 @@ pub struct MergePullRequestArgs {
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub commit_message: ::core::option::Option<String>,
     /// Merge method to use
+    ///
+    /// Constraints: one of `"merge"`, `"squash"`, `"rebase"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub merge_method: ::core::option::Option<MergePullRequestMergeMethod>,
 }
@@ -548,12 +574,15 @@ pub struct PushFilesArgs {
     pub message: String,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"asc"`, `"desc"`.
 pub type SearchCodeOrder = ListIssuesDirection;
 #[allow(dead_code)]
+/// Constraints: `value >= 1`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct SearchCodePage(f64);
 #[allow(dead_code)]
+/// Constraints: `1 <= value <= 100`.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct SearchCodePerPage(f64);
@@ -563,20 +592,27 @@ pub struct SearchCodePerPage(f64);
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchCodeArgs {
     pub q: String,
+    /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub order: ::core::option::Option<SearchCodeOrder>,
+    /// Constraints: `value >= 1`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<SearchCodePage>,
+    /// Constraints: `1 <= value <= 100`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<SearchCodePerPage>,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"asc"`, `"desc"`.
 pub type SearchIssuesOrder = ListIssuesDirection;
 #[allow(dead_code)]
+/// Constraints: `value >= 1`.
 pub type SearchIssuesPage = SearchCodePage;
 #[allow(dead_code)]
+/// Constraints: `1 <= value <= 100`.
 pub type SearchIssuesPerPage = SearchCodePerPage;
 #[allow(dead_code)]
+/// Constraints: one of `"comments"`, `"reactions"`, `"reactions-+1"`, `"reactions--1"`, `"reactions-smile"`, `"reactions-thinking_face"`, `"reactions-heart"`, `"reactions-tada"`, `"interactions"`, `"created"`, `"updated"`.
 #[derive(
     Debug,
     Clone,
@@ -588,37 +624,37 @@ pub type SearchIssuesPerPage = SearchCodePerPage;
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum SearchIssuesSort {
-    ///comments
+    /// `"comments"`
     #[serde(rename = "comments")]
     Comments,
-    ///reactions
+    /// `"reactions"`
     #[serde(rename = "reactions")]
     Reactions,
-    ///reactions-+1
+    /// `"reactions-+1"`
     #[serde(rename = "reactions-+1")]
     Reactions1,
-    ///reactions--1
+    /// `"reactions--1"`
     #[serde(rename = "reactions--1")]
     Reactions1_2,
-    ///reactions-smile
+    /// `"reactions-smile"`
     #[serde(rename = "reactions-smile")]
     ReactionsSmile,
-    ///reactions-thinking_face
+    /// `"reactions-thinking_face"`
     #[serde(rename = "reactions-thinking_face")]
     ReactionsThinkingFace,
-    ///reactions-heart
+    /// `"reactions-heart"`
     #[serde(rename = "reactions-heart")]
     ReactionsHeart,
-    ///reactions-tada
+    /// `"reactions-tada"`
     #[serde(rename = "reactions-tada")]
     ReactionsTada,
-    ///interactions
+    /// `"interactions"`
     #[serde(rename = "interactions")]
     Interactions,
-    ///created
+    /// `"created"`
     #[serde(rename = "created")]
     Created,
-    ///updated
+    /// `"updated"`
     #[serde(rename = "updated")]
     Updated,
 }
@@ -628,12 +664,16 @@ pub enum SearchIssuesSort {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchIssuesArgs {
     pub q: String,
+    /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub order: ::core::option::Option<SearchIssuesOrder>,
+    /// Constraints: `value >= 1`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<SearchIssuesPage>,
+    /// Constraints: `1 <= value <= 100`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<SearchIssuesPerPage>,
+    /// Constraints: one of `"comments"`, `"reactions"`, `"reactions-+1"`, `"reactions--1"`, `"reactions-smile"`, `"reactions-thinking_face"`, `"reactions-heart"`, `"reactions-tada"`, `"interactions"`, `"created"`, `"updated"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sort: ::core::option::Option<SearchIssuesSort>,
 }
@@ -653,12 +693,16 @@ pub struct SearchRepositoriesArgs {
     pub per_page: ::core::option::Option<f64>,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"asc"`, `"desc"`.
 pub type SearchUsersOrder = ListIssuesDirection;
 #[allow(dead_code)]
+/// Constraints: `value >= 1`.
 pub type SearchUsersPage = SearchCodePage;
 #[allow(dead_code)]
+/// Constraints: `1 <= value <= 100`.
 pub type SearchUsersPerPage = SearchCodePerPage;
 #[allow(dead_code)]
+/// Constraints: one of `"followers"`, `"repositories"`, `"joined"`.
 #[derive(
     Debug,
     Clone,
@@ -670,13 +714,13 @@ pub type SearchUsersPerPage = SearchCodePerPage;
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum SearchUsersSort {
-    ///followers
+    /// `"followers"`
     #[serde(rename = "followers")]
     Followers,
-    ///repositories
+    /// `"repositories"`
     #[serde(rename = "repositories")]
     Repositories,
-    ///joined
+    /// `"joined"`
     #[serde(rename = "joined")]
     Joined,
 }
@@ -686,16 +730,21 @@ pub enum SearchUsersSort {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchUsersArgs {
     pub q: String,
+    /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub order: ::core::option::Option<SearchUsersOrder>,
+    /// Constraints: `value >= 1`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<SearchUsersPage>,
+    /// Constraints: `1 <= value <= 100`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<SearchUsersPerPage>,
+    /// Constraints: one of `"followers"`, `"repositories"`, `"joined"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sort: ::core::option::Option<SearchUsersSort>,
 }
 #[allow(dead_code)]
+/// Constraints: one of `"open"`, `"closed"`.
 #[derive(
     Debug,
     Clone,
@@ -707,10 +756,10 @@ pub struct SearchUsersArgs {
 )]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum UpdateIssueState {
-    ///open
+    /// `"open"`
     #[serde(rename = "open")]
     Open,
-    ///closed
+    /// `"closed"`
     #[serde(rename = "closed")]
     Closed,
 }
@@ -732,6 +781,7 @@ pub struct UpdateIssueArgs {
     pub milestone: ::core::option::Option<f64>,
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<::std::vec::Vec<String>>,
+    /// Constraints: one of `"open"`, `"closed"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub state: ::core::option::Option<UpdateIssueState>,
 }

@@ -20,6 +20,8 @@ pub struct ApplyPatchArgs {
 }
 #[allow(dead_code)]
 /// Arguments of the `connect` tool.
+///
+/// Constraints: the value is checked against its JSON Schema as written.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct ConnectArgs(::toolseal::__private::serde_json::Value);
