@@ -1,6 +1,7 @@
 //! Snapshot tests of the generated code. Each fixture's generated source is
 //! compared with `tests/snapshots/<module>.rs`; the fixtures crate compiles
 //! exactly that source, so every snapshot is known to compile.
+//! A registry generated with `Config::toolseal_path` compiles in the fixtures crate too.
 //! Update with `UPDATE_EXPECT=1 cargo test --test snapshots`.
 
 mod support;
@@ -33,4 +34,33 @@ fn compile_writes_the_same_source_and_only_when_changed() {
     assert_eq!(generated[0].source, written);
     assert!(dir.join("bank.contract.json").exists(), "the contract is written beside the source");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn toolseal_path_names_the_facade_everywhere() {
+    use toolseal_fixtures::{bank, bank_via_path};
+    let source = bank_via_path::SOURCE;
+    assert!(!source.contains("::toolseal"), "every reference to the facade goes through `toolseal_path`");
+    for path in ["crate::facade::__private::", "crate::facade::__newtype_access!", "crate::facade::__deserialize_via_from_json!", "crate::facade::__signature_first!", r#"crate = "crate::facade::__private::serde""#] {
+        assert!(source.contains(path), "{path}");
+    }
+    // It compiled (in the fixtures crate) and resolves what the default path resolves.
+    for call in [
+        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":12.5}}"#,
+        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it","override":true}}"#,
+        r#"{"name":"wire_everything","arguments":{}}"#,
+    ] {
+        let via = bank_via_path::ToolCall::from_json(call.as_bytes()).map(|c| c.arguments()).map_err(|r| r.to_string());
+        let direct = bank::ToolCall::from_json(call.as_bytes()).map(|c| c.arguments()).map_err(|r| r.to_string());
+        assert_eq!(via, direct, "{call}");
+    }
+}
+
+#[test]
+fn toolseal_path_must_be_a_rust_path() {
+    let registry = support::root().join("examples/transfer_funds/registry/bank.json");
+    for path in ["not a path", "a::b<T>", ""] {
+        let err = Config::new().registry_as(&registry, "bank").toolseal_path(path).generate().expect_err(path);
+        assert!(matches!(err, toolseal_build::Error::Config(_)), "{path}: {err}");
+    }
 }

@@ -15,6 +15,7 @@ use toolseal_runtime::schema::{describe, Additional, ArrayRule, IntRepr, Items, 
 
 use crate::contract::{Contract, ContractField, ContractOutput, ContractTool};
 use crate::docs::{code, doc_attr, schema_docs};
+use crate::facade::Facade;
 use crate::naming::{field_name, ident, type_name, Scope};
 
 /// One tool with its compiled arguments and output schemas.
@@ -34,10 +35,6 @@ struct FieldShape {
     ty: TokenStream,
     optional: bool,
     required: bool,
-}
-
-fn rt() -> TokenStream {
-    quote!(::toolseal::__private)
 }
 
 fn f64_lit(x: f64) -> Literal {
@@ -64,15 +61,13 @@ fn opt_u64(x: Option<u64>) -> TokenStream {
     }
 }
 
-fn bounds_tokens(b: &NumberBounds) -> TokenStream {
-    let rt = rt();
+fn bounds_tokens(rt: &TokenStream, b: &NumberBounds) -> TokenStream {
     let (min, max, xmin, xmax, mul) = (opt_f64(b.minimum), opt_f64(b.maximum), opt_f64(b.exclusive_minimum), opt_f64(b.exclusive_maximum), opt_f64(b.multiple_of));
     quote!(#rt::NumberBounds { minimum: #min, maximum: #max, exclusive_minimum: #xmin, exclusive_maximum: #xmax, multiple_of: #mul })
 }
 
 /// A `serde_json::Value` expression for a JSON literal.
-fn json_lit(v: &Json<'_>) -> TokenStream {
-    let rt = rt();
+fn json_lit(rt: &TokenStream, v: &Json<'_>) -> TokenStream {
     let text = v.to_json_string();
     quote!(#rt::json_literal(#text))
 }
@@ -89,6 +84,10 @@ pub struct Generator {
     shapes: HashMap<String, Ident>,
     /// The `static` holding each specification document (one per tool schema), by document.
     specs: HashMap<usize, Ident>,
+    /// How generated code names the toolseal facade.
+    facade: Facade,
+    /// The facade's `__private` support module.
+    rt: TokenStream,
 }
 
 /// Per-tool state: its schema and the types made for its `$ref` targets.
@@ -111,9 +110,12 @@ impl<'d> ToolScope<'d> {
 
 impl Generator {
     /// Generates the module source (unformatted tokens) for `tools` and the
-    /// contract `#[toolseal::tool]` checks against; `registry` names the file.
-    pub fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str) -> (TokenStream, Contract) {
-        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new(), last_fields: None, shapes: HashMap::new(), specs: HashMap::new() };
+    /// contract `#[toolseal::tool]` checks against; `registry` names the file,
+    /// `facade` how the code names the toolseal crate.
+    pub fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, facade: &Facade) -> (TokenStream, Contract) {
+        let rt = facade.private();
+        let private = facade.private_prefix();
+        let mut g = Generator { types: Scope::types(), items: Vec::new(), impls: Vec::new(), last_fields: None, shapes: HashMap::new(), specs: HashMap::new(), facade: facade.clone(), rt };
         let mut variants = Scope::default();
         let mut arms = Vec::new();
         let mut contract = Contract { registry: registry.to_owned(), module: module.to_owned(), tools: Vec::new() };
@@ -146,7 +148,7 @@ impl Generator {
                     .enumerate()
                     .map(|(i, f)| {
                         let check = format!("{variant_name}__f{i}");
-                        let shown = display_type(&f.ty);
+                        let shown = display_type(&f.ty, &private);
                         let presence = match (f.required, f.optional) {
                             (true, _) => "a required argument",
                             (false, true) => "an optional argument, so the field is an `Option`",
@@ -208,7 +210,7 @@ impl Generator {
 
     /// The type for `s`, generating a named type when it carries constraints.
     fn ty(&mut self, t: &mut ToolScope<'_>, s: &Schema, hint: &str) -> TokenStream {
-        let rt = rt();
+        let rt = self.rt.clone();
         match &s.node {
             Node::Any => quote!(#rt::serde_json::Value),
             Node::Null => quote!(()),
@@ -290,25 +292,25 @@ impl Generator {
         let described = describe(t.doc, s);
         match &s.node {
             Node::Object(o) => self.object(t, &id, docs, o, s),
-            Node::String(r) => self.newtype(&id, docs, quote!(String), string_body(r), string_schema(r, s)),
+            Node::String(r) => self.newtype(&id, docs, quote!(String), string_body(&self.rt, r), string_schema(&self.rt, r, s)),
             Node::Integer { bounds, repr } => {
-                let b = bounds_tokens(bounds);
-                let rt = rt();
+                let b = bounds_tokens(&self.rt, bounds);
+                let rt = self.rt.clone();
                 let f = match repr {
                     IntRepr::I64 => quote!(integer_i64),
                     IntRepr::U64 => quote!(integer_u64),
                 };
                 let body = quote!(#rt::check::#f(v, at, cx, &#b).map(Self));
-                self.newtype(&id, docs, int_ty(*repr), body, number_schema("integer", bounds, s))
+                self.newtype(&id, docs, int_ty(*repr), body, number_schema(&self.rt, "integer", bounds, s))
             }
             Node::Number(bounds) => {
-                let b = bounds_tokens(bounds);
-                let rt = rt();
+                let b = bounds_tokens(&self.rt, bounds);
+                let rt = self.rt.clone();
                 let body = quote!(#rt::check::number_f64(v, at, cx, &#b).map(Self));
-                self.newtype(&id, docs, quote!(f64), body, number_schema("number", bounds, s))
+                self.newtype(&id, docs, quote!(f64), body, number_schema(&self.rt, "number", bounds, s))
             }
             Node::Array(a) if a.prefix.is_empty() => {
-                let rt = rt();
+                let rt = self.rt.clone();
                 let item = match &a.items {
                     Items::Schema(i) => self.ty(t, i, &format!("{name}Item")),
                     _ => quote!(#rt::serde_json::Value),
@@ -319,7 +321,7 @@ impl Generator {
                     #rt::check::items(items, at, #min, #max, #unique)?;
                     #rt::elements(items, at, cx).map(Self)
                 };
-                let schema = array_schema(a, &item, s);
+                let schema = array_schema(&self.rt, a, &item, s);
                 self.newtype(&id, docs, quote!(::std::vec::Vec<#item>), body, schema)
             }
             Node::Array(a) => self.tuple(t, &id, docs, a, s),
@@ -329,18 +331,18 @@ impl Generator {
             Node::Const(v) => self.value_set(&id, docs, std::slice::from_ref(v), true, &described, s),
             Node::Union { mode, options } => self.union(t, &id, docs, *mode, options, &described, s),
             Node::Spec(r) => {
-                let rt = rt();
+                let rt = self.rt.clone();
                 let spec = self.spec_static(r);
                 let pointer = &s.pointer;
                 let body = quote! {
                     #spec.check(#pointer, v, at, cx)?;
                     ::core::result::Result::Ok(Self(v.to_value()))
                 };
-                let schema = spec_schema(r, s);
+                let schema = spec_schema(&self.rt, r, s);
                 self.newtype(&id, docs, quote!(#rt::serde_json::Value), body, schema);
             }
             Node::Never => {
-                let rt = rt();
+                let rt = self.rt.clone();
                 let body = quote!(::core::result::Result::Err(#rt::Rejection::violation(at, #rt::Keyword::False, "no value (the schema here admits none)", v.kind())));
                 self.newtype(&id, docs, quote!(#rt::serde_json::Value), body, quote!(s.insert("not".into(), #rt::serde_json::json!({}));));
             }
@@ -356,7 +358,7 @@ impl Generator {
     /// The argument type of a quarantined tool: no value converts to it, every call
     /// is refused with `problem`.
     fn quarantined(&mut self, name: &str, tool: &str, problem: &str) -> Ident {
-        let rt = rt();
+        let rt = self.rt.clone();
         let id = ident(name);
         let docs = doc_attr(Some(format!("Arguments of the `{tool}` tool, which is quarantined: its schema cannot be enforced ({problem}). No call resolves to it.")));
         let body = quote! {
@@ -375,7 +377,7 @@ impl Generator {
         }
         let id = format_ident!("__SPEC_{}", self.specs.len());
         let (source, formats) = (r.doc.source(), r.doc.asserts_formats());
-        let rt = rt();
+        let rt = self.rt.clone();
         self.impls.push(quote!(static #id: #rt::LazySpec = #rt::LazySpec::new(#source, #formats);));
         self.specs.insert(key, id.clone());
         id
@@ -383,7 +385,7 @@ impl Generator {
 
     /// `Deserialize` and `JsonSchema` for `id`; `schema_body` fills the schema map `s`.
     fn common_impls(&mut self, id: &Ident, schema_body: TokenStream) {
-        let rt = rt();
+        let rt = self.rt.clone();
         self.schema_impls(id, quote! {
             let mut s = #rt::serde_json::Map::new();
             #schema_body
@@ -393,10 +395,11 @@ impl Generator {
 
     /// `Deserialize` and `JsonSchema` for `id`; `json_schema` is the body of `JsonSchema::json_schema(g)`.
     fn schema_impls(&mut self, id: &Ident, json_schema: TokenStream) {
-        let rt = rt();
+        let rt = self.rt.clone();
+        let deserialize = self.facade.root("__deserialize_via_from_json");
         let name = id.to_string();
         self.impls.push(quote! {
-            ::toolseal::__deserialize_via_from_json!(#id);
+            #deserialize!(#id);
             impl #rt::schemars::JsonSchema for #id {
                 fn schema_name() -> ::std::borrow::Cow<'static, str> {
                     ::std::borrow::Cow::Borrowed(#name)
@@ -413,15 +416,16 @@ impl Generator {
     }
 
     fn newtype(&mut self, id: &Ident, docs: TokenStream, inner: TokenStream, body: TokenStream, schema: TokenStream) {
-        let rt = rt();
+        let rt = self.rt.clone();
+        let (serde, access) = (self.facade.serde(), self.facade.root("__newtype_access"));
         self.items.push(quote! {
             #docs
             #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
-            #[serde(crate = "::toolseal::__private::serde", transparent)]
+            #[serde(crate = #serde, transparent)]
             pub struct #id(#inner);
         });
         self.impls.push(quote! {
-            ::toolseal::__newtype_access!(#id, #inner);
+            #access!(#id, #inner);
             impl #rt::FromJson for #id {
                 fn from_json(v: &#rt::Json<'_>, at: &#rt::Path<'_>, cx: &mut #rt::Cx) -> ::core::result::Result<Self, #rt::Rejection> {
                     let _ = &cx;
@@ -433,18 +437,18 @@ impl Generator {
     }
 
     fn string_enum(&mut self, id: &Ident, docs: TokenStream, values: &[Json<'static>], is_const: bool, described: &str, s: &Schema) {
-        let rt = rt();
+        let (rt, serde) = (self.rt.clone(), self.facade.serde());
         let strings: Vec<&str> = values.iter().filter_map(Json::as_str).collect();
         let variants = enum_variants(&strings);
         let keyword = if is_const { quote!(Const) } else { quote!(Enum) };
-        let enum_values = values.iter().map(json_lit);
+        let enum_values = values.iter().map(|v| json_lit(&rt, v));
         let word = if is_const { "const" } else { "enum" };
         let desc = s.description.iter();
         let variant_docs = strings.iter().map(|s| format!(" {}", code(&Json::String(Cow::Borrowed(s)).to_json_string())));
         self.items.push(quote! {
             #docs
             #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, #rt::serde::Serialize)]
-            #[serde(crate = "::toolseal::__private::serde")]
+            #[serde(crate = #serde)]
             pub enum #id {
                 #(#[doc = #variant_docs] #[serde(rename = #strings)] #variants,)*
             }
@@ -477,7 +481,7 @@ impl Generator {
     }
 
     fn value_set(&mut self, id: &Ident, docs: TokenStream, values: &[Json<'static>], is_const: bool, described: &str, s: &Schema) {
-        let rt = rt();
+        let rt = self.rt.clone();
         let texts: Vec<String> = values.iter().map(Json::to_json_string).collect();
         let body = if is_const {
             let text = &texts[0];
@@ -494,7 +498,7 @@ impl Generator {
             }
         };
         let word = if is_const { "const" } else { "enum" };
-        let list = if is_const { json_lit(&values[0]) } else { json_lit(&Json::Array(values.to_vec())) };
+        let list = if is_const { json_lit(&rt, &values[0]) } else { json_lit(&rt, &Json::Array(values.to_vec())) };
         let desc = s.description.iter();
         self.newtype(id, docs, quote!(#rt::serde_json::Value), body, quote! {
             s.insert(#word.into(), #list);
@@ -504,7 +508,7 @@ impl Generator {
 
     #[allow(clippy::too_many_arguments)]
     fn union(&mut self, t: &mut ToolScope<'_>, id: &Ident, docs: TokenStream, mode: UnionMode, options: &[Schema], described: &str, s: &Schema) {
-        let rt = rt();
+        let (rt, serde) = (self.rt.clone(), self.facade.serde());
         let mut scope = Scope::default();
         let mut variants = Vec::new();
         let mut tys = Vec::new();
@@ -517,7 +521,7 @@ impl Generator {
         self.items.push(quote! {
             #docs
             #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
-            #[serde(crate = "::toolseal::__private::serde", untagged)]
+            #[serde(crate = #serde, untagged)]
             pub enum #id {
                 #(#variants(#tys),)*
             }
@@ -577,7 +581,7 @@ impl Generator {
     }
 
     fn tuple(&mut self, t: &mut ToolScope<'_>, id: &Ident, docs: TokenStream, a: &ArrayRule, s: &Schema) {
-        let rt = rt();
+        let rt = self.rt.clone();
         let prefix: Vec<TokenStream> = a.prefix.iter().enumerate().map(|(i, p)| self.ty(t, p, &format!("{id}{i}"))).collect();
         let rest = match &a.items {
             Items::Schema(i) => Some(self.ty(t, i, &format!("{id}Item"))),
@@ -642,7 +646,7 @@ impl Generator {
     }
 
     fn object(&mut self, t: &mut ToolScope<'_>, id: &Ident, docs: TokenStream, o: &ObjectRule, s: &Schema) {
-        let rt = rt();
+        let (rt, serde, signature_first) = (self.rt.clone(), self.facade.serde(), self.facade.root("__signature_first"));
         let mut fields = Scope::default();
         let mut field_defs = Vec::new();
         let mut slot_arms = Vec::new();
@@ -706,7 +710,7 @@ impl Generator {
             let skip = if optional { quote!(#[serde(skip_serializing_if = "::core::option::Option::is_none")]) } else { TokenStream::new() };
             field_defs.push(quote!(#fdocs #rename #skip pub #fid: #field_ty,));
             slot_arms.push(quote!(#key => #idx,));
-            reads.push(quote!(let #fid = ::toolseal::__signature_first!(first, #read);));
+            reads.push(quote!(let #fid = #signature_first!(first, #read);));
             fids.push(fid.clone());
             names.push(key.clone());
             schema_props.push(quote!((#key, #rt::subschema::<#ty> as #rt::SchemaFn)));
@@ -760,7 +764,7 @@ impl Generator {
         self.items.push(quote! {
             #docs
             #[derive(Debug, Clone, PartialEq, #rt::serde::Serialize)]
-            #[serde(crate = "::toolseal::__private::serde")]
+            #[serde(crate = #serde)]
             pub struct #id {
                 #(#field_defs)*
                 #(#extra_def)*
@@ -866,7 +870,7 @@ impl Generator {
 
     /// The sealed `ToolCall` over `tools`: each definition, why it is quarantined (if it is), its variant and argument type.
     fn tool_call(&mut self, tools: &[(&ToolDef, Option<&str>, Ident, Ident)], registry: &str) {
-        let rt = rt();
+        let rt = self.rt.clone();
         let mut sorted: Vec<&str> = tools.iter().map(|(d, ..)| d.name.as_str()).collect();
         sorted.sort_unstable();
         let variants: Vec<&Ident> = tools.iter().map(|(_, _, v, _)| v).collect();
@@ -874,7 +878,7 @@ impl Generator {
         let names: Vec<&str> = tools.iter().map(|(d, ..)| d.name.as_str()).collect();
         let sorted_idx: Vec<Literal> = names.iter().map(|n| Literal::usize_unsuffixed(lookup(&sorted, n).expect("name is in the sorted list"))).collect();
         let docs = tools.iter().map(|(d, ..)| doc_attr(d.description.clone().or_else(|| Some(format!("The `{}` tool.", d.name)))));
-        let infos = tools.iter().map(|(d, quarantined, ..)| tool_info(d, *quarantined));
+        let infos = tools.iter().map(|(d, quarantined, ..)| tool_info(&rt, d, *quarantined));
         self.items.push(quote! {
             /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
             /// Build one with [`ToolCall::from_json`]; whatever the registry does not declare is rejected.
@@ -982,10 +986,11 @@ fn escape(s: &str) -> String {
     s.replace('{', "{{").replace('}', "}}")
 }
 
-/// A generated type as a person writes it: `Option<Vec<String>>`, not `:: core :: option :: Option < …`.
-fn display_type(ty: &TokenStream) -> String {
+/// A generated type as a person writes it: `Option<Vec<String>>`, not `:: core :: option :: Option < …`;
+/// `private` is the facade's support module (`::toolseal::__private::`).
+fn display_type(ty: &TokenStream, private: &str) -> String {
     let mut s = ty.to_string().replace(' ', "");
-    for prefix in ["::core::option::", "::std::vec::", "::std::boxed::", "::std::collections::", "::std::string::", "::toolseal::__private::"] {
+    for prefix in ["::core::option::", "::std::vec::", "::std::boxed::", "::std::collections::", "::std::string::", private] {
         s = s.replace(prefix, "");
     }
     s.replace(',', ", ")
@@ -1024,8 +1029,7 @@ fn option_kind(doc: &SchemaDoc, s: &Schema) -> Option<String> {
     })
 }
 
-fn string_body(r: &StringRule) -> TokenStream {
-    let rt = rt();
+fn string_body(rt: &TokenStream, r: &StringRule) -> TokenStream {
     let length = (r.min_length.is_some() || r.max_length.is_some()).then(|| {
         let (min, max) = (opt_u64(r.min_length), opt_u64(r.max_length));
         quote!(#rt::check::length(s, at, #min, #max)?;)
@@ -1105,8 +1109,7 @@ fn default_expr(s: &Schema, ty: &TokenStream, d: &Json<'static>) -> Option<Token
 
 /// The `JsonSchema` of a [`Node::Spec`] type: its closed-world subschema as written,
 /// with the document's `$defs` / `definitions` beside it so that its references resolve.
-fn spec_schema(r: &SpecRef, s: &Schema) -> TokenStream {
-    let rt = rt();
+fn spec_schema(rt: &TokenStream, r: &SpecRef, s: &Schema) -> TokenStream {
     let tree = Json::parse(r.doc.source().as_bytes()).map(Json::into_owned).expect("the specification validator's source is JSON it wrote");
     let mut sub = tree.pointer(&s.pointer).cloned().unwrap_or(Json::Bool(true));
     if let Json::Object(members) = &mut sub {
@@ -1129,7 +1132,7 @@ fn spec_schema(r: &SpecRef, s: &Schema) -> TokenStream {
     }
 }
 
-fn string_schema(r: &StringRule, s: &Schema) -> TokenStream {
+fn string_schema(rt: &TokenStream, r: &StringRule, s: &Schema) -> TokenStream {
     let min = r.min_length.map(Literal::u64_suffixed).into_iter();
     let max = r.max_length.map(Literal::u64_suffixed).into_iter();
     let format = r.format.iter().map(|f| f.name());
@@ -1137,7 +1140,6 @@ fn string_schema(r: &StringRule, s: &Schema) -> TokenStream {
     let first = r.patterns.first().map(|p| p.source.clone());
     let first = first.iter();
     let more: Vec<String> = r.patterns.iter().skip(1).map(|p| p.source.clone()).collect();
-    let rt = rt();
     let more_tokens = if more.is_empty() {
         TokenStream::new()
     } else {
@@ -1154,8 +1156,7 @@ fn string_schema(r: &StringRule, s: &Schema) -> TokenStream {
     }
 }
 
-fn number_schema(kind: &str, b: &NumberBounds, s: &Schema) -> TokenStream {
-    let rt = rt();
+fn number_schema(rt: &TokenStream, kind: &str, b: &NumberBounds, s: &Schema) -> TokenStream {
     let entries = [("minimum", b.minimum), ("maximum", b.maximum), ("exclusiveMinimum", b.exclusive_minimum), ("exclusiveMaximum", b.exclusive_maximum), ("multipleOf", b.multiple_of)];
     let sets = entries.iter().filter_map(|(k, v)| {
         v.map(|x| {
@@ -1182,8 +1183,7 @@ fn counts_schema(min: Option<u64>, max: Option<u64>, unique: bool) -> TokenStrea
     }
 }
 
-fn array_schema(a: &ArrayRule, item: &TokenStream, s: &Schema) -> TokenStream {
-    let rt = rt();
+fn array_schema(rt: &TokenStream, a: &ArrayRule, item: &TokenStream, s: &Schema) -> TokenStream {
     let counts = counts_schema(a.min_items, a.max_items, a.unique);
     let desc = s.description.iter();
     let items = match a.items {
@@ -1198,8 +1198,7 @@ fn array_schema(a: &ArrayRule, item: &TokenStream, s: &Schema) -> TokenStream {
     }
 }
 
-fn tool_info(d: &ToolDef, quarantined: Option<&str>) -> TokenStream {
-    let rt = rt();
+fn tool_info(rt: &TokenStream, d: &ToolDef, quarantined: Option<&str>) -> TokenStream {
     let name = &d.name;
     let opt_str = |s: Option<&str>| match s {
         Some(s) => quote!(::core::option::Option::Some(#s)),

@@ -27,12 +27,14 @@ mod codegen;
 pub mod contract;
 mod docs;
 mod error;
+mod facade;
 mod manifest;
 mod naming;
 
 use std::path::{Path, PathBuf};
 
 pub use error::Error;
+use facade::Facade;
 use toolseal_runtime::registry::read_registry;
 use toolseal_runtime::schema::{compile_tool_schema, CompileOptions};
 
@@ -105,6 +107,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     options: CompileOptions,
     strict: bool,
+    toolseal_path: String,
 }
 
 impl Default for Config {
@@ -114,9 +117,10 @@ impl Default for Config {
 }
 
 impl Config {
-    /// An empty configuration: format assertion on, output to `$OUT_DIR/toolseal`.
+    /// An empty configuration: format assertion on, output to `$OUT_DIR/toolseal`,
+    /// the facade named `::toolseal`.
     pub fn new() -> Config {
-        Config { entries: Vec::new(), out_dir: None, options: CompileOptions::default(), strict: false }
+        Config { entries: Vec::new(), out_dir: None, options: CompileOptions::default(), strict: false, toolseal_path: "::toolseal".to_owned() }
     }
 
     /// Adds a registry file (relative paths are relative to the crate root, as in
@@ -168,6 +172,18 @@ impl Config {
         self
     }
 
+    /// The path generated code names the `toolseal` crate by (default `::toolseal`),
+    /// like prost-build's `prost_path`: for a crate that reaches toolseal through a
+    /// re-export rather than a dependency of its own (`::my_sdk::toolseal` where
+    /// `my_sdk` has `pub use toolseal;`), or under another name. Every item,
+    /// macro and `#[serde(crate = ..)]` of the generated code goes through it;
+    /// `include_registry!` is called through it too (`my_sdk::toolseal::include_registry!`).
+    /// A path that is not a plain Rust path fails `generate` / `compile` with [`Error::Config`].
+    pub fn toolseal_path(&mut self, path: &str) -> &mut Config {
+        self.toolseal_path = path.to_owned();
+        self
+    }
+
     /// Writes into `dir` instead of `$OUT_DIR/toolseal`.
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Config {
         self.out_dir = Some(dir.as_ref().to_owned());
@@ -176,6 +192,7 @@ impl Config {
 
     /// Generates every registry's code without writing anything (snapshot tests use this).
     pub fn generate(&self) -> Result<Vec<Generated>, Error> {
+        let facade = Facade::parse(&self.toolseal_path)?;
         let mut out: Vec<Generated> = Vec::new();
         for entry in &self.entries {
             let default = if entry.manifest { DEFAULT_DEPLOYMENT_MODULE } else { DEFAULT_MODULE };
@@ -188,10 +205,10 @@ impl Config {
                 return Err(Error::Config(format!("two registries share the module name {module:?}; give each its own with `.registry_as(path, module)`")));
             }
             if entry.manifest {
-                out.push(manifest::generate(&entry.path, &module, &self.options)?);
+                out.push(manifest::generate(&entry.path, &module, &self.options, &facade)?);
             } else {
                 let bytes = std::fs::read(&entry.path).map_err(|source| Error::Io { path: entry.path.clone(), source })?;
-                out.push(generate_source(&bytes, &entry.path, &module, &self.options)?);
+                out.push(registry_source(&bytes, &entry.path, &module, &self.options, &facade)?);
             }
             if self.strict
                 && let Some(q) = out.last().and_then(|g| g.quarantined.first()) {
@@ -255,7 +272,7 @@ pub(crate) struct RegistryTokens {
 }
 
 /// Reads and compiles one registry; `path` names it in errors and contracts.
-pub(crate) fn registry_tokens(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<RegistryTokens, Error> {
+pub(crate) fn registry_tokens(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions, facade: &Facade) -> Result<RegistryTokens, Error> {
     let registry = read_registry(bytes).map_err(|source| Error::Registry { path: path.to_owned(), source })?;
     let mut tools = Vec::with_capacity(registry.tools.len());
     let mut quarantined = Vec::new();
@@ -284,7 +301,7 @@ pub(crate) fn registry_tokens(bytes: &[u8], path: &Path, module: &str, options: 
             }
         }
     }
-    let (tokens, contract) = codegen::Generator::registry(&tools, &shown(path), module);
+    let (tokens, contract) = codegen::Generator::registry(&tools, &shown(path), module, facade);
     drop(tools);
     Ok(RegistryTokens { tokens, contract, registry, quarantined })
 }
@@ -301,8 +318,14 @@ pub(crate) fn format_file(tokens: proc_macro2::TokenStream, path: &Path, what: &
 }
 
 /// Generates the code for registry text; `path` names it in errors and the header.
+/// The code names the facade `::toolseal` ([`Config::toolseal_path`] changes that).
 pub fn generate_source(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
-    let RegistryTokens { tokens, contract, registry, quarantined } = registry_tokens(bytes, path, module, options)?;
+    registry_source(bytes, path, module, options, &Facade::default())
+}
+
+/// [`generate_source`] with the facade named by `facade`.
+fn registry_source(bytes: &[u8], path: &Path, module: &str, options: &CompileOptions, facade: &Facade) -> Result<Generated, Error> {
+    let RegistryTokens { tokens, contract, registry, quarantined } = registry_tokens(bytes, path, module, options, facade)?;
     let source = format_file(tokens, path, &format!("{}, {}", registry.format.name(), docs::count(registry.tools.len() as u64, "tool")))?;
     Ok(Generated { module: module.to_owned(), source, contracts: vec![(module.to_owned(), contract)], warnings: Vec::new(), inputs: vec![path.to_owned()], quarantined })
 }

@@ -32,6 +32,7 @@ use toolseal_runtime::schema::CompileOptions;
 
 use crate::naming::{field_name, ident, type_name};
 use crate::docs::count;
+use crate::facade::Facade;
 use crate::{format_file, registry_tokens, Error, Generated};
 
 /// What to do when a lower-tier server declares a higher-tier server's tool name.
@@ -182,7 +183,7 @@ pub fn read_manifest(path: &Path) -> Result<Deployment, Error> {
 }
 
 /// Generates the deployment module for the manifest at `path`.
-pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> Result<Generated, Error> {
+pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions, facade: &Facade) -> Result<Generated, Error> {
     let deployment = read_manifest(path)?;
     let mut inputs = vec![path.to_owned()];
     let mut modules = Vec::new();
@@ -190,7 +191,7 @@ pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> R
     let mut quarantined = Vec::new();
     for server in &deployment.servers {
         let contract_name = format!("{module}.{}", server.name);
-        let compiled = registry_tokens(&server.registry_bytes, &server.registry_path, &contract_name, options)?;
+        let compiled = registry_tokens(&server.registry_bytes, &server.registry_path, &contract_name, options, facade)?;
         modules.push(compiled.tokens);
         quarantined.extend(compiled.quarantined);
         contracts.push((contract_name, compiled.contract));
@@ -216,7 +217,7 @@ pub(crate) fn generate(path: &Path, module: &str, options: &CompileOptions) -> R
     qualified.sort_unstable();
     let counts: Vec<usize> = catalog.servers().iter().map(|s| s.tools.len()).collect();
     let tables = Tables { registry: crate::shown(path), qualified, counts };
-    let tokens = deployment_tokens(&deployment.servers, modules, pins, deployment.policy, &tables);
+    let tokens = deployment_tokens(&deployment.servers, modules, pins, deployment.policy, &tables, &facade.private());
     let source = format_file(tokens, path, &format!("deployment of {}, {}", count(deployment.servers.len() as u64, "server"), count(catalog.routes().count() as u64, "tool")))?;
     Ok(Generated { module: module.to_owned(), source, contracts, warnings, inputs, quarantined })
 }
@@ -228,8 +229,8 @@ struct Tables {
     counts: Vec<usize>,
 }
 
-fn deployment_tokens(servers: &[DeploymentServer], modules: Vec<TokenStream>, pins: &[(String, String)], policy: Policy, tables: &Tables) -> TokenStream {
-    let rt = quote!(::toolseal::__private);
+/// The deployment module; `rt` is the facade's `__private` support module.
+fn deployment_tokens(servers: &[DeploymentServer], modules: Vec<TokenStream>, pins: &[(String, String)], policy: Policy, tables: &Tables, rt: &TokenStream) -> TokenStream {
     let mods: Vec<_> = servers.iter().map(|s| ident(&field_name(&s.name))).collect();
     let variants: Vec<_> = servers.iter().map(|s| ident(&type_name(&s.name))).collect();
     let names: Vec<&str> = servers.iter().map(|s| s.name.as_str()).collect();
