@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::keywords::{implied_type, IMPLIED_TYPES};
+use super::place::{implied_types, inferred_type, Place};
 use crate::json::Json;
 
 /// Returns `schema` (a tool's `inputSchema`) with the closed world written out:
@@ -28,13 +28,6 @@ pub fn closed_world_implied_types(schema: &Json<'static>) -> Json<'static> {
     close(schema, Place::Root, true)
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Place {
-    Root,
-    InPlace,
-    Nested,
-}
-
 /// Keywords that apply other schemas to the same object, so that keys they declare count as declared.
 const IN_PLACE: &[&str] = &["allOf", "anyOf", "oneOf", "$ref", "$dynamicRef", "if", "dependentSchemas", "dependencies"];
 
@@ -46,31 +39,28 @@ fn close(v: &Json<'static>, place: Place, implied: bool) -> Json<'static> {
     for (k, x) in members {
         let x = match k.as_ref() {
             "properties" | "patternProperties" | "$defs" | "definitions" => map_values(x, Place::Nested, implied),
-            "dependentSchemas" => map_values(x, Place::InPlace, implied),
-            "dependencies" => map_values(x, Place::InPlace, implied),
+            "dependentSchemas" => map_values(x, Place::Applicator, implied),
+            "dependencies" => map_values(x, Place::Applicator, implied),
             "items" | "prefixItems" | "additionalItems" | "additionalProperties" | "unevaluatedProperties" | "unevaluatedItems" | "contains" | "propertyNames" => {
                 each(x, Place::Nested, implied)
             }
             // Beside declared keys, or where the schema decides closure itself, the options apply in place.
-            "anyOf" | "oneOf" if declares || place == Place::InPlace || has("additionalProperties") || has("unevaluatedProperties") => each(x, Place::InPlace, implied),
+            "anyOf" | "oneOf" if declares || place == Place::Applicator || has("additionalProperties") || has("unevaluatedProperties") => each(x, Place::Applicator, implied),
             "anyOf" | "oneOf" => each(x, Place::Nested, implied),
-            "allOf" | "if" | "then" | "else" | "not" => each(x, Place::InPlace, implied),
+            "allOf" | "if" | "then" | "else" | "not" => each(x, Place::Applicator, implied),
             _ => x.clone(),
         };
         out.push((k.clone(), x));
     }
-    let composite = ["$ref", "anyOf", "oneOf", "allOf", "enum", "const"].iter().any(|k| has(k));
-    if !has("type") && !composite {
-        let present: Vec<&str> = IMPLIED_TYPES.into_iter().filter(|t| members.iter().any(|(k, _)| implied_type(k) == Some(*t))).collect();
-        match (present.as_slice(), place) {
-            ([one], _) if implied => out.push(("type".into(), Json::String((*one).into()))),
-            (_, Place::Root) => out.push(("type".into(), Json::String("object".into()))),
-            _ => {}
+    if !has("type") {
+        // Beside a reference, a combinator, `enum` or `const`, keywords imply no type of their own.
+        let composite = ["$ref", "anyOf", "oneOf", "allOf", "enum", "const"].iter().any(|k| has(k));
+        let present = if composite { Vec::new() } else { implied_types(members.iter().map(|(k, _)| k.as_ref())) };
+        if let Some(t) = inferred_type(&present, place, implied) {
+            out.push(("type".into(), Json::String(t.into())));
         }
-    } else if !has("type") && place == Place::Root {
-        out.push(("type".into(), Json::String("object".into())));
     }
-    let closes = (place == Place::Root || declares) && place != Place::InPlace;
+    let closes = (place == Place::Root || declares) && place != Place::Applicator;
     if closes && !has("additionalProperties") && !has("unevaluatedProperties") {
         let word = if IN_PLACE.iter().any(|k| has(k)) { "unevaluatedProperties" } else { "additionalProperties" };
         out.push((word.into(), Json::Bool(false)));

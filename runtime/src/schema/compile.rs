@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use super::closed::{closed_world, closed_world_implied_types};
 use super::error::{err, SchemaError};
-use super::keywords::{implied_type, role, Role, IMPLIED_TYPES};
+use super::keywords::{role, Role};
 use super::merge::merge;
+use super::place::{implied_types, inferred_type, Place};
 use super::read;
 use super::spec::uri::percent_decode;
 use super::spec::{SpecDoc, SpecOptions};
@@ -161,21 +162,6 @@ fn visit_properties(s: &Schema, f: &mut dyn FnMut(&Property)) {
     }
 }
 
-/// Where a schema sits, for the closed-world rule.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Place {
-    /// The tool's arguments object: closed even without `properties`.
-    Root,
-    /// A member of `allOf`: `additionalProperties: false` here would also reject
-    /// keys its siblings declare, so it is refused.
-    AllOfMember,
-    /// A property of an `allOf` member: keywords of one type without `type` stay
-    /// conditional ([`Node::IfType`]) until the members are merged.
-    MemberProperty,
-    /// Anywhere else.
-    Nested,
-}
-
 struct Compiler<'d> {
     doc: &'d Json<'static>,
     options: CompileOptions,
@@ -224,11 +210,6 @@ impl<'j> Words<'j> {
         self.members.iter().find(|(n, _)| *n == k).map(|(_, v)| *v)
     }
 
-    /// Whether a keyword here implies the instance type `t` ([`implied_type`]).
-    fn implies(&self, t: &str) -> bool {
-        self.members.iter().any(|(k, _)| implied_type(k) == Some(t))
-    }
-
     /// Typed keywords ([`Role::Typed`]) other than `except`.
     fn assertions_except(&self, except: &[&str]) -> Vec<&'j str> {
         self.members
@@ -252,12 +233,12 @@ impl Compiler<'_> {
     /// Members of `allOf` do not fall back alone: the `allOf` around them does.
     fn compile(&mut self, v: &Json<'static>, ptr: &str, place: Place) -> Result<Schema, SchemaError> {
         let typed = match self.compile_typed(v, ptr, place) {
-            Ok(s) if matches!(s.node, Node::IfType(_)) && !matches!(place, Place::AllOfMember | Place::MemberProperty) => err(ptr, "type", "keywords of one type without `type`"),
+            Ok(s) if matches!(s.node, Node::IfType(_)) && !matches!(place, Place::Applicator | Place::MemberProperty) => err(ptr, "type", "keywords of one type without `type`"),
             other => other,
         };
         match typed {
             Ok(s) => Ok(s),
-            Err(e) if place == Place::AllOfMember => Err(e),
+            Err(e) if place == Place::Applicator => Err(e),
             Err(e) => {
                 let Some(node) = self.spec.node_at(ptr) else { return Err(e) };
                 let words = match v {
@@ -304,13 +285,13 @@ impl Compiler<'_> {
             let mut acc = self.compile_plain(w, ptr, place, &["allOf"])?;
             for (i, part) in parts.iter().enumerate() {
                 let p = child(&child(ptr, "allOf"), &i.to_string());
-                let s = self.compile(part, &p, Place::AllOfMember)?;
+                let s = self.compile(part, &p, Place::Applicator)?;
                 acc = merge(&self.partial_defs()?, acc, s, ptr)?;
             }
             if place == Place::Root {
                 close_root(&mut acc);
             }
-            if place != Place::AllOfMember {
+            if place != Place::Applicator {
                 self.settle_conditionals(&mut acc)?;
             }
             return Ok(acc);
@@ -396,13 +377,13 @@ impl Compiler<'_> {
             }
             Some(_) => err(ptr, "type", "`type` must be a string or a non-empty array of strings"),
             None => {
-                let present: Vec<&str> = IMPLIED_TYPES.into_iter().filter(|t| w.implies(t)).collect();
-                match (present.as_slice(), place) {
-                    ([], Place::Root) => Ok(vec!["object"]),
-                    ([], _) => Ok(vec![]),
-                    ([one], _) if self.options.implied_types => Ok(vec![one]),
-                    (_, Place::Root) => Ok(vec!["object"]),
-                    ([one], Place::AllOfMember | Place::MemberProperty) => Ok(vec![one, CONDITIONAL]),
+                let present = implied_types(w.members.iter().map(|(k, _)| *k));
+                if let Some(t) = inferred_type(&present, place, self.options.implied_types) {
+                    return Ok(vec![t]);
+                }
+                match present.as_slice() {
+                    [] => Ok(vec![]),
+                    [one] if matches!(place, Place::Applicator | Place::MemberProperty) => Ok(vec![*one, CONDITIONAL]),
                     _ => {
                         self.note(ptr, "type", format!("no `type` beside keywords of {}: values of any other type pass, as the specification says (add `type`, or compile with `implied_types`)", present.join(", ")));
                         err(ptr, "type", "no `type`: the specification validator applies")
@@ -562,7 +543,7 @@ impl Compiler<'_> {
                         continue;
                     }
                     let p = child(&child(ptr, "properties"), name);
-                    let at = if place == Place::AllOfMember { Place::MemberProperty } else { Place::Nested };
+                    let at = if place == Place::Applicator { Place::MemberProperty } else { Place::Nested };
                     properties.push(Property { name: name.to_string(), schema: self.compile(s, &p, at)?, required: false });
                 }
             }
@@ -570,7 +551,7 @@ impl Compiler<'_> {
         }
         let explicit_additional = w.get("additionalProperties").is_some();
         let additional = match w.get("additionalProperties") {
-            Some(Json::Bool(false)) if place == Place::AllOfMember => {
+            Some(Json::Bool(false)) if place == Place::Applicator => {
                 return err(ptr, "additionalProperties", "`additionalProperties: false` inside `allOf` rejects the keys other members declare; drop it (toolseal closes objects by default)");
             }
             Some(Json::Bool(false)) => Additional::Closed,
@@ -595,7 +576,7 @@ impl Compiler<'_> {
                         p.required = true;
                     } else if matches!(additional, Additional::Closed) {
                         let e = SchemaError { pointer: ptr.to_owned(), keyword: "required".into(), message: format!("{name:?} is required but not declared in `properties` of a closed object, so no call could be valid; declare it") };
-                        if place != Place::AllOfMember {
+                        if place != Place::Applicator {
                             self.fatal.get_or_insert(e.clone());
                         }
                         return Err(e);

@@ -8,6 +8,7 @@ mod describe;
 mod error;
 pub mod keywords;
 mod merge;
+mod place;
 mod read;
 pub mod spec;
 pub mod validate;
