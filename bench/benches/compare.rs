@@ -8,7 +8,6 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use serde_json::Value;
 use toolseal::runtime::dynamic::DynamicRegistry;
 use toolseal::runtime::registry::read_registry;
 use toolseal::runtime::schema::CompileOptions;
@@ -18,12 +17,17 @@ use toolseal_bench::registry_gen::registry_of;
 
 fn sized(c: &mut Criterion) {
     for scenario in scenarios() {
-        for (label, call) in &scenario.calls {
-            let mut group = c.benchmark_group(format!("{label}_{}", scenario.size));
-            group.bench_function("generated", |b| b.iter(|| black_box(scenario.generated_accepts(black_box(call.as_bytes())))));
-            group.bench_function("dynamic", |b| b.iter(|| black_box(scenario.dynamic_accepts(black_box(call)))));
-            group.bench_function("jsonschema", |b| b.iter(|| black_box(scenario.baseline.resolve(black_box(call.as_bytes())).is_ok())));
-            group.bench_function("serde_value", |b| b.iter(|| black_box(serde_json::from_slice::<Value>(black_box(call.as_bytes())).is_ok())));
+        for (label, _) in &scenario.calls {
+            let mut group = c.benchmark_group(format!("{label}_{}", scenario.name));
+            for kind in scenario.kinds(label) {
+                let mut i = 0;
+                group.bench_function(kind.as_str(), |b| {
+                    b.iter(|| {
+                        i += 1;
+                        black_box(scenario.accepts(label, kind, black_box(i)))
+                    })
+                });
+            }
             group.finish();
         }
     }

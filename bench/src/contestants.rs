@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::probe::{probes, Expect};
+use toolseal::runtime::probe::{probes, Expect, Probe};
 use toolseal::runtime::registry::{read_registry, Registry};
 use toolseal::runtime::schema::{closed_world, compile_tool_schema, CompileOptions};
 use toolseal::feedback::Feedback;
@@ -17,25 +17,34 @@ use crate::{small, synthetic, REGISTRY_10, REGISTRY_100};
 /// The tool every scenario calls (in every registry size).
 pub const TOOL: &str = "payments_transfer";
 
-/// Honest, H1, H2 and H3 calls of [`TOOL`], from its own probes, labelled
-/// `accept`, `reject_h1`, `reject_h2`, `reject_h3`.
-pub fn calls(registry: &Registry) -> Vec<(&'static str, String)> {
+/// The labels of the calls compared, with the class each is rejected with.
+pub const LABELS: [(&str, Option<Class>); 4] = [("accept", None), ("reject_h1", Some(Class::H1)), ("reject_h2", Some(Class::H2)), ("reject_h3", Some(Class::H3))];
+
+/// The first of `probes` expected to be rejected with `class`, or with `None` the honest call with all keys.
+fn pick(probes: &[Probe], class: Option<Class>) -> Option<String> {
+    probes
+        .iter()
+        .find(|p| match (&p.expect, class) {
+            (Expect::Accept, None) => p.label.contains("all keys"),
+            (Expect::Reject { class, .. }, Some(w)) => *class == w,
+            _ => false,
+        })
+        .map(|p| p.call.clone())
+}
+
+/// The probes of `tool` in `registry`.
+fn tool_probes(registry: &Registry, tool: &str) -> Vec<Probe> {
     let mut names: Vec<&str> = registry.tools.iter().map(|t| t.name.as_str()).collect();
     names.sort_unstable();
-    let tool = registry.tools.iter().find(|t| t.name == TOOL).expect("the tool");
-    let doc = compile_tool_schema(&tool.input_schema, &CompileOptions::default()).expect("schema");
-    let all = probes(&names, TOOL, &doc);
-    let pick = |want: Option<Class>| {
-        all.iter()
-            .find(|p| match (&p.expect, want) {
-                (Expect::Accept, None) => p.label.contains("all keys"),
-                (Expect::Reject { class, .. }, Some(w)) => *class == w,
-                _ => false,
-            })
-            .map(|p| p.call.clone())
-            .expect("a probe of each kind")
-    };
-    vec![("accept", pick(None)), ("reject_h1", pick(Some(Class::H1))), ("reject_h2", pick(Some(Class::H2))), ("reject_h3", pick(Some(Class::H3)))]
+    let def = registry.tools.iter().find(|t| t.name == tool).expect("the tool");
+    let doc = compile_tool_schema(&def.input_schema, &CompileOptions::default()).expect("schema");
+    probes(&names, tool, &doc)
+}
+
+/// Honest, H1, H2 and H3 calls of [`TOOL`], from its own probes, labelled as in [`LABELS`].
+pub fn calls(registry: &Registry) -> Vec<(&'static str, String)> {
+    let all = tool_probes(registry, TOOL);
+    LABELS.iter().map(|(label, class)| (*label, pick(&all, *class).expect("a probe of each kind"))).collect()
 }
 
 /// What users write today: parse to a `Value`, look the tool up, validate
@@ -96,66 +105,182 @@ pub fn floor_matches(registry: &Registry) -> bool {
     keys == TRANSFER_KEYS
 }
 
-/// One registry size of the comparison: its resolvers and calls, checked to agree.
-pub struct Scenario {
-    /// Tools in the registry.
-    pub size: usize,
-    /// The generated enum's `from_json`, without the call it built.
-    pub generated: fn(&[u8]) -> Result<(), Rejection>,
+/// A generated enum's `from_json`, without the call it built.
+pub type Generated = fn(&[u8]) -> Result<(), Rejection>;
+
+/// What a contestant runs on a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The generated enum's `from_json`.
+    Generated,
+    /// The generated enum, a rejection rendered as the model reads it
+    /// (`Feedback`: the line, the closest names, the declared keys), which is
+    /// what a host or gateway pays for every hallucinated call.
+    GeneratedFeedback,
+    /// The dynamic resolver (strict).
+    Dynamic,
+    /// The dynamic resolver, a rejection rendered as [`Kind::GeneratedFeedback`] renders it.
+    DynamicFeedback,
+    /// The runtime `jsonschema` baseline.
+    JsonSchema,
+    /// `serde_json::Value` alone (parsing, no lookup or validation): a floor.
+    SerdeValue,
+}
+
+impl Kind {
+    /// The contestant's name in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Generated => "generated",
+            Kind::GeneratedFeedback => "generated+feedback",
+            Kind::Dynamic => "dynamic",
+            Kind::DynamicFeedback => "dynamic+feedback",
+            Kind::JsonSchema => "jsonschema",
+            Kind::SerdeValue => "serde_value",
+        }
+    }
+}
+
+/// One registry's three resolvers.
+pub struct Resolvers {
+    /// The generated enum, when the scenario compiles one.
+    pub generated: Option<Generated>,
     /// The dynamic resolver.
     pub dynamic: DynamicRegistry,
     /// The runtime `jsonschema` baseline.
     pub baseline: JsonSchemaBaseline,
-    /// [`calls`] of the registry.
-    pub calls: Vec<(&'static str, String)>,
 }
 
-impl Scenario {
-    /// The registry in `json` (`size` tools) and its generated enum; panics unless
-    /// every resolver accepts the honest call and rejects the others.
-    pub fn new(size: usize, json: &str, generated: fn(&[u8]) -> Result<(), Rejection>) -> Scenario {
-        let registry = read_registry(json.as_bytes()).expect("registry");
-        let scenario = Scenario { size, generated, dynamic: DynamicRegistry::new(&registry, &CompileOptions::default()), baseline: JsonSchemaBaseline::new(&registry), calls: calls(&registry) };
-        for (label, call) in &scenario.calls {
-            let expect = *label == "accept";
-            assert_eq!(generated(call.as_bytes()).is_ok(), expect, "{label}_{size}: generated");
-            assert_eq!(scenario.dynamic_accepts(call), expect, "{label}_{size}: dynamic");
-            assert_eq!(scenario.baseline.resolve(call.as_bytes()).is_ok(), expect, "{label}_{size}: the jsonschema baseline agrees");
-        }
-        scenario
+impl Resolvers {
+    /// The resolvers of `registry`.
+    pub fn new(registry: &Registry, generated: Option<Generated>) -> Resolvers {
+        Resolvers { generated, dynamic: DynamicRegistry::new(registry, &CompileOptions::default()), baseline: JsonSchemaBaseline::new(registry) }
     }
 
-    /// Whether the generated enum accepts `call`.
-    pub fn generated_accepts(&self, call: &[u8]) -> bool {
-        (self.generated)(call).is_ok()
-    }
-
-    /// Whether the generated enum accepts `call`; a rejection is rendered as the
-    /// model reads it (`Feedback`: the line, the closest names, the declared keys),
-    /// which is what a host or gateway pays for every hallucinated call.
-    pub fn generated_with_feedback(&self, call: &[u8]) -> bool {
-        match (self.generated)(call) {
+    /// Whether `kind` accepts `call` (a rejection's feedback rendered for the `+feedback` kinds).
+    pub fn accepts(&self, kind: Kind, call: &[u8]) -> bool {
+        let rendered = |r: Result<(), Rejection>| match r {
             Ok(()) => true,
             Err(r) => {
                 std::hint::black_box(Feedback::from(&r));
                 false
             }
+        };
+        match kind {
+            Kind::Generated => self.generated.expect("a generated enum")(call).is_ok(),
+            Kind::GeneratedFeedback => rendered(self.generated.expect("a generated enum")(call)),
+            Kind::Dynamic => self.dynamic.resolve(call, &Options::strict()).is_ok(),
+            Kind::DynamicFeedback => rendered(self.dynamic.resolve(call, &Options::strict()).map(drop)),
+            Kind::JsonSchema => self.baseline.resolve(call).is_ok(),
+            Kind::SerdeValue => serde_json::from_slice::<Value>(call).is_ok(),
         }
-    }
-
-    /// Whether the dynamic resolver accepts `call`.
-    pub fn dynamic_accepts(&self, call: &str) -> bool {
-        self.dynamic.resolve(call.as_bytes(), &Options::strict()).is_ok()
     }
 }
 
-/// The sizes compared: the first 10 tools of the synthetic registry, all 100,
-/// and with feature `large` the 1,000-tool registry.
+/// One scenario of the comparison: its registries and their calls by label
+/// (`accept`, `reject_h1`, `reject_h2`, `reject_h3`), checked to agree.
+pub struct Scenario {
+    /// The scenario's name in labels: the tool count of a synthetic registry, or `real`.
+    pub name: String,
+    /// Its registries' resolvers.
+    pub registries: Vec<Resolvers>,
+    /// Calls by label, each with the index of its registry.
+    pub calls: Vec<(&'static str, Vec<(usize, String)>)>,
+}
+
+impl Scenario {
+    /// The synthetic registry in `json` (`size` tools), its generated enum if
+    /// there is one, and [`calls`] of [`TOOL`].
+    pub fn synthetic(size: usize, json: &str, generated: Option<Generated>) -> Scenario {
+        let registry = read_registry(json.as_bytes()).expect("registry");
+        let calls = calls(&registry).into_iter().map(|(label, call)| (label, vec![(0, call)])).collect();
+        Scenario { name: size.to_string(), registries: vec![Resolvers::new(&registry, generated)], calls }.checked()
+    }
+
+    /// The captured listings of the real MCP servers (`tests/registries/mcp`),
+    /// each with its generated enum: every tool's honest call (all keys) and its
+    /// first H1, H2 and H3 probe.
+    pub fn real() -> Scenario {
+        let mut labelled: Vec<(&'static str, Vec<(usize, String)>)> = LABELS.iter().map(|(l, _)| (*l, Vec::new())).collect();
+        let mut registries = Vec::new();
+        for (file, generated) in REAL {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/registries/mcp").join(file);
+            let registry = read_registry(&std::fs::read(&path).expect("a committed capture")).expect("a registry");
+            for tool in &registry.tools {
+                let all = tool_probes(&registry, &tool.name);
+                for ((_, class), (_, calls)) in LABELS.iter().zip(&mut labelled) {
+                    calls.extend(pick(&all, *class).map(|call| (registries.len(), call)));
+                }
+            }
+            registries.push(Resolvers::new(&registry, Some(generated)));
+        }
+        Scenario { name: "real".into(), registries, calls: labelled }.checked()
+    }
+
+    /// The contestants this scenario has: the generated ones only with a generated enum.
+    pub fn kinds(&self, label: &str) -> Vec<Kind> {
+        let generated = self.registries.iter().all(|r| r.generated.is_some());
+        let mut kinds = Vec::new();
+        if generated {
+            kinds.push(Kind::Generated);
+        }
+        if label != "accept" && generated {
+            kinds.push(Kind::GeneratedFeedback);
+        }
+        kinds.push(Kind::Dynamic);
+        if label != "accept" {
+            kinds.push(Kind::DynamicFeedback);
+        }
+        kinds.push(Kind::JsonSchema);
+        if label == "accept" {
+            kinds.push(Kind::SerdeValue);
+        }
+        kinds
+    }
+
+    /// Whether `kind` accepts the `i`-th call labelled `label` (cycling through them).
+    pub fn accepts(&self, label: &str, kind: Kind, i: usize) -> bool {
+        let calls = &self.calls.iter().find(|(l, _)| *l == label).expect("a label").1;
+        let (registry, call) = &calls[i % calls.len()];
+        self.registries[*registry].accepts(kind, call.as_bytes())
+    }
+
+    /// Panics unless every contestant accepts the honest calls and rejects the others.
+    fn checked(self) -> Scenario {
+        for (label, calls) in &self.calls {
+            assert!(!calls.is_empty(), "{label}_{}: no calls", self.name);
+            for kind in self.kinds(label).into_iter().filter(|k| *k != Kind::SerdeValue) {
+                for (i, (_, call)) in calls.iter().enumerate() {
+                    assert_eq!(self.accepts(label, kind, i), *label == "accept", "{label}_{}/{}: {call}", self.name, kind.as_str());
+                }
+            }
+        }
+        self
+    }
+}
+
+/// The captured listings of [`Scenario::real`] and their generated enums.
+const REAL: [(&str, Generated); 9] = [
+    ("mcp-server-fetch.json", |b| toolseal_fixtures::mcp_server_fetch::ToolCall::from_json(b).map(drop)),
+    ("mcp-server-git.json", |b| toolseal_fixtures::mcp_server_git::ToolCall::from_json(b).map(drop)),
+    ("mcp-server-time.json", |b| toolseal_fixtures::mcp_server_time::ToolCall::from_json(b).map(drop)),
+    ("server-everything.json", |b| toolseal_fixtures::server_everything::ToolCall::from_json(b).map(drop)),
+    ("server-filesystem.json", |b| toolseal_fixtures::server_filesystem::ToolCall::from_json(b).map(drop)),
+    ("server-filesystem-2025.8.21.json", |b| toolseal_fixtures::server_filesystem_2025_8_21::ToolCall::from_json(b).map(drop)),
+    ("server-github.json", |b| toolseal_fixtures::server_github::ToolCall::from_json(b).map(drop)),
+    ("server-memory.json", |b| toolseal_fixtures::server_memory::ToolCall::from_json(b).map(drop)),
+    ("server-sequential-thinking.json", |b| toolseal_fixtures::server_sequential_thinking::ToolCall::from_json(b).map(drop)),
+];
+
+/// The scenarios compared: the first 10 tools of the synthetic registry and all
+/// 100 with their generated enums (with feature `large` the 1,000-tool one too),
+/// 10,000 tools through the dynamic resolver, and the real captures.
 pub fn scenarios() -> Vec<Scenario> {
-    #[allow(unused_mut)]
-    let mut all = vec![Scenario::new(10, REGISTRY_10, |b| small::ToolCall::from_json(b).map(drop)), Scenario::new(100, REGISTRY_100, |b| synthetic::ToolCall::from_json(b).map(drop))];
+    let mut all = vec![Scenario::synthetic(10, REGISTRY_10, Some(|b| small::ToolCall::from_json(b).map(drop))), Scenario::synthetic(100, REGISTRY_100, Some(|b| synthetic::ToolCall::from_json(b).map(drop)))];
     #[cfg(feature = "large")]
-    all.push(Scenario::new(1_000, crate::REGISTRY_1000, |b| crate::large::ToolCall::from_json(b).map(drop)));
+    all.push(Scenario::synthetic(1_000, crate::REGISTRY_1000, Some(|b| crate::large::ToolCall::from_json(b).map(drop))));
+    all.push(Scenario::synthetic(10_000, &crate::registry_gen::registry_of(10_000).to_string(), None));
+    all.push(Scenario::real());
     all
 }
 

@@ -13,7 +13,7 @@ use crate::json::Json;
 use crate::mcp::{resolve_routed, Catalog, CatalogError, McpRequest, Policy, Route, ServerSpec};
 use crate::path::Path;
 use crate::registry::{Registry, ToolDef};
-use crate::rejection::{Names, Rejection};
+use crate::rejection::{NameIndex, Names, Rejection};
 use crate::schema::{compile_tool_schema, CompileOptions, SchemaDoc, SchemaError};
 use crate::validate::validate_at;
 use crate::wire::WireFormat;
@@ -25,7 +25,8 @@ use crate::wire::WireFormat;
 pub struct DynamicRegistry {
     /// Tools sorted by name, with their compiled schemas or why they are quarantined.
     tools: Vec<(ToolDef, Result<SchemaDoc, SchemaError>)>,
-    names: Arc<[Box<str>]>,
+    /// The tool names and their closest-name index.
+    names: Arc<NameIndex>,
     /// Indices into `tools` in registry file order (the order tools are offered in).
     order: Vec<usize>,
 }
@@ -56,7 +57,7 @@ impl DynamicRegistry {
             order[*file] = sorted;
         }
         let tools: Vec<_> = tools.into_iter().map(|(_, tool)| tool).collect();
-        let names = tools.iter().map(|(d, _)| d.name.clone().into_boxed_str()).collect();
+        let names = Arc::new(NameIndex::new(tools.iter().map(|(d, _)| d.name.clone().into_boxed_str()).collect()));
         DynamicRegistry { tools, names, order }
     }
 
@@ -112,7 +113,7 @@ impl DynamicRegistry {
     /// Resolves `arguments` for the tool `name`.
     pub fn resolve_parts(&self, name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<(), Rejection> {
         let Ok(i) = self.tools.binary_search_by(|(d, _)| d.name.as_str().cmp(name)) else {
-            return Err(Rejection::unknown_tool(name, Names::Shared(self.names.clone())));
+            return Err(Rejection::unknown_tool(name, Names::Indexed(self.names.clone())));
         };
         let doc = match &self.tools[i].1 {
             Ok(doc) => doc,

@@ -53,11 +53,13 @@ impl From<&Rejection> for Feedback {
             Class::Quarantined => " This tool cannot be called until its registry is fixed; use another tool.",
             _ => " Send one call object with \"name\" and \"arguments\".",
         };
-        let (line, suggestions) = r.line_and_suggestions();
+        let (mut text, suggestions) = r.line_and_suggestions();
+        text.push('.');
+        text.push_str(hint);
         Feedback {
             class: r.class().as_str(),
             pointer: bounded(r.pointer().to_owned(), 128),
-            text: bounded(format!("{line}.{hint}"), MAX_TEXT),
+            text: bounded(text, MAX_TEXT),
             expected: r.expected().map(|e| bounded(e.to_owned(), 128)),
             found: r.found().map(|k| k.as_str()),
             suggestions: suggestions.into_iter().take(MAX_SUGGESTIONS).map(|s| bounded(s.to_owned(), 64)).collect(),

@@ -167,12 +167,15 @@ pub enum OnRival {
     Deny,
 }
 
+/// The tools a state shows the model, by name.
+type Visible<S> = Box<dyn Fn(&S) -> Vec<String> + Send + Sync>;
+
 /// A gate that asks for confirmation (or denies) when a call's arguments fit another visible
 /// tool at least as well as the named one, and allows everything else: combine it with the
 /// policy gate (`all_of`). Its decision's text names the rivals, and the audit record lists them
 /// (`AuditRecord::also_fits`).
 pub struct AlsoFitsGate<S> {
-    visible: Box<dyn Fn(&S) -> Vec<String> + Send + Sync>,
+    visible: Visible<S>,
     on_rival: OnRival,
 }
 

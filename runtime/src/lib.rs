@@ -31,6 +31,7 @@ pub mod format;
 pub mod guard;
 pub mod json;
 pub mod mcp;
+mod names;
 pub mod path;
 pub mod pipeline;
 pub mod probe;

@@ -3,10 +3,10 @@
 
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
 
 use crate::json::JsonKind;
 use crate::path::Path;
+pub use crate::names::{closest, edit_distance, NameIndex, Names};
 
 /// The class of a rejected call, as the study's taxonomy names them.
 #[non_exhaustive]
@@ -155,26 +155,6 @@ impl Keyword {
     }
 }
 
-/// A list of names shared by many rejections: the registry's tool names or a
-/// tool's declared keys. Static for generated code, shared for dynamic registries.
-#[derive(Debug, Clone)]
-pub enum Names {
-    /// Names compiled into the binary.
-    Static(&'static [&'static str]),
-    /// Names loaded at run time.
-    Shared(Arc<[Box<str>]>),
-}
-
-impl Names {
-    /// The names, in registry order.
-    pub fn iter(&self) -> Box<dyn Iterator<Item = &str> + '_> {
-        match self {
-            Names::Static(s) => Box::new(s.iter().copied()),
-            Names::Shared(s) => Box::new(s.iter().map(|b| &**b)),
-        }
-    }
-}
-
 /// What exactly was wrong.
 #[non_exhaustive]
 #[derive(Debug, Clone, PartialEq)]
@@ -300,10 +280,10 @@ struct Subject {
 const MAX_ECHO: usize = 64;
 
 /// `s`, cut to 64 characters with an ellipsis.
-pub(crate) fn clip(s: &str) -> String {
+pub(crate) fn clip(s: &str) -> Cow<'_, str> {
     match s.char_indices().nth(MAX_ECHO) {
-        Some((i, _)) => format!("{}…", &s[..i]),
-        None => s.to_owned(),
+        Some((i, _)) => Cow::Owned(format!("{}…", &s[..i])),
+        None => Cow::Borrowed(s),
     }
 }
 
@@ -320,13 +300,13 @@ impl Rejection {
     /// A merged-server rejection (M1–M4) of the call naming `tool`.
     pub fn routing(class: Class, reason: Reason, tool: &str) -> Rejection {
         let mut r = Rejection::new(class, reason, "/name".to_owned());
-        r.subject_mut().tool = Some(clip(tool).into_boxed_str());
+        r.subject_mut().tool = Some(clip(tool).into());
         r
     }
 
     /// M5: this rejection of the routed tool, where the arguments fit `fits` instead.
     pub fn other_signature(self, fits: Vec<String>) -> Rejection {
-        let detail = clip(&self.to_string());
+        let detail = clip(&self.to_string()).into_owned();
         Rejection { class: Class::M5, reason: Reason::OtherSignature { fits, detail }, ..self }
     }
 
@@ -336,7 +316,7 @@ impl Rejection {
 
     /// Records the server the call was routed to.
     pub fn with_server(mut self, server: &str) -> Rejection {
-        self.subject_mut().server = Some(clip(server).into_boxed_str());
+        self.subject_mut().server = Some(clip(server).into());
         self
     }
 
@@ -353,14 +333,14 @@ impl Rejection {
     /// H1: `name` is not in the registry whose tool names are `registry`.
     pub fn unknown_tool(name: &str, registry: Names) -> Rejection {
         let mut r = Rejection::new(Class::H1, Reason::UnknownTool, "/name".to_owned());
-        r.subject_mut().tool = Some(clip(name).into_boxed_str());
+        r.subject_mut().tool = Some(clip(name).into());
         r.hints = Some(registry);
         r
     }
 
     /// H2: `key` of the object at `at` is not declared; `declared` lists what is.
     pub fn undeclared_key(at: &Path<'_>, key: &str, declared: Names) -> Rejection {
-        let mut r = Rejection::new(Class::H2, Reason::UndeclaredKey { key: clip(key) }, at.key(key).pointer());
+        let mut r = Rejection::new(Class::H2, Reason::UndeclaredKey { key: clip(key).into_owned() }, at.key(key).pointer());
         r.hints = Some(declared);
         r
     }
@@ -376,7 +356,7 @@ impl Rejection {
 
     /// H2: `key` appears twice in the object at `at`.
     pub fn duplicate_key(at: &Path<'_>, key: &str) -> Rejection {
-        Rejection::new(Class::H2, Reason::DuplicateKey { key: clip(key) }, at.key(key).pointer())
+        Rejection::new(Class::H2, Reason::DuplicateKey { key: clip(key).into_owned() }, at.key(key).pointer())
     }
 
     /// H3: the value at `at`, of kind `found`, violates `keyword`.
@@ -395,7 +375,7 @@ impl Rejection {
 
     /// Records the tool name as the call gave it (kept to 64 characters).
     pub fn with_tool(mut self, name: &str) -> Rejection {
-        self.subject_mut().tool = Some(clip(name).into_boxed_str());
+        self.subject_mut().tool = Some(clip(name).into());
         self
     }
 
@@ -457,78 +437,10 @@ impl Rejection {
     pub fn suggestions(&self) -> Vec<&str> {
         let Some(hints) = &self.hints else { return Vec::new() };
         match (&self.reason, self.tool()) {
-            (Reason::UnknownTool, Some(name)) => closest(name, hints.iter(), 3),
+            (Reason::UnknownTool, Some(name)) => hints.closest(name, 3),
             _ => hints.iter().collect(),
         }
     }
-}
-
-/// Up to `n` names within a small edit distance of `given` (case-insensitive
-/// Levenshtein, at most a third of its length and at least 2), closest first,
-/// ties by name. One pass over `names` without allocating per name: a name whose
-/// length alone puts it out of reach is skipped, and a distance row that exceeds
-/// the budget stops the comparison.
-pub fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
-    let budget = (given.chars().count() / 3).max(2);
-    let given = lowercase(given, Vec::new());
-    let (mut name_buf, mut rows) = (Vec::new(), Vec::new());
-    let mut scored: Vec<(usize, &str)> = Vec::new();
-    for name in names {
-        name_buf = lowercase(name, name_buf);
-        if name_buf.len().abs_diff(given.len()) > budget {
-            continue;
-        }
-        if let Some(d) = bounded_distance(&given, &name_buf, budget, &mut rows) {
-            scored.push((d, name));
-        }
-    }
-    scored.sort_unstable();
-    scored.into_iter().take(n).map(|(_, name)| name).collect()
-}
-
-/// The characters of `s` lowercased as `str::to_lowercase` does, into `buf` (reused).
-fn lowercase(s: &str, mut buf: Vec<char>) -> Vec<char> {
-    buf.clear();
-    if s.is_ascii() {
-        buf.extend(s.bytes().map(|b| char::from(b.to_ascii_lowercase())));
-    } else if s.contains('Σ') {
-        // A final sigma lowercases by context; the whole-string rule knows it.
-        buf.extend(s.to_lowercase().chars());
-    } else {
-        buf.extend(s.chars().flat_map(char::to_lowercase));
-    }
-    buf
-}
-
-/// The Levenshtein distance of `a` and `b` if it is at most `budget`; `rows` is scratch space.
-fn bounded_distance(a: &[char], b: &[char], budget: usize, rows: &mut Vec<usize>) -> Option<usize> {
-    let width = b.len() + 1;
-    rows.clear();
-    rows.extend(0..width);
-    rows.extend(std::iter::repeat_n(0, width));
-    let (prev, cur) = rows.split_at_mut(width);
-    let (mut prev, mut cur) = (prev, cur);
-    for (i, ca) in a.iter().enumerate() {
-        cur[0] = i + 1;
-        let mut row_min = cur[0];
-        for (j, cb) in b.iter().enumerate() {
-            let v = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-            cur[j + 1] = v;
-            row_min = row_min.min(v);
-        }
-        // Distances never shrink from one row to the next's minimum.
-        if row_min > budget {
-            return None;
-        }
-        std::mem::swap(&mut prev, &mut cur);
-    }
-    Some(prev[b.len()]).filter(|d| *d <= budget)
-}
-
-/// Levenshtein distance over characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    bounded_distance(&a, &b, usize::MAX, &mut Vec::new()).unwrap_or(usize::MAX)
 }
 
 fn join_names(out: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
@@ -568,8 +480,10 @@ impl Rejection {
     /// The line [`Display`](fmt::Display) writes and the [`Rejection::suggestions`], the
     /// closest names searched once for both.
     pub fn line_and_suggestions(&self) -> (String, Vec<&str>) {
+        use fmt::Write as _;
         let suggestions = self.suggestions();
-        let line = Rendered { rejection: self, suggestions: &suggestions }.to_string();
+        let mut line = String::with_capacity(160);
+        write!(line, "{}", Rendered { rejection: self, suggestions: &suggestions }).expect("a String takes any text");
         (line, suggestions)
     }
 
@@ -580,6 +494,16 @@ impl Rejection {
         }
         f.write_str(": ")?;
         let tool = self.tool().unwrap_or("?");
+        // The suggestions an H1 or H2 line lists, searched once.
+        let computed;
+        let suggestions = match suggestions {
+            Some(s) => s,
+            None if matches!(self.reason, Reason::UnknownTool | Reason::UndeclaredKey { .. }) => {
+                computed = self.suggestions();
+                &computed
+            }
+            None => &[],
+        };
         match &self.reason {
             Reason::InvalidJson { message } => write!(f, "not valid JSON ({})", clip(message)),
             Reason::TooLarge { size, limit } => write!(f, "call is {size} bytes, over the {limit}-byte limit"),
@@ -609,23 +533,15 @@ impl Rejection {
             Reason::ArgumentsEncoding { expected } => write!(f, "\"arguments\" must be {expected} in this wire format"),
             Reason::UnknownTool => {
                 write!(f, "no tool named {tool:?} in the registry")?;
-                let computed;
-                let s = match suggestions {
-                    Some(s) => s,
-                    None => {
-                        computed = self.suggestions();
-                        &computed
-                    }
-                };
-                if !s.is_empty() {
+                if !suggestions.is_empty() {
                     f.write_str("; did you mean: ")?;
-                    join_names(f, s)?;
+                    join_names(f, suggestions)?;
                 }
                 Ok(())
             }
             Reason::UndeclaredKey { key } => {
                 write!(f, "{tool:?} does not declare key {key:?}; declared: ")?;
-                join_names(f, &self.suggestions())
+                join_names(f, suggestions)
             }
             Reason::MissingKey { key } => write!(f, "{tool:?} requires key {key:?}"),
             Reason::DuplicateKey { key } => write!(f, "key {key:?} is given more than once"),
@@ -661,48 +577,6 @@ mod tests {
         assert!(r.to_string().contains("did you mean: transfer_funds"), "{r}");
         let far = Rejection::unknown_tool("wipe_disk", Names::Static(NAMES));
         assert!(far.suggestions().is_empty());
-    }
-
-    /// The suggestions before the one-pass search: every name lowercased and compared in full.
-    fn closest_by_full_scan<'a>(given: &str, names: &[&'a str], n: usize) -> Vec<&'a str> {
-        let full = |a: &str, b: &str| {
-            let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-            let mut prev: Vec<usize> = (0..=b.len()).collect();
-            for (i, ca) in a.iter().enumerate() {
-                let mut cur = vec![i + 1; b.len() + 1];
-                for (j, cb) in b.iter().enumerate() {
-                    cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
-                }
-                prev = cur;
-            }
-            prev[b.len()]
-        };
-        let budget = (given.chars().count() / 3).max(2);
-        let mut scored: Vec<(usize, &str)> = names.iter().map(|n| (full(&given.to_lowercase(), &n.to_lowercase()), *n)).filter(|(d, _)| *d <= budget).collect();
-        scored.sort();
-        scored.into_iter().take(n).map(|(_, n)| n).collect()
-    }
-
-    #[test]
-    fn one_pass_suggestions_equal_the_full_scan() {
-        // Names and near-misses from a small alphabet (so that many are in reach), with
-        // case changes, non-ASCII letters and a final sigma.
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
-        let alphabet: Vec<char> = "abcdeE_tΣσé".chars().collect();
-        let mut word = |len: usize| -> String { (0..len).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect() };
-        let names: Vec<String> = (0..400).map(|i| word(3 + i % 14)).collect();
-        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        for i in 0..400 {
-            let given = word(1 + i % 18);
-            assert_eq!(closest(&given, refs.iter().copied(), 3), closest_by_full_scan(&given, &refs, 3), "{given}");
-        }
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
     }
 
     #[test]

@@ -296,7 +296,7 @@ impl<C: ToolSet, S> Pipeline<C, S> {
                 record.raw_digest = call.digest.clone();
                 record.call_id = call.id.clone();
                 record.format = call.format.as_str();
-                record.tool = call.name.as_deref().map(clip);
+                record.tool = call.name.as_deref().map(|n| clip(n).into_owned());
                 Err(Box::new(self.end(Outcome::Rejected(rejection), record)))
             }
         }
