@@ -38,20 +38,21 @@ fn compile_writes_the_same_source_and_only_when_changed() {
 
 #[test]
 fn toolseal_path_names_the_facade_everywhere() {
-    use toolseal_fixtures::{bank, bank_via_path};
-    let source = bank_via_path::SOURCE;
+    use toolseal_fixtures::{keywords, keywords_via_path};
+    let source = keywords_via_path::SOURCE;
     assert!(!source.contains("::toolseal"), "every reference to the facade goes through `toolseal_path`");
     for path in ["crate::facade::__private::", "crate::facade::__newtype_access!", "crate::facade::__deserialize_via_from_json!", "crate::facade::__signature_first!", r#"crate = "crate::facade::__private::serde""#] {
         assert!(source.contains(path), "{path}");
     }
-    // It compiled (in the fixtures crate) and resolves what the default path resolves.
-    for call in [
-        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":12.5}}"#,
-        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it","override":true}}"#,
-        r#"{"name":"wire_everything","arguments":{}}"#,
-    ] {
-        let via = bank_via_path::ToolCall::from_json(call.as_bytes()).map(|c| c.arguments()).map_err(|r| r.to_string());
-        let direct = bank::ToolCall::from_json(call.as_bytes()).map(|c| c.arguments()).map_err(|r| r.to_string());
+    // It compiled (in the fixtures crate) and behaves as the default path does.
+    let direct = FIXTURES.iter().find(|f| f.module == "keywords").expect("the keyword fixture");
+    let via: Vec<_> = keywords_via_path::ToolCall::argument_schemas().into_iter().map(|(n, s)| (n, s.to_value())).collect();
+    assert_eq!(via, (direct.schemas)());
+    let names = keywords::ToolCall::TOOLS.iter().map(|t| t.name).chain(["unknown_tool"]);
+    for (name, arguments) in names.flat_map(|n| [(n, "{}"), (n, r#"{"x": 1}"#), (n, "[1, \"a\"]")]) {
+        let call = format!(r#"{{"name": "{name}", "arguments": {arguments}}}"#);
+        let via = keywords_via_path::ToolCall::from_json(call.as_bytes()).map(|c| c.arguments()).map_err(|r| r.to_string());
+        let direct = keywords::ToolCall::from_json(call.as_bytes()).map(|c| c.arguments()).map_err(|r| r.to_string());
         assert_eq!(via, direct, "{call}");
     }
 }
