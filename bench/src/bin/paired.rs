@@ -29,10 +29,16 @@ fn contestants(scenarios: Vec<Scenario>) -> Vec<Contestant> {
     let mut all: Vec<Contestant> = Vec::new();
     for scenario in scenarios {
         let scenario = Rc::new(scenario);
-        for &(label, _) in &scenario.calls {
+        for (label, calls) in &scenario.calls {
             for kind in scenario.kinds(label) {
-                let s = scenario.clone();
-                all.push((format!("{label}_{}/{}", scenario.name, kind.as_str()), Box::new(move |i| s.accepts(label, kind, i))));
+                let (s, calls) = (scenario.clone(), calls.clone());
+                all.push((
+                    format!("{label}_{}/{}", scenario.name, kind.as_str()),
+                    Box::new(move |i| {
+                        let (registry, call) = &calls[i % calls.len()];
+                        s.registries[*registry].accepts(kind, call.as_bytes())
+                    }),
+                ));
             }
         }
     }
