@@ -28,37 +28,15 @@ pub enum Names {
     Indexed(Arc<NameIndex>),
 }
 
-/// The names a [`NameIndex`] holds.
-#[derive(Debug)]
-enum NameList {
-    Static(&'static [&'static str]),
-    Shared(Arc<[Box<str>]>),
-}
-
-impl NameList {
-    fn get(&self, i: usize) -> &str {
-        match self {
-            NameList::Static(s) => s[i],
-            NameList::Shared(s) => &s[i],
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            NameList::Static(s) => s.len(),
-            NameList::Shared(s) => s.len(),
-        }
-    }
-}
-
 impl Names {
     /// The names, in registry order.
-    pub fn iter(&self) -> Box<dyn Iterator<Item = &str> + '_> {
-        match self {
-            Names::Static(s) => Box::new(s.iter().copied()),
-            Names::Shared(s) => Box::new(s.iter().map(|b| &**b)),
-            Names::Indexed(index) => Box::new((0..index.names.len()).map(|i| index.names.get(i))),
-        }
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        let list = match self {
+            Names::Static(s) => View::Static(s),
+            Names::Shared(s) => View::Boxed(s),
+            Names::Indexed(index) => index.names.view(),
+        };
+        (0..list.len()).map(move |i| list.get(i))
     }
 
     /// Up to `n` of these names closest to `given` (see [`closest`]), searched
@@ -72,6 +50,45 @@ impl Names {
     }
 }
 
+/// The names a [`NameIndex`] holds.
+#[derive(Debug)]
+enum NameList {
+    Static(&'static [&'static str]),
+    Shared(Arc<[Box<str>]>),
+}
+
+impl NameList {
+    fn view(&self) -> View<'_> {
+        match self {
+            NameList::Static(s) => View::Static(s),
+            NameList::Shared(s) => View::Boxed(s),
+        }
+    }
+}
+
+/// A borrowed list of names, cheap to copy into an iterator.
+#[derive(Clone, Copy)]
+enum View<'a> {
+    Static(&'static [&'static str]),
+    Boxed(&'a [Box<str>]),
+}
+
+impl<'a> View<'a> {
+    fn get(self, i: usize) -> &'a str {
+        match self {
+            View::Static(s) => s[i],
+            View::Boxed(s) => &s[i],
+        }
+    }
+
+    fn len(self) -> usize {
+        match self {
+            View::Static(s) => s.len(),
+            View::Boxed(s) => s.len(),
+        }
+    }
+}
+
 /// A registry's tool names and the trie [`NameIndex::closest`] walks, built on
 /// the first search (a registry that never sees an unknown name never builds it).
 pub struct NameIndex {
@@ -81,7 +98,7 @@ pub struct NameIndex {
 
 impl fmt::Debug for NameIndex {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("NameIndex").field("names", &self.names.len()).field("built", &self.trie.get().is_some()).finish()
+        f.debug_struct("NameIndex").field("names", &self.names.view().len()).field("built", &self.trie.get().is_some()).finish()
     }
 }
 
@@ -106,8 +123,9 @@ impl NameIndex {
 
     /// Up to `n` names closest to `given`, exactly as [`closest`] finds them.
     pub fn closest(&self, given: &str, n: usize) -> Vec<&str> {
-        let trie = self.trie.get_or_init(|| Trie::new((0..self.names.len()).map(|i| self.names.get(i))));
-        trie.closest(given, n, |i| self.names.get(i))
+        let names = self.names.view();
+        let trie = self.trie.get_or_init(|| Trie::new((0..names.len()).map(|i| names.get(i))));
+        trie.closest(given, n, |i| names.get(i))
     }
 }
 
@@ -190,10 +208,8 @@ impl Trie {
                 walk.found.clear();
                 walk.run(self, budget);
             }
-            let mut found: Vec<(usize, &str)> = walk.found.iter().map(|&(d, id)| (d, name(id as usize))).collect();
-            found.sort_unstable();
-            found.truncate(n);
-            found.into_iter().map(|(_, name)| name).collect()
+            walk.found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a.1 as usize).cmp(name(b.1 as usize))));
+            walk.found.iter().take(n).map(|&(_, id)| name(id as usize)).collect()
         })
     }
 }
@@ -240,19 +256,27 @@ impl Walk {
             // cell's distance is at least how far it is off the diagonal); the
             // cells just outside the band are written as out of reach for the next row.
             let (lo, hi) = (depth.saturating_sub(radius).max(1), (depth + radius).min(m));
-            cur[lo - 1] = if lo == 1 { depth } else { FAR };
-            for j in lo..=hi {
-                cur[j] = (prev[j - 1] + usize::from(self.given[j - 1] != node.ch)).min(prev[j] + 1).min(cur[j - 1] + 1);
-            }
-            if hi < m {
-                cur[hi + 1] = FAR;
-            }
             // The least distance a name below can have: from cell j, the rest of
             // the given name (m - j characters) meets the rest of a name (between
             // shortest - depth and longest - depth characters), which costs at
             // least the difference in length.
             let (fewest, most) = (shortest - depth, longest - depth);
-            let least = (lo - 1..=hi).map(|j| cur[j] + (m - j).saturating_sub(most) + fewest.saturating_sub(m - j)).min().unwrap_or(FAR);
+            let bound = |j: usize, v: usize| v + (m - j).saturating_sub(most) + fewest.saturating_sub(m - j);
+            let mut least = FAR;
+            if lo == 1 {
+                cur[0] = depth;
+                least = bound(0, depth);
+            } else {
+                cur[lo - 1] = FAR;
+            }
+            for j in lo..=hi {
+                let v = (prev[j - 1] + usize::from(self.given[j - 1] != node.ch)).min(prev[j] + 1).min(cur[j - 1] + 1);
+                cur[j] = v;
+                least = least.min(bound(j, v));
+            }
+            if hi < m {
+                cur[hi + 1] = FAR;
+            }
             if least > radius {
                 i = node.end as usize;
                 continue;
