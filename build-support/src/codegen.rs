@@ -190,16 +190,23 @@ impl Generator {
         }
         g.tool_call(&arms, registry);
         let (items, impls) = (g.items, g.impls);
+        // Generated code lands in the user's crate, under the user's lints: `-D warnings`
+        // must not fail on names and shapes that come from the registry (a key `foo` bound
+        // as a local is `clippy::disallowed_names`, variants sharing a word are
+        // `clippy::enum_variant_names`). Every item carries `clippy::all` (the lints
+        // `cargo clippy` warns about by default), as generated code conventionally does.
+        // Rustc's naming lints cannot fire: `naming` makes every type UpperCamelCase and
+        // every field snake_case.
         let tokens = quote! {
-            #(#[allow(dead_code)] #items)*
-            #[allow(clippy::get_first, clippy::single_match, clippy::init_numbered_fields)]
+            #(#[allow(dead_code, clippy::all)] #items)*
+            #[allow(clippy::all)]
             const _: () = {
                 #(#impls)*
             };
             /// Checks behind `#[toolseal::tool]`: one trait per argument, argument
             /// type and output type, implemented by exactly the generated type.
             #[doc(hidden)]
-            #[allow(non_camel_case_types, dead_code, unused_imports)]
+            #[allow(non_camel_case_types, dead_code, unused_imports, clippy::all)]
             pub mod __contract {
                 use super::*;
                 #(#checks)*

@@ -259,10 +259,11 @@ fn deployment_tokens(servers: &[DeploymentServer], modules: Vec<TokenStream>, pi
         /// A call on the merged deployment: every value names exactly one
         /// `(server, tool)`. Resolve with [`McpCall::resolver`].
         #[derive(Debug, Clone, PartialEq)]
+        #[allow(clippy::all)]
         pub enum McpCall {
             #(#[doc = #docs] #variants(#mods::ToolCall),)*
         }
-        #[allow(clippy::get_first, clippy::single_match)]
+        #[allow(clippy::all)]
         const _: () = {
             impl #rt::mcp::McpSet for McpCall {
                 fn catalog() -> &'static #rt::mcp::Catalog {
