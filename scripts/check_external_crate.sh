@@ -9,7 +9,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$repo/scripts/external_crate.sh"
-external_crate "$work" external-registry-user ", default-features = false" 'jsonschema = { version = "0.61", default-features = false }
+external_crate "$work" external-registry-user ", default-features = false, features = [\"testing\"]" 'jsonschema = { version = "0.61", default-features = false }
 serde_json = "1"'
 servers=(server-filesystem server-filesystem-2025.8.21 server-memory server-everything server-github mcp-server-time mcp-server-fetch mcp-server-git)
 {

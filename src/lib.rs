@@ -55,6 +55,15 @@
 //! [`ToolSet`]: `from_json`, `from_json_with` (lenient mode, size limit),
 //! `from_value`, `name`, `info` (description, annotations, canonical definition,
 //! SHA-256 digest) and `Serialize` back to the call object.
+//!
+//! ## Features
+//!
+//! - `cli` (default): the `toolseal` command; enables `gateway`.
+//! - `gateway`: `toolseal::gateway`, the closed-world MCP gateway, embeddable.
+//! - `guard`: `toolseal::guard`, an rmcp server whose `tools/call`s are resolved first.
+//! - `testing`: `toolseal::runtime::probe` and `toolseal::mcp::trials`, calls whose verdict,
+//!   class and pointer are known by construction (honest, H1–H3, M1–M5), built from a
+//!   registry's own schemas: for tests and benchmarks, not for resolving calls.
 
 #![deny(missing_docs)]
 

@@ -15,6 +15,11 @@
 //! - [`definitions`]: the registry's tools in every vendor's request shape, to show a model;
 //! - [`pipeline`]: resolve → contract → gate → execute → verify, typestate-enforced, audited;
 //! - [`feedback`]: rejections as the model reads them, and a retry budget.
+//!
+//! Feature `testing` adds `probe` (calls whose verdict, class and pointer are known by
+//! construction, built from a tool's compiled schema) and `mcp::trials` (the same for a
+//! merged deployment, M1–M5): for tests, benchmarks and checking a registry, not for
+//! resolving calls.
 
 #![deny(missing_docs)]
 
@@ -34,6 +39,7 @@ pub mod mcp;
 mod names;
 pub mod path;
 pub mod pipeline;
+#[cfg(feature = "testing")]
 pub mod probe;
 pub mod pattern;
 

@@ -11,6 +11,7 @@
 
 mod catalog;
 mod naming;
+#[cfg(feature = "testing")]
 pub mod trials;
 
 use std::borrow::Cow;

@@ -1,6 +1,6 @@
 //! The schema IR: what a tool's JSON Schema means once compiled, with every
 //! constraint kept. Shared by the code generator (`toolseal-build`), the
-//! interpreter in [`validate`] and the probe generator in [`crate::probe`].
+//! interpreter in [`validate`] and the probe generator in `crate::probe` (feature `testing`).
 
 mod closed;
 mod compile;
