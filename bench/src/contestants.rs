@@ -20,16 +20,21 @@ pub const TOOL: &str = "payments_transfer";
 /// The labels of the calls compared, with the class each is rejected with.
 pub const LABELS: [(&str, Option<Class>); 4] = [("accept", None), ("reject_h1", Some(Class::H1)), ("reject_h2", Some(Class::H2)), ("reject_h3", Some(Class::H3))];
 
-/// The first of `probes` expected to be rejected with `class`, or with `None` the honest call with all keys.
-fn pick(probes: &[Probe], class: Option<Class>) -> Option<String> {
+/// The probes expected to be rejected with `class`, or with `None` the honest call with all keys.
+fn of_class(probes: &[Probe], class: Option<Class>) -> impl Iterator<Item = String> + '_ {
     probes
         .iter()
-        .find(|p| match (&p.expect, class) {
+        .filter(move |p| match (&p.expect, class) {
             (Expect::Accept, None) => p.label.contains("all keys"),
             (Expect::Reject { class, .. }, Some(w)) => *class == w,
             _ => false,
         })
         .map(|p| p.call.clone())
+}
+
+/// The first of [`of_class`].
+fn pick(probes: &[Probe], class: Option<Class>) -> Option<String> {
+    of_class(probes, class).next()
 }
 
 /// The probes of `tool` in `registry`.
@@ -198,8 +203,9 @@ impl Scenario {
     }
 
     /// The captured listings of the real MCP servers (`tests/registries/mcp`),
-    /// each with its generated enum: every tool's honest call (all keys) and its
-    /// first H1, H2 and H3 probe.
+    /// each with its generated enum: every tool's honest call (all keys), every
+    /// H1 probe (an invented name, the name in upper case, with a trailing space,
+    /// with a homoglyph or a zero-width space) and its first H2 and H3 probe.
     pub fn real() -> Scenario {
         let mut labelled: Vec<(&'static str, Vec<(usize, String)>)> = LABELS.iter().map(|(l, _)| (*l, Vec::new())).collect();
         let mut registries = Vec::new();
@@ -209,7 +215,8 @@ impl Scenario {
             for tool in &registry.tools {
                 let all = tool_probes(&registry, &tool.name);
                 for ((_, class), (_, calls)) in LABELS.iter().zip(&mut labelled) {
-                    calls.extend(pick(&all, *class).map(|call| (registries.len(), call)));
+                    let picked: Vec<String> = if *class == Some(Class::H1) { of_class(&all, *class).collect() } else { pick(&all, *class).into_iter().collect() };
+                    calls.extend(picked.into_iter().map(|call| (registries.len(), call)));
                 }
             }
             registries.push(Resolvers::new(&registry, Some(generated)));

@@ -8,7 +8,8 @@
 //! The scenarios: the synthetic registry at 10 and 100 tools with their
 //! generated enums (with `--features large` at 1,000 too), at 10,000 tools
 //! through the dynamic resolver, and the real captures (`real`: every tool of
-//! the nine captured MCP listings, one call of each label per tool, cycled).
+//! the nine captured MCP listings, its honest call, every H1 probe and its first
+//! H2 and H3 probe, cycled).
 //!
 //! `cargo run --release -p toolseal-bench --bin paired [-- ROUNDS [FILTER]]` (default 200
 //! rounds; FILTER keeps the contestants whose label contains it, for a profiler).
