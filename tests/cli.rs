@@ -125,7 +125,7 @@ fn resolve_reads_bare_output_items_and_pinned_call_objects() {
     ]
     .join("\n");
     let lines = resolve_lines(&["resolve", "--manifest", "tests/deployments/synthetic.toml"], &input);
-    let got: Vec<(Option<&str>, Option<&str>, Option<&str>, Option<&str>)> =
+    let got: Vec<_> =
         lines.iter().map(|l| (l["id"].as_str(), l["class"].as_str().or(l["verdict"].as_str()), l["server"].as_str(), l["pointer"].as_str())).collect();
     assert_eq!(
         got,

@@ -80,7 +80,9 @@ fn strict_config_makes_quarantine_a_build_error() {
 /// specification's semantics, never refused, never weaker.
 #[test]
 fn schemas_no_rust_type_expresses_are_enforced_not_refused() {
-    let cases: &[(&str, &[(&str, Option<Class>)])] = &[
+    /// A schema and its calls, each with the class it must be rejected with (`None`: accepted).
+    type Case<'a> = (&'a str, &'a [(&'a str, Option<Class>)]);
+    let cases: &[Case] = &[
         // `not`
         (r#"{"type":"object","properties":{"a":{"not":{"type":"string"}}}}"#, &[(r#"{"a":1}"#, None), (r#"{"a":"x"}"#, Some(Class::H3))]),
         // `if` / `then` on the arguments object (keys declared in place count as declared)

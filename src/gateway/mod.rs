@@ -202,11 +202,10 @@ impl Core {
         }
         if self.options.on_change == OnChange::Accept
             && let Some(previous) = listings[s].accept("the gateway accepted it")
+            && let Err(e) = self.recompile(&listings)
         {
-            if let Err(e) = self.recompile(&listings) {
-                tracing::warn!(target: "toolseal::gateway", server = %listings[s].name, "the new listing was not accepted: {e}");
-                listings[s] = previous;
-            }
+            tracing::warn!(target: "toolseal::gateway", server = %listings[s].name, "the new listing was not accepted: {e}");
+            listings[s] = previous;
         }
         if let Err(e) = self.recompile(&listings) {
             tracing::error!(target: "toolseal::gateway", "the deployment no longer compiles, the previous one stays in force: {e}");
