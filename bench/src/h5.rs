@@ -116,7 +116,9 @@ pub fn captures() -> Row {
 /// each with every other tool its run saw (H5 trials). Identical calls in one tool set are
 /// resolved once and weighted by their count.
 pub fn agentdojo(corpus: &Corpus, live: &Live) -> Row {
-    let mut distinct: HashMap<(&str, Option<&Vec<String>>, &str, String), usize> = HashMap::new();
+    // (suite, the tools the run saw, tool, arguments) → how many times.
+    type Call<'c> = (&'c str, Option<&'c Vec<String>>, &'c str, String);
+    let mut distinct: HashMap<Call<'_>, usize> = HashMap::new();
     for (run, verdicts) in corpus.runs.iter().zip(&live.verdicts) {
         for (call, verdict) in run.calls.iter().zip(verdicts) {
             if let (None, Some(name)) = (verdict.class, &call.name) {

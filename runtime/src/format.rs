@@ -261,7 +261,7 @@ fn is_component(s: &str, extra: &[u8]) -> bool {
 /// labels of letters, digits and inner hyphens, each 1–63 octets, 253 in all,
 /// no trailing dot. A label with `--` in its third and fourth positions must
 /// be an A-label: `xn--` and Punycode (RFC 3492) that decodes to a valid
-/// U-label (RFC 5891 §5.4, RFC 5892 rules: see [`is_u_label`]).
+/// U-label (RFC 5891 §5.4, RFC 5892 rules: see `is_u_label`).
 pub fn is_hostname(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 253
