@@ -270,7 +270,11 @@ impl<'a> Json<'a> {
             Json::String(s) => serde_json::Value::String(s.to_string()),
             Json::Array(a) => serde_json::Value::Array(a.iter().map(Json::to_value).collect()),
             Json::Object(o) => {
-                serde_json::Value::Object(o.iter().map(|(k, v)| (k.to_string(), v.to_value())).collect())
+                let mut map = serde_json::Map::new();
+                for (k, v) in o.iter() {
+                    map.insert(k.to_string(), v.to_value());
+                }
+                serde_json::Value::Object(map)
             }
         }
     }
