@@ -17,14 +17,14 @@ use toolseal_bench::registry_gen::registry_of;
 
 fn sized(c: &mut Criterion) {
     for scenario in scenarios() {
-        for (label, _) in &scenario.calls {
+        for (label, calls) in &scenario.calls {
             let mut group = c.benchmark_group(format!("{label}_{}", scenario.name));
             for kind in scenario.kinds(label) {
                 let mut i = 0;
                 group.bench_function(kind.as_str(), |b| {
                     b.iter(|| {
                         i += 1;
-                        black_box(scenario.accepts(label, kind, black_box(i)))
+                        black_box(scenario.accepts(calls, kind, black_box(i)))
                     })
                 });
             }

@@ -231,7 +231,9 @@ impl Walk {
     fn run(&mut self, trie: &Trie, mut radius: usize) {
         let m = self.given.len();
         let width = m + 1;
-        let deepest = m + radius;
+        // No row deeper than the longest name (a very long given name must not
+        // size the rows by itself) or than a name within reach can be.
+        let deepest = (m + radius).min(trie.nodes[0].lengths.1 as usize);
         self.rows.clear();
         self.rows.extend(0..width);
         self.rows.resize(width * (deepest + 1), FAR);
@@ -432,5 +434,7 @@ mod tests {
         assert!(Names::Static(NAMES).closest("wipe_disk", 3).is_empty());
         let empty: &'static [&'static str] = &[];
         assert!(Names::Static(empty).closest("anything", 3).is_empty());
+        // A given name far longer than any name neither sizes the search nor matches.
+        assert!(Names::Static(NAMES).closest(&"a".repeat(100_000), 3).is_empty());
     }
 }

@@ -35,10 +35,7 @@ fn contestants(scenarios: Vec<Scenario>) -> Vec<Contestant> {
                 let (s, calls) = (scenario.clone(), calls.clone());
                 all.push((
                     format!("{label}_{}/{}", scenario.name, kind.as_str()),
-                    Box::new(move |i| {
-                        let (registry, call) = &calls[i % calls.len()];
-                        s.registries[*registry].accepts(kind, call.as_bytes())
-                    }),
+                    Box::new(move |i| s.accepts(&calls, kind, i)),
                 ));
             }
         }
