@@ -135,30 +135,78 @@ macro_rules! __newtype_access {
     };
 }
 
-/// Generated code: the value of one field's conversion, or `None` after keeping
-/// its H3 in `$first` (an H2 returns at once). Not a public API.
+/// Generated code: `JsonSchema` for a generated type `$t`, named after it, whose
+/// schema is `$body` (with the generator bound to `$g`). Not a public API.
 #[doc(hidden)]
 #[macro_export]
-macro_rules! __signature_first {
-    ($first:ident, $conversion:expr) => {
-        match $conversion {
-            ::core::result::Result::Ok(x) => ::core::option::Option::Some(x),
-            ::core::result::Result::Err(e) if e.class() == $crate::__private::Class::H2 => return ::core::result::Result::Err(e),
-            ::core::result::Result::Err(e) => {
-                if $first.is_none() {
-                    $first = ::core::option::Option::Some(e);
-                }
-                ::core::option::Option::None
+macro_rules! __json_schema {
+    ($t:ident, $g:ident => $body:expr) => {
+        impl $crate::__private::schemars::JsonSchema for $t {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::core::stringify!($t))
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", ::core::stringify!($t)))
+            }
+            fn json_schema($g: &mut $crate::__private::schemars::SchemaGenerator) -> $crate::__private::schemars::Schema {
+                $body
             }
         }
+    };
+}
+
+/// Generated code: a newtype `$t($inner)` checked by the table `$rule` (of type
+/// `$table`, a [`ValueRule`](toolseal_runtime::generated::ValueRule)): its
+/// accessors, `FromJson`, `Deserialize` and `JsonSchema`. Not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __value_type {
+    ($t:ident($inner:ty), $table:ty = $rule:expr) => {
+        const _: () = {
+            static RULE: $table = $rule;
+            $crate::__newtype_access!($t, $inner);
+            impl $crate::__private::FromJson for $t {
+                fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, cx: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
+                    $crate::__private::ValueRule::check(&RULE, v, at, cx).map($t)
+                }
+            }
+            $crate::__deserialize_via_from_json!($t);
+            $crate::__json_schema!($t, g => $crate::__private::Describe::describe(&RULE, g));
+        };
+    };
+}
+
+/// Generated code: a Rust enum `$t` of string values, its variants in the order of
+/// the table `$rule`'s values: `as_str`, `FromJson`, `Deserialize` and `JsonSchema`.
+/// Not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __string_enum {
+    ($t:ident [$($variant:ident),* $(,)?] = $rule:expr) => {
+        const _: () = {
+            static RULE: $crate::__private::StringEnum = $rule;
+            const ALL: &[$t] = &[$($t::$variant),*];
+            #[allow(dead_code)]
+            impl $t {
+                /// The value as written in the registry.
+                pub fn as_str(&self) -> &'static str {
+                    RULE.values[*self as usize]
+                }
+            }
+            impl $crate::__private::FromJson for $t {
+                fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, _: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
+                    RULE.index(v, at).map(|i| ALL[i])
+                }
+            }
+            $crate::__deserialize_via_from_json!($t);
+            $crate::__json_schema!($t, g => $crate::__private::Describe::describe(&RULE, g));
+        };
     };
 }
 
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    use std::sync::OnceLock;
-
     pub use schemars;
     pub use serde;
     pub use serde_json;
@@ -173,6 +221,50 @@ pub mod __private {
     pub use toolseal_runtime::rejection::{Class, Keyword, Names, Reason, Rejection};
     pub use toolseal_runtime::schema::spec::LazySpec;
     pub use toolseal_runtime::typed::{deserialize_via, elements, elements_from, try_from_serialize, FromJson};
+    pub use toolseal_runtime::generated::*;
+
+    /// A generated value type's table, as the type's JSON Schema.
+    pub trait Describe {
+        /// The schema, registering the subschemas it refers to with `g`.
+        fn describe(&self, g: &mut schemars::SchemaGenerator) -> schemars::Schema;
+    }
+
+    macro_rules! describe_keywords {
+        ($($t:ty),*) => {$(
+            impl Describe for $t {
+                fn describe(&self, _: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                    schemars::Schema::from(ValueRule::keywords(self))
+                }
+            }
+        )*};
+    }
+    describe_keywords!(StringType, NumberType<i64>, NumberType<u64>, NumberType<f64>, ValueSet, SpecType, Refusal);
+
+    impl Describe for StringEnum {
+        fn describe(&self, _: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            schemars::Schema::from(self.keywords())
+        }
+    }
+
+    impl<T: FromJson + schemars::JsonSchema> Describe for ArrayType<T> {
+        fn describe(&self, g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+            let mut s = self.keywords();
+            if self.typed() {
+                s.insert("items".into(), subschema::<T>(g));
+            }
+            schemars::Schema::from(s)
+        }
+    }
+
+    /// The JSON Schema of a generated union: `keyword` (`anyOf`, `oneOf`) over its options' schemas.
+    pub fn union_schema(g: &mut schemars::SchemaGenerator, keyword: &str, options: &[SchemaFn], description: Option<&str>) -> schemars::Schema {
+        let mut s = serde_json::Map::new();
+        s.insert(keyword.into(), options.iter().map(|f| f(g)).collect());
+        if let Some(d) = description {
+            s.insert("description".into(), d.into());
+        }
+        schemars::Schema::from(s)
+    }
 
     /// The catalog of a generated deployment, from its servers' compiled tool
     /// tables; toolseal-build has validated the same data already.
@@ -195,49 +287,72 @@ pub mod __private {
         catalog.route_to(server, tool).expect("a generated call names a tool of its server")
     }
 
-    /// The rejection a generated object keeps after converting every field: the first
-    /// H3 (a field that failed always left one; the fallback only keeps the type total).
-    pub fn first_rejection(first: Option<Rejection>, at: &Path<'_>, v: &Json<'_>) -> Rejection {
-        first.unwrap_or_else(|| Rejection::violation(at, Keyword::Type, "object", v.kind()))
-    }
 
-    /// A `serde_json::Value` from JSON text the generator wrote. Text that does not
-    /// parse is a bug in toolseal-build, never read as `null`.
-    pub fn json_literal(text: &str) -> serde_json::Value {
-        serde_json::from_str(text).unwrap_or_else(|e| panic!("toolseal-build wrote a JSON literal that does not parse ({e}): {text:.200}"))
-    }
 
-    /// A JSON tree from JSON text the generator wrote. Text that does not parse
-    /// is a bug in toolseal-build, never read as `null`.
-    pub fn json_tree(text: &'static str) -> Json<'static> {
-        Json::parse(text.as_bytes()).unwrap_or_else(|e| panic!("toolseal-build wrote a JSON literal that does not parse ({}): {text:.200}", e.message))
-    }
 
     /// The JSON Schema of `T` as a value, registering its definition.
     pub fn subschema<T: schemars::JsonSchema + ?Sized>(g: &mut schemars::SchemaGenerator) -> serde_json::Value {
         g.subschema_for::<T>().to_value()
     }
 
-    /// A JSON number, written as an integer when it is one.
-    pub fn number_value(x: f64) -> serde_json::Value {
-        if x.fract() == 0.0 && x.abs() < 9.0e15 {
-            serde_json::Value::from(x as i64)
-        } else {
-            serde_json::Value::from(x)
-        }
-    }
 
     /// A function that returns a (sub)schema, registering definitions with the generator.
     pub type SchemaFn = fn(&mut schemars::SchemaGenerator) -> serde_json::Value;
 
-    /// What an object schema says of keys beyond its `properties`.
+    /// What an object schema says of keys beyond its `properties`
+    /// (`additionalProperties`), or a tuple schema of elements beyond its prefix (`items`).
     pub enum AdditionalSchema {
-        /// `additionalProperties: false`.
+        /// `false`: none.
         Closed,
-        /// `additionalProperties: true`.
+        /// `true`: any.
         Open,
-        /// `additionalProperties: {...}`.
+        /// `{...}`: each matches this schema.
         Schema(SchemaFn),
+    }
+
+    /// A generated tuple type's schema (`prefixItems`), as data.
+    pub struct TupleSchema<'a> {
+        /// The schema of each prefix element.
+        pub prefix: &'a [SchemaFn],
+        /// Elements after the prefix.
+        pub items: AdditionalSchema,
+        /// `minItems`
+        pub min_items: Option<u64>,
+        /// `maxItems`
+        pub max_items: Option<u64>,
+        /// `uniqueItems`
+        pub unique: bool,
+        /// `description`
+        pub description: Option<&'a str>,
+    }
+
+    fn additional(g: &mut schemars::SchemaGenerator, a: &AdditionalSchema) -> serde_json::Value {
+        match a {
+            AdditionalSchema::Closed => serde_json::Value::Bool(false),
+            AdditionalSchema::Open => serde_json::Value::Bool(true),
+            AdditionalSchema::Schema(f) => f(g),
+        }
+    }
+
+    /// The JSON Schema of a generated tuple type.
+    pub fn tuple_schema(g: &mut schemars::SchemaGenerator, t: &TupleSchema<'_>) -> schemars::Schema {
+        let mut s = serde_json::Map::new();
+        s.insert("type".into(), "array".into());
+        s.insert("prefixItems".into(), t.prefix.iter().map(|f| f(g)).collect());
+        s.insert("items".into(), additional(g, &t.items));
+        if let Some(n) = t.min_items {
+            s.insert("minItems".into(), n.into());
+        }
+        if let Some(n) = t.max_items {
+            s.insert("maxItems".into(), n.into());
+        }
+        if t.unique {
+            s.insert("uniqueItems".into(), true.into());
+        }
+        if let Some(d) = t.description {
+            s.insert("description".into(), d.into());
+        }
+        schemars::Schema::from(s)
     }
 
     /// A generated object type's schema, as data: one shared builder serves every type.
@@ -263,12 +378,7 @@ pub mod __private {
         s.insert("type".into(), "object".into());
         s.insert("properties".into(), properties.into());
         s.insert("required".into(), o.required.iter().map(|k| serde_json::Value::from(*k)).collect());
-        let additional = match &o.additional {
-            AdditionalSchema::Closed => serde_json::Value::Bool(false),
-            AdditionalSchema::Open => serde_json::Value::Bool(true),
-            AdditionalSchema::Schema(f) => f(g),
-        };
-        s.insert("additionalProperties".into(), additional);
+        s.insert("additionalProperties".into(), additional(g, &o.additional));
         if let Some(n) = o.min_properties {
             s.insert("minProperties".into(), n.into());
         }
@@ -299,12 +409,4 @@ pub mod __private {
         schema
     }
 
-    /// The `default` of an absent optional property, built once.
-    pub fn default_value<T: FromJson + Clone>(cell: &OnceLock<T>, text: &'static str) -> T {
-        cell.get_or_init(|| {
-            T::from_json(&json_tree(text), &Path::root(), &mut Cx::strict())
-                .expect("toolseal-build validated this default against its schema")
-        })
-        .clone()
-    }
 }

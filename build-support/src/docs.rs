@@ -21,13 +21,12 @@ pub(crate) fn doc_attr(text: Option<String>) -> TokenStream {
 
 /// The docs of an item generated for `s`: its title and description, then a
 /// paragraph with its constraints and `default`, the one applied when absent.
-pub(crate) fn schema_docs(s: &Schema, default: Option<&Json<'_>>) -> TokenStream {
+pub(crate) fn schema_text(s: &Schema, default: Option<&Json<'_>>) -> Option<String> {
     let facts = facts(&s.node, default);
-    let text = match (s.doc(), facts) {
+    match (s.doc(), facts) {
         (Some(text), Some(facts)) => Some(format!("{text}\n\n{facts}")),
         (text, facts) => text.or(facts),
-    };
-    doc_attr(text)
+    }
 }
 
 /// A value written as code in a doc comment (`` `"EUR"` ``), fenced so that

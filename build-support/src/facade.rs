@@ -46,11 +46,6 @@ impl Facade {
         format!("{}::serde", self.private_text())
     }
 
-    /// `<path>::__private::`, as a type's text shows it once spaces are removed.
-    pub(crate) fn private_prefix(&self) -> String {
-        format!("{}::", self.private_text())
-    }
-
     fn private_text(&self) -> String {
         self.private().to_string().replace(' ', "")
     }
@@ -66,7 +61,6 @@ mod tests {
         assert_eq!(f.private().to_string().replace(' ', ""), "crate::reexported::ts::__private");
         assert_eq!(f.root("__newtype_access").to_string().replace(' ', ""), "crate::reexported::ts::__newtype_access");
         assert_eq!(f.serde(), "crate::reexported::ts::__private::serde");
-        assert_eq!(Facade::default().private_prefix(), "::toolseal::__private::");
         assert!(Facade::parse("not a path").is_err());
         assert!(Facade::parse("a::b<T>").is_err());
     }

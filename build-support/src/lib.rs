@@ -301,7 +301,7 @@ pub(crate) fn registry_tokens(bytes: &[u8], path: &Path, module: &str, options: 
             }
         }
     }
-    let (tokens, contract) = codegen::Generator::registry(&tools, &shown(path), module, facade);
+    let (tokens, contract) = codegen::registry(&tools, &shown(path), module, facade);
     drop(tools);
     Ok(RegistryTokens { tokens, contract, registry, quarantined })
 }

@@ -32,6 +32,8 @@ pub mod dynamic;
 pub mod feedback;
 pub mod fits;
 pub mod format;
+#[doc(hidden)]
+pub mod generated;
 #[cfg(feature = "rmcp")]
 pub mod guard;
 pub mod json;

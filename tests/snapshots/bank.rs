@@ -17,15 +17,8 @@ pub struct TransferFundsRecipientId(String);
 pub struct TransferFundsAmount(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"EUR"`, `"USD"`, `"GBP"`. Default: `"EUR"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum TransferFundsCurrency {
     /// `"EUR"`
@@ -106,15 +99,8 @@ pub struct ListTransactionsArgs {
 pub type FreezeAccountAccountId = GetBalanceAccountId;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"fraud"`, `"lost_card"`, `"customer_request"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum FreezeAccountReason {
     /// `"fraud"`
@@ -151,826 +137,293 @@ pub enum ToolCall {
     /// Freeze an account after suspected fraud.
     FreezeAccount(FreezeAccountArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    ::toolseal::__newtype_access!(TransferFundsRecipientId, String);
-    impl ::toolseal::__private::FromJson for TransferFundsRecipientId {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    ::toolseal::__value_type!(
+        TransferFundsRecipientId(String), rt::StringType = rt::StringType::new()
+        .patterns(& ["^acct-[0-9]{1,12}$"])
+        .description("Opaque account id of the recipient.")
+    );
+    ::toolseal::__value_type!(
+        TransferFundsAmount(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .maximum(10000.0).exclusive_minimum(0.0)
+        .description("Amount to transfer, in the account currency.")
+    );
+    ::toolseal::__string_enum!(
+        TransferFundsCurrency[Eur, Usd, Gbp] = rt::StringEnum { values : & ["EUR", "USD",
+        "GBP"], keyword : rt::Keyword::Enum, expected :
+        "one of \"EUR\", \"USD\", \"GBP\"", description : None, }
+    );
+    ::toolseal::__value_type!(
+        TransferFundsMemo(String), rt::StringType = rt::StringType::new().max_length(140)
+    );
+    impl rt::FromJson for TransferFundsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^acct-[0-9]{1,12}$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(TransferFundsRecipientId);
-    impl ::toolseal::__private::schemars::JsonSchema for TransferFundsRecipientId {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("TransferFundsRecipientId")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "TransferFundsRecipientId"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("pattern".into(), "^acct-[0-9]{1,12}$".into());
-            s.insert("description".into(), "Opaque account id of the recipient.".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(TransferFundsAmount, f64);
-    impl ::toolseal::__private::FromJson for TransferFundsAmount {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(10000.0),
-                        exclusive_minimum: ::core::option::Option::Some(0.0),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(TransferFundsAmount);
-    impl ::toolseal::__private::schemars::JsonSchema for TransferFundsAmount {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("TransferFundsAmount")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "TransferFundsAmount"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(10000.0));
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(0.0),
-            );
-            s.insert(
-                "description".into(),
-                "Amount to transfer, in the account currency.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl TransferFundsCurrency {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Eur => "EUR",
-                Self::Usd => "USD",
-                Self::Gbp => "GBP",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for TransferFundsCurrency {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "EUR" => return ::core::result::Result::Ok(Self::Eur),
-                    "USD" => return ::core::result::Result::Ok(Self::Usd),
-                    "GBP" => return ::core::result::Result::Ok(Self::Gbp),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"EUR\", \"USD\", \"GBP\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(TransferFundsCurrency);
-    impl ::toolseal::__private::schemars::JsonSchema for TransferFundsCurrency {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("TransferFundsCurrency")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "TransferFundsCurrency"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"EUR\""),
-                        ::toolseal::__private::json_literal("\"USD\""),
-                        ::toolseal::__private::json_literal("\"GBP\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(TransferFundsMemo, String);
-    impl ::toolseal::__private::FromJson for TransferFundsMemo {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(140),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(TransferFundsMemo);
-    impl ::toolseal::__private::schemars::JsonSchema for TransferFundsMemo {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("TransferFundsMemo")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "TransferFundsMemo"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 140u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for TransferFundsArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["recipient_id", "amount", "currency", "memo"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "recipient_id" => 0,
                         "amount" => 1,
                         "currency" => 2,
                         "memo" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let recipient_id = ::toolseal::__signature_first!(
-                first, < TransferFundsRecipientId as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("recipient_id"), cx)
-            );
-            let amount = ::toolseal::__signature_first!(
-                first, < TransferFundsAmount as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("amount"), cx)
-            );
-            let currency = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                TransferFundsCurrency as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("currency"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(TransferFundsCurrency::Eur), }
-            );
-            let memo = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                TransferFundsMemo as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("memo"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (recipient_id, amount, currency, memo) {
-                (
-                    ::core::option::Option::Some(recipient_id),
-                    ::core::option::Option::Some(amount),
-                    ::core::option::Option::Some(currency),
-                    ::core::option::Option::Some(memo),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        recipient_id,
-                        amount,
-                        currency,
-                        memo,
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "recipient_id", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "amount", cx, &mut first)?;
+            let f2 = rt::defaulted(
+                slots[2],
+                at,
+                "currency",
+                cx,
+                &mut first,
+                || TransferFundsCurrency::Eur,
+            )?;
+            let f3 = rt::optional(slots[3], at, "memo", cx, &mut first)?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        recipient_id: f0,
+                        amount: f1,
+                        currency: f2,
+                        memo: f3,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(TransferFundsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for TransferFundsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("TransferFundsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "TransferFundsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "recipient_id",
-                            ::toolseal::__private::subschema::<TransferFundsRecipientId>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "amount",
-                            ::toolseal::__private::subschema::<TransferFundsAmount>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "currency",
-                            ::toolseal::__private::subschema::<TransferFundsCurrency>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "memo",
-                            ::toolseal::__private::subschema::<TransferFundsMemo>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["recipient_id", "amount"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `transfer_funds` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(GetBalanceAccountId, String);
-    impl ::toolseal::__private::FromJson for GetBalanceAccountId {
+    ::toolseal::__json_schema!(
+        TransferFundsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("recipient_id", rt::subschema:: < TransferFundsRecipientId >), ("amount",
+        rt::subschema:: < TransferFundsAmount >), ("currency", rt::subschema:: <
+        TransferFundsCurrency >), ("memo", rt::subschema:: < TransferFundsMemo >)],
+        required : & ["recipient_id", "amount"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `transfer_funds` tool."), })
+    );
+    ::toolseal::__value_type!(
+        GetBalanceAccountId(String), rt::StringType = rt::StringType::new().patterns(&
+        ["^acct-[0-9]{1,12}$"])
+    );
+    impl rt::FromJson for GetBalanceArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^acct-[0-9]{1,12}$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetBalanceAccountId);
-    impl ::toolseal::__private::schemars::JsonSchema for GetBalanceAccountId {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetBalanceAccountId")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetBalanceAccountId"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("pattern".into(), "^acct-[0-9]{1,12}$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetBalanceArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["account_id"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "account_id" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let account_id = ::toolseal::__signature_first!(
-                first, < GetBalanceAccountId as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("account_id"), cx)
-            );
-            match (account_id,) {
-                (::core::option::Option::Some(account_id),) => {
-                    ::core::result::Result::Ok(Self { account_id })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "account_id", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { account_id: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetBalanceArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetBalanceArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetBalanceArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetBalanceArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "account_id",
-                            ::toolseal::__private::subschema::<GetBalanceAccountId>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["account_id"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_balance` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(ListTransactionsLimit, u64);
-    impl ::toolseal::__private::FromJson for ListTransactionsLimit {
+    ::toolseal::__json_schema!(
+        GetBalanceArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("account_id", rt::subschema:: < GetBalanceAccountId >)], required : &
+        ["account_id"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `get_balance` tool."), })
+    );
+    ::toolseal::__value_type!(
+        ListTransactionsLimit(u64), rt::NumberType < u64 > = rt::NumberType::new()
+        .minimum(1.0).maximum(100.0)
+    );
+    ::toolseal::__value_type!(
+        ListTransactionsSince(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::Date)
+    );
+    impl rt::FromJson for ListTransactionsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(100.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListTransactionsLimit);
-    impl ::toolseal::__private::schemars::JsonSchema for ListTransactionsLimit {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListTransactionsLimit")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListTransactionsLimit"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(100.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(ListTransactionsSince, String);
-    impl ::toolseal::__private::FromJson for ListTransactionsSince {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Date,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListTransactionsSince);
-    impl ::toolseal::__private::schemars::JsonSchema for ListTransactionsSince {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListTransactionsSince")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListTransactionsSince"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "date".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListTransactionsArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["account_id", "limit", "since"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "account_id" => 0,
                         "limit" => 1,
                         "since" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let account_id = ::toolseal::__signature_first!(
-                first, < ListTransactionsAccountId as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("account_id"), cx)
-            );
-            let limit = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ListTransactionsLimit as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("limit"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(ListTransactionsLimit { 0 : 20u64 }), }
-            );
-            let since = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ListTransactionsSince as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("since"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (account_id, limit, since) {
-                (
-                    ::core::option::Option::Some(account_id),
-                    ::core::option::Option::Some(limit),
-                    ::core::option::Option::Some(since),
-                ) => ::core::result::Result::Ok(Self { account_id, limit, since }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "account_id", cx, &mut first)?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "limit",
+                cx,
+                &mut first,
+                || ListTransactionsLimit { 0: 20u64 },
+            )?;
+            let f2 = rt::optional(slots[2], at, "since", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        account_id: f0,
+                        limit: f1,
+                        since: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListTransactionsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ListTransactionsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListTransactionsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListTransactionsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "account_id",
-                            ::toolseal::__private::subschema::<ListTransactionsAccountId>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "limit",
-                            ::toolseal::__private::subschema::<ListTransactionsLimit>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "since",
-                            ::toolseal::__private::subschema::<ListTransactionsSince>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["account_id"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `list_transactions` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl FreezeAccountReason {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Fraud => "fraud",
-                Self::LostCard => "lost_card",
-                Self::CustomerRequest => "customer_request",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for FreezeAccountReason {
+    ::toolseal::__json_schema!(
+        ListTransactionsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("account_id", rt::subschema:: < ListTransactionsAccountId >), ("limit",
+        rt::subschema:: < ListTransactionsLimit >), ("since", rt::subschema:: <
+        ListTransactionsSince >)], required : & ["account_id"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `list_transactions` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        FreezeAccountReason[Fraud, LostCard, CustomerRequest] = rt::StringEnum { values :
+        & ["fraud", "lost_card", "customer_request"], keyword : rt::Keyword::Enum,
+        expected : "one of \"fraud\", \"lost_card\", \"customer_request\"", description :
+        None, }
+    );
+    impl rt::FromJson for FreezeAccountArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "fraud" => return ::core::result::Result::Ok(Self::Fraud),
-                    "lost_card" => return ::core::result::Result::Ok(Self::LostCard),
-                    "customer_request" => {
-                        return ::core::result::Result::Ok(Self::CustomerRequest);
-                    }
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"fraud\", \"lost_card\", \"customer_request\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(FreezeAccountReason);
-    impl ::toolseal::__private::schemars::JsonSchema for FreezeAccountReason {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("FreezeAccountReason")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "FreezeAccountReason"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"fraud\""),
-                        ::toolseal::__private::json_literal("\"lost_card\""),
-                        ::toolseal::__private::json_literal("\"customer_request\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for FreezeAccountArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["account_id", "reason"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "account_id" => 0,
                         "reason" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let account_id = ::toolseal::__signature_first!(
-                first, < FreezeAccountAccountId as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("account_id"), cx)
-            );
-            let reason = ::toolseal::__signature_first!(
-                first, < FreezeAccountReason as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("reason"), cx)
-            );
-            match (account_id, reason) {
-                (
-                    ::core::option::Option::Some(account_id),
-                    ::core::option::Option::Some(reason),
-                ) => ::core::result::Result::Ok(Self { account_id, reason }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "account_id", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "reason", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { account_id: f0, reason: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(FreezeAccountArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for FreezeAccountArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("FreezeAccountArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "FreezeAccountArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "account_id",
-                            ::toolseal::__private::subschema::<FreezeAccountAccountId>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "reason",
-                            ::toolseal::__private::subschema::<FreezeAccountReason>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["account_id", "reason"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `freeze_account` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        FreezeAccountArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("account_id", rt::subschema:: < FreezeAccountAccountId >), ("reason",
+        rt::subschema:: < FreezeAccountReason >)], required : & ["account_id", "reason"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Arguments of the `freeze_account` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../examples/transfer_funds/registry/bank.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "transfer_funds",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Transfer money from the user's account to a recipient.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: Some(true),
+                    idempotent_hint: Some(false),
+                    open_world_hint: None,
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false},\"description\":\"Transfer money from the user's account to a recipient.\",\"inputSchema\":{\"properties\":{\"amount\":{\"description\":\"Amount to transfer, in the account currency.\",\"exclusiveMinimum\":0,\"maximum\":10000,\"type\":\"number\"},\"currency\":{\"default\":\"EUR\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"type\":\"string\"},\"memo\":{\"maxLength\":140,\"type\":\"string\"},\"recipient_id\":{\"description\":\"Opaque account id of the recipient.\",\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"recipient_id\",\"amount\"],\"type\":\"object\"},\"name\":\"transfer_funds\"}",
                 digest: "a32ae3bca44f5e250b8640f4eb2d1a2d60add4f042cf51701f1c468edaa3d111",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_balance",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Current balance of one of the user's accounts.",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Current balance of one of the user's accounts."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Current balance of one of the user's accounts.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"get_balance\"}",
                 digest: "8ea9af4f91e958ba2363263bec4cc4fd6a745f7d220063907463ba88d09e28be",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "list_transactions",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Recent transactions of an account.",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Recent transactions of an account."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Recent transactions of an account.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"list_transactions\"}",
                 digest: "b8a76df7682ff073d167767c78f9ad061157bd7c92c690b89be0840355358d20",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "freeze_account",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Freeze an account after suspected fraud.",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Freeze an account after suspected fraud."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: Some(true),
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true},\"description\":\"Freeze an account after suspected fraud.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"reason\":{\"enum\":[\"fraud\",\"lost_card\",\"customer_request\"],\"type\":\"string\"}},\"required\":[\"account_id\",\"reason\"],\"type\":\"object\"},\"name\":\"freeze_account\"}",
                 digest: "7fd91e0d6e3a86fbeed8663157b71145d9e2f0996e74056f21d0be2407b0d732",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -981,51 +434,32 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(3) => {
-                    <TransferFundsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(3) => {
+                    <TransferFundsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::TransferFunds)
                 }
-                ::core::option::Option::Some(1) => {
-                    <GetBalanceArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <GetBalanceArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetBalance)
                 }
-                ::core::option::Option::Some(2) => {
-                    <ListTransactionsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <ListTransactionsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ListTransactions)
                 }
-                ::core::option::Option::Some(0) => {
-                    <FreezeAccountArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(0) => {
+                    <FreezeAccountArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::FreezeAccount)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -1043,112 +477,96 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("transfer_funds", ::toolseal::__private::root_schema(< TransferFundsArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                TransferFundsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("get_balance", ::toolseal::__private::root_schema(<
-                GetBalanceArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GetBalanceArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("list_transactions", ::toolseal::__private::root_schema(<
-                ListTransactionsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < ListTransactionsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("freeze_account", ::toolseal::__private::root_schema(< FreezeAccountArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                FreezeAccountArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)),
+                ("transfer_funds", rt::root_schema(< TransferFundsArgs as
+                rt::schemars::JsonSchema > ::schema_name, < TransferFundsArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get_balance",
+                rt::root_schema(< GetBalanceArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetBalanceArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("list_transactions", rt::root_schema(<
+                ListTransactionsArgs as rt::schemars::JsonSchema > ::schema_name, <
+                ListTransactionsArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("freeze_account", rt::root_schema(< FreezeAccountArgs as
+                rt::schemars::JsonSchema > ::schema_name, < FreezeAccountArgs as
+                rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::TransferFunds(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetBalance(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ListTransactions(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::FreezeAccount(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::TransferFunds(a) => map.serialize_entry("arguments", a)?,

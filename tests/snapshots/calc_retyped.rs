@@ -44,409 +44,224 @@ pub enum ToolCall {
     /// A tool whose name is a Rust keyword.
     Type(TypeArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    impl ::toolseal::__private::FromJson for GetSumArgs {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    impl rt::FromJson for GetSumArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < i64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self { a, b })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetSumArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetSumArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetSumArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetSumArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get-sum` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetSumOutput {
+    ::toolseal::__json_schema!(
+        GetSumArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < i64 >), ("b", rt::subschema:: < f64 >)], required : & ["a",
+        "b"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `get-sum` tool."), })
+    );
+    impl rt::FromJson for GetSumOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["sum"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "sum" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let sum = ::toolseal::__signature_first!(
-                first, < i64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("sum"),
-                cx)
-            );
-            match (sum,) {
-                (::core::option::Option::Some(sum),) => {
-                    ::core::result::Result::Ok(Self { sum })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "sum", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { sum: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetSumOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for GetSumOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetSumOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetSumOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "sum",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["sum"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `get-sum` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for EchoArgs {
+    ::toolseal::__json_schema!(
+        GetSumOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("sum", rt::subschema:: < i64 >)], required : & ["sum"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `get-sum` tool."), })
+    );
+    impl rt::FromJson for EchoArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["text", "shout", "times"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "text" => 0,
                         "shout" => 1,
                         "times" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let text = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("text"),
-                cx)
-            );
-            let shout = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("shout"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let times = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < i64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("times"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok(1i64), }
-            );
-            match (text, shout, times) {
-                (
-                    ::core::option::Option::Some(text),
-                    ::core::option::Option::Some(shout),
-                    ::core::option::Option::Some(times),
-                ) => ::core::result::Result::Ok(Self { text, shout, times }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "text", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "shout", cx, &mut first)?;
+            let f2 = rt::defaulted(slots[2], at, "times", cx, &mut first, || 1i64)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        text: f0,
+                        shout: f1,
+                        times: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EchoArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for EchoArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EchoArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EchoArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "text",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "shout",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "times",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["text"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `echo` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for TypeArgs {
+    ::toolseal::__json_schema!(
+        EchoArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("text",
+        rt::subschema:: < String >), ("shout", rt::subschema:: < bool >), ("times",
+        rt::subschema:: < i64 >)], required : & ["text"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `echo` tool."), })
+    );
+    impl rt::FromJson for TypeArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(TypeArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for TypeArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("TypeArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "TypeArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `type` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        TypeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description : Some("Arguments of the `type` tool."),
+        })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/drift/calc-retyped.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "get-sum",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Adds two integers."),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Adds two integers."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Adds two integers.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"outputSchema\":{\"properties\":{\"sum\":{\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"}}",
                 digest: "81b72773fe96de3cdcad53c198bc60c44c47f7b98b6949c71918f9212055e325",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "echo",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Repeats a text."),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Repeats a text."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Repeats a text.\",\"inputSchema\":{\"properties\":{\"shout\":{\"type\":\"boolean\"},\"text\":{\"type\":\"string\"},\"times\":{\"default\":1,\"type\":\"integer\"}},\"required\":[\"text\"],\"type\":\"object\"},\"name\":\"echo\"}",
                 digest: "90c71a8bc1560d048278904afe6144bfe4ec14f1beb2559d839ef4fa8fe7dce5",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "type",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "A tool whose name is a Rust keyword.",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("A tool whose name is a Rust keyword."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"A tool whose name is a Rust keyword.\",\"inputSchema\":{\"properties\":{},\"type\":\"object\"},\"name\":\"type\"}",
                 digest: "ba4ea09b3ecb270d6fb4763b68cdab09891f406fa0e78fa88c5b019fc3074d21",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &["echo", "get-sum", "type"];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(1) => {
-                    <GetSumArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(1) => {
+                    <GetSumArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetSum)
                 }
-                ::core::option::Option::Some(0) => {
-                    <EchoArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::Echo)
+                Some(0) => {
+                    <EchoArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Echo)
                 }
-                ::core::option::Option::Some(2) => {
-                    <TypeArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::Type)
+                Some(2) => {
+                    <TypeArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Type)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -463,102 +278,88 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("get-sum", ::toolseal::__private::root_schema(< GetSumArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GetSumArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("echo", ::toolseal::__private::root_schema(< EchoArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < EchoArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("type", ::toolseal::__private::root_schema(< TypeArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < TypeArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get-sum", rt::root_schema(< GetSumArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetSumArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("echo", rt::root_schema(< EchoArgs as
+                rt::schemars::JsonSchema > ::schema_name, < EchoArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("type", rt::root_schema(<
+                TypeArgs as rt::schemars::JsonSchema > ::schema_name, < TypeArgs as
+                rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::GetSum(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Echo(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Type(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::GetSum(a) => map.serialize_entry("arguments", a)?,

@@ -142,15 +142,8 @@ pub struct NumbersArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"red"`, `"green"`, `"dark-blue"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum EnumsAndConstsColor {
     /// `"red"`
@@ -175,15 +168,8 @@ pub struct EnumsAndConstsLevel(::toolseal::__private::serde_json::Value);
 pub struct EnumsAndConstsMixed(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly `"fixed"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum EnumsAndConstsKind {
     /// `"fixed"`
@@ -414,15 +400,8 @@ pub struct RefsNode {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"cyan"`, `"magenta"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum RefsColor {
     /// `"cyan"`
@@ -463,15 +442,8 @@ pub struct AllOfArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"fast"`, `"safe"`. Default: `"fast"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum DefaultsMode {
     /// `"fast"`
@@ -598,392 +570,58 @@ pub enum ToolCall {
     /// The `draft07_tuple` tool.
     Draft07Tuple(Draft07TupleArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    ::toolseal::__newtype_access!(StringsBounded, String);
-    impl ::toolseal::__private::FromJson for StringsBounded {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    ::toolseal::__value_type!(
+        StringsBounded(String), rt::StringType = rt::StringType::new().min_length(2)
+        .max_length(5)
+    );
+    ::toolseal::__value_type!(
+        StringsCode(String), rt::StringType = rt::StringType::new().patterns(&
+        ["^[A-Z]{3}-\\d{2}$"])
+    );
+    ::toolseal::__value_type!(
+        StringsEmail(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::Email)
+    );
+    ::toolseal::__value_type!(
+        StringsLink(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::Uri)
+    );
+    ::toolseal::__value_type!(
+        StringsWhen(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::DateTime)
+    );
+    ::toolseal::__value_type!(
+        StringsDay(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::Date)
+    );
+    ::toolseal::__value_type!(
+        StringsId(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::Uuid)
+    );
+    ::toolseal::__value_type!(
+        StringsV4(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::Ipv4)
+    );
+    ::toolseal::__value_type!(
+        StringsV6(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::Ipv6)
+    );
+    ::toolseal::__value_type!(
+        StringsShort(String), rt::StringType = rt::StringType::new().max_length(3)
+        .description("At most three code points: \"héé\" fits, four bytes or not.")
+    );
+    impl rt::FromJson for StringsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(2),
-                ::core::option::Option::Some(5),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsBounded);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsBounded {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsBounded")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsBounded"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 2u64.into());
-            s.insert("maxLength".into(), 5u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsCode, String);
-    impl ::toolseal::__private::FromJson for StringsCode {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^[A-Z]{3}-\\d{2}$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsCode);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsCode {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsCode")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsCode"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("pattern".into(), "^[A-Z]{3}-\\d{2}$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsEmail, String);
-    impl ::toolseal::__private::FromJson for StringsEmail {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Email,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsEmail);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsEmail {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsEmail")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsEmail"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "email".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsLink, String);
-    impl ::toolseal::__private::FromJson for StringsLink {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Uri,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsLink);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsLink {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsLink")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsLink"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "uri".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsWhen, String);
-    impl ::toolseal::__private::FromJson for StringsWhen {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::DateTime,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsWhen);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsWhen {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsWhen")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsWhen"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "date-time".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsDay, String);
-    impl ::toolseal::__private::FromJson for StringsDay {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Date,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsDay);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsDay {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsDay")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsDay"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "date".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsId, String);
-    impl ::toolseal::__private::FromJson for StringsId {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Uuid,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsId);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsId {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsId")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsId"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "uuid".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsV4, String);
-    impl ::toolseal::__private::FromJson for StringsV4 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Ipv4,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsV4);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsV4 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsV4")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsV4"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "ipv4".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsV6, String);
-    impl ::toolseal::__private::FromJson for StringsV6 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Ipv6,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsV6);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsV6 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsV6")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsV6"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "ipv6".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(StringsShort, String);
-    impl ::toolseal::__private::FromJson for StringsShort {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsShort);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsShort {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsShort")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsShort"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            s.insert(
-                "description".into(),
-                "At most three code points: \"héé\" fits, four bytes or not.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for StringsArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "plain",
                     "bounded",
@@ -997,7 +635,7 @@ const _: () = {
                     "v6",
                     "short",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "plain" => 0,
                         "bounded" => 1,
@@ -1010,435 +648,97 @@ const _: () = {
                         "v4" => 8,
                         "v6" => 9,
                         "short" => 10,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<11usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let plain = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("plain"),
-                cx)
-            );
-            let bounded = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                StringsBounded as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("bounded"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let code = ::toolseal::__signature_first!(
-                first, < StringsCode as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("code"), cx)
-            );
-            let email = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < StringsEmail
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("email"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let link = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < StringsLink
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("link"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let when = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => < StringsWhen
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("when"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let day = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => < StringsDay
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("day"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let id = ::toolseal::__signature_first!(
-                first, match slots[7] { ::core::option::Option::Some(x) => < StringsId as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("id"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let v4 = ::toolseal::__signature_first!(
-                first, match slots[8] { ::core::option::Option::Some(x) => < StringsV4 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("v4"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let v6 = ::toolseal::__signature_first!(
-                first, match slots[9] { ::core::option::Option::Some(x) => < StringsV6 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("v6"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let short = ::toolseal::__signature_first!(
-                first, match slots[10] { ::core::option::Option::Some(x) => <
-                StringsShort as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("short"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (plain, bounded, code, email, link, when, day, id, v4, v6, short) {
+            let slots = rt::check::slots::<11usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "plain", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "bounded", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "code", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "email", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "link", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "when", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "day", cx, &mut first)?;
+            let f7 = rt::optional(slots[7], at, "id", cx, &mut first)?;
+            let f8 = rt::optional(slots[8], at, "v4", cx, &mut first)?;
+            let f9 = rt::optional(slots[9], at, "v6", cx, &mut first)?;
+            let f10 = rt::optional(slots[10], at, "short", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10) {
                 (
-                    ::core::option::Option::Some(plain),
-                    ::core::option::Option::Some(bounded),
-                    ::core::option::Option::Some(code),
-                    ::core::option::Option::Some(email),
-                    ::core::option::Option::Some(link),
-                    ::core::option::Option::Some(when),
-                    ::core::option::Option::Some(day),
-                    ::core::option::Option::Some(id),
-                    ::core::option::Option::Some(v4),
-                    ::core::option::Option::Some(v6),
-                    ::core::option::Option::Some(short),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
+                    Some(f7),
+                    Some(f8),
+                    Some(f9),
+                    Some(f10),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        plain,
-                        bounded,
-                        code,
-                        email,
-                        link,
-                        when,
-                        day,
-                        id,
-                        v4,
-                        v6,
-                        short,
+                    Ok(Self {
+                        plain: f0,
+                        bounded: f1,
+                        code: f2,
+                        email: f3,
+                        link: f4,
+                        when: f5,
+                        day: f6,
+                        id: f7,
+                        v4: f8,
+                        v6: f9,
+                        short: f10,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(StringsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for StringsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("StringsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "StringsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "plain",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "bounded",
-                            ::toolseal::__private::subschema::<StringsBounded>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "code",
-                            ::toolseal::__private::subschema::<StringsCode>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "email",
-                            ::toolseal::__private::subschema::<StringsEmail>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "link",
-                            ::toolseal::__private::subschema::<StringsLink>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "when",
-                            ::toolseal::__private::subschema::<StringsWhen>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "day",
-                            ::toolseal::__private::subschema::<StringsDay>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "id",
-                            ::toolseal::__private::subschema::<StringsId>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "v4",
-                            ::toolseal::__private::subschema::<StringsV4>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "v6",
-                            ::toolseal::__private::subschema::<StringsV6>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "short",
-                            ::toolseal::__private::subschema::<StringsShort>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["plain", "code"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `strings` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(NumbersCount, u64);
-    impl ::toolseal::__private::FromJson for NumbersCount {
+    ::toolseal::__json_schema!(
+        StringsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("plain", rt::subschema:: < String >), ("bounded", rt::subschema:: <
+        StringsBounded >), ("code", rt::subschema:: < StringsCode >), ("email",
+        rt::subschema:: < StringsEmail >), ("link", rt::subschema:: < StringsLink >),
+        ("when", rt::subschema:: < StringsWhen >), ("day", rt::subschema:: < StringsDay
+        >), ("id", rt::subschema:: < StringsId >), ("v4", rt::subschema:: < StringsV4 >),
+        ("v6", rt::subschema:: < StringsV6 >), ("short", rt::subschema:: < StringsShort
+        >)], required : & ["plain", "code"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `strings` tool."), })
+    );
+    ::toolseal::__value_type!(
+        NumbersCount(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
+        .maximum(10.0)
+    );
+    ::toolseal::__value_type!(
+        NumbersSigned(i64), rt::NumberType < i64 > = rt::NumberType::new().minimum(- 5.0)
+        .maximum(5.0)
+    );
+    ::toolseal::__value_type!(
+        NumbersRatio(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .exclusive_minimum(0.0).exclusive_maximum(1.0)
+    );
+    ::toolseal::__value_type!(
+        NumbersStep(i64), rt::NumberType < i64 > = rt::NumberType::new().multiple_of(5.0)
+    );
+    ::toolseal::__value_type!(
+        NumbersPrice(f64), rt::NumberType < f64 > = rt::NumberType::new().minimum(0.0)
+        .multiple_of(0.25)
+    );
+    impl rt::FromJson for NumbersArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::Some(10.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(NumbersCount);
-    impl ::toolseal::__private::schemars::JsonSchema for NumbersCount {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("NumbersCount")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "NumbersCount"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(10.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(NumbersSigned, i64);
-    impl ::toolseal::__private::FromJson for NumbersSigned {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(-5.0),
-                        maximum: ::core::option::Option::Some(5.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(NumbersSigned);
-    impl ::toolseal::__private::schemars::JsonSchema for NumbersSigned {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("NumbersSigned")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "NumbersSigned"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(-5.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(5.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(NumbersRatio, f64);
-    impl ::toolseal::__private::FromJson for NumbersRatio {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::Some(0.0),
-                        exclusive_maximum: ::core::option::Option::Some(1.0),
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(NumbersRatio);
-    impl ::toolseal::__private::schemars::JsonSchema for NumbersRatio {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("NumbersRatio")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "NumbersRatio"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(0.0),
-            );
-            s.insert(
-                "exclusiveMaximum".into(),
-                ::toolseal::__private::number_value(1.0),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(NumbersStep, i64);
-    impl ::toolseal::__private::FromJson for NumbersStep {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(5.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(NumbersStep);
-    impl ::toolseal::__private::schemars::JsonSchema for NumbersStep {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("NumbersStep")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "NumbersStep"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(5.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(NumbersPrice, f64);
-    impl ::toolseal::__private::FromJson for NumbersPrice {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(0.25),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(NumbersPrice);
-    impl ::toolseal::__private::schemars::JsonSchema for NumbersPrice {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("NumbersPrice")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "NumbersPrice"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(0.25));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for NumbersArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "count",
                     "signed",
@@ -1448,7 +748,7 @@ const _: () = {
                     "big",
                     "any_number",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "count" => 0,
                         "signed" => 1,
@@ -1457,731 +757,222 @@ const _: () = {
                         "price" => 4,
                         "big" => 5,
                         "any_number" => 6,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let count = ::toolseal::__signature_first!(
-                first, < NumbersCount as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("count"), cx)
-            );
-            let signed = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                NumbersSigned as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("signed"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let ratio = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < NumbersRatio
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("ratio"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let step = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < NumbersStep
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("step"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let price = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < NumbersPrice
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("price"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let big = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => < i64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("big"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let any_number = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("any_number"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (count, signed, ratio, step, price, big, any_number) {
+            let slots = rt::check::slots::<7usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "count", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "signed", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "ratio", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "step", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "price", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "big", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "any_number", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6) {
                 (
-                    ::core::option::Option::Some(count),
-                    ::core::option::Option::Some(signed),
-                    ::core::option::Option::Some(ratio),
-                    ::core::option::Option::Some(step),
-                    ::core::option::Option::Some(price),
-                    ::core::option::Option::Some(big),
-                    ::core::option::Option::Some(any_number),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        count,
-                        signed,
-                        ratio,
-                        step,
-                        price,
-                        big,
-                        any_number,
+                    Ok(Self {
+                        count: f0,
+                        signed: f1,
+                        ratio: f2,
+                        step: f3,
+                        price: f4,
+                        big: f5,
+                        any_number: f6,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(NumbersArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for NumbersArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("NumbersArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "NumbersArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "count",
-                            ::toolseal::__private::subschema::<NumbersCount>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "signed",
-                            ::toolseal::__private::subschema::<NumbersSigned>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "ratio",
-                            ::toolseal::__private::subschema::<NumbersRatio>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "step",
-                            ::toolseal::__private::subschema::<NumbersStep>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "price",
-                            ::toolseal::__private::subschema::<NumbersPrice>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "big",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "any_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["count"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `numbers` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl EnumsAndConstsColor {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-                Self::DarkBlue => "dark-blue",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for EnumsAndConstsColor {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    "dark-blue" => return ::core::result::Result::Ok(Self::DarkBlue),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\", \"dark-blue\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsColor);
-    impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsColor {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EnumsAndConstsColor")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EnumsAndConstsColor"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\""),
-                        ::toolseal::__private::json_literal("\"dark-blue\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        EnumsAndConstsLevel, ::toolseal::__private::serde_json::Value
+    ::toolseal::__json_schema!(
+        NumbersArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("count", rt::subschema:: < NumbersCount >), ("signed", rt::subschema:: <
+        NumbersSigned >), ("ratio", rt::subschema:: < NumbersRatio >), ("step",
+        rt::subschema:: < NumbersStep >), ("price", rt::subschema:: < NumbersPrice >),
+        ("big", rt::subschema:: < i64 >), ("any_number", rt::subschema:: < f64 >)],
+        required : & ["count"], additional : rt::AdditionalSchema::Closed, min_properties
+        : None, max_properties : None, description :
+        Some("Arguments of the `numbers` tool."), })
     );
-    impl ::toolseal::__private::FromJson for EnumsAndConstsLevel {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("2"),
-                    ::toolseal::__private::json_tree("3")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of 1, 2, 3"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsLevel);
-    impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsLevel {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EnumsAndConstsLevel")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EnumsAndConstsLevel"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("enum".into(), ::toolseal::__private::json_literal("[1,2,3]"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        EnumsAndConstsMixed, ::toolseal::__private::serde_json::Value
+    ::toolseal::__string_enum!(
+        EnumsAndConstsColor[Red, Green, DarkBlue] = rt::StringEnum { values : & ["red",
+        "green", "dark-blue"], keyword : rt::Keyword::Enum, expected :
+        "one of \"red\", \"green\", \"dark-blue\"", description : None, }
     );
-    impl ::toolseal::__private::FromJson for EnumsAndConstsMixed {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"a\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"a\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsMixed);
-    impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsMixed {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EnumsAndConstsMixed")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EnumsAndConstsMixed"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"a\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl EnumsAndConstsKind {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Fixed => "fixed",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for EnumsAndConstsKind {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "fixed" => return ::core::result::Result::Ok(Self::Fixed),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Const,
-                    "the value \"fixed\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsKind);
-    impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsKind {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EnumsAndConstsKind")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EnumsAndConstsKind"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("\"fixed\""));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        EnumsAndConstsVersion, ::toolseal::__private::serde_json::Value
+    ::toolseal::__value_type!(
+        EnumsAndConstsLevel(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Enum, & ["1", "2", "3"], "one of 1, 2, 3")
     );
-    impl ::toolseal::__private::FromJson for EnumsAndConstsVersion {
+    ::toolseal::__value_type!(
+        EnumsAndConstsMixed(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Enum, & ["\"a\"", "1", "null"],
+        "one of \"a\", 1, null")
+    );
+    ::toolseal::__string_enum!(
+        EnumsAndConstsKind[Fixed] = rt::StringEnum { values : & ["fixed"], keyword :
+        rt::Keyword::Const, expected : "the value \"fixed\"", description : None, }
+    );
+    ::toolseal::__value_type!(
+        EnumsAndConstsVersion(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
+    );
+    impl rt::FromJson for EnumsAndConstsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsVersion);
-    impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsVersion {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EnumsAndConstsVersion")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EnumsAndConstsVersion"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for EnumsAndConstsArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["color", "level", "mixed", "kind", "version"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "color" => 0,
                         "level" => 1,
                         "mixed" => 2,
                         "kind" => 3,
                         "version" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 3],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let color = ::toolseal::__signature_first!(
-                first, < EnumsAndConstsColor as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("color"), cx)
-            );
-            let level = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                EnumsAndConstsLevel as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("level"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let mixed = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                EnumsAndConstsMixed as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("mixed"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let kind = ::toolseal::__signature_first!(
-                first, < EnumsAndConstsKind as ::toolseal::__private::FromJson >
-                ::from_json(slots[3].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("kind"), cx)
-            );
-            let version = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => <
-                EnumsAndConstsVersion as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("version"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (color, level, mixed, kind, version) {
-                (
-                    ::core::option::Option::Some(color),
-                    ::core::option::Option::Some(level),
-                    ::core::option::Option::Some(mixed),
-                    ::core::option::Option::Some(kind),
-                    ::core::option::Option::Some(version),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        color,
-                        level,
-                        mixed,
-                        kind,
-                        version,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "color", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "level", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "mixed", cx, &mut first)?;
+            let f3 = rt::required(slots[3], at, "kind", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "version", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        color: f0,
+                        level: f1,
+                        mixed: f2,
+                        kind: f3,
+                        version: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EnumsAndConstsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for EnumsAndConstsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EnumsAndConstsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EnumsAndConstsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "color",
-                            ::toolseal::__private::subschema::<EnumsAndConstsColor>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "level",
-                            ::toolseal::__private::subschema::<EnumsAndConstsLevel>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "mixed",
-                            ::toolseal::__private::subschema::<EnumsAndConstsMixed>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "kind",
-                            ::toolseal::__private::subschema::<EnumsAndConstsKind>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "version",
-                            ::toolseal::__private::subschema::<EnumsAndConstsVersion>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["color", "kind"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `enums_and_consts` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(ArraysTags, ::std::vec::Vec < String >);
-    impl ::toolseal::__private::FromJson for ArraysTags {
+    ::toolseal::__json_schema!(
+        EnumsAndConstsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("color", rt::subschema:: < EnumsAndConstsColor >), ("level", rt::subschema:: <
+        EnumsAndConstsLevel >), ("mixed", rt::subschema:: < EnumsAndConstsMixed >),
+        ("kind", rt::subschema:: < EnumsAndConstsKind >), ("version", rt::subschema:: <
+        EnumsAndConstsVersion >)], required : & ["color", "kind"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `enums_and_consts` tool."), })
+    );
+    ::toolseal::__value_type!(
+        ArraysTags(::std::vec::Vec < String >), rt::ArrayType < String > =
+        rt::ArrayType::new().min_items(1).max_items(3).unique()
+    );
+    impl rt::FromJson for ArraysPair {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::Some(3),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ArraysTags);
-    impl ::toolseal::__private::schemars::JsonSchema for ArraysTags {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ArraysTags")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ArraysTags"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert("items".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("minItems".into(), 1u64.into());
-            s.insert("maxItems".into(), 3u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ArraysPair {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(2),
-                false,
-            )?;
-            ::core::result::Result::Ok(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let items = rt::check::array(v, at)?;
+            rt::check::items(items, at, None, Some(2), false)?;
+            Ok(
                 Self(
                     match items.get(0) {
-                        ::core::option::Option::Some(x) => {
-                            ::core::option::Option::Some(
-                                <String as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.index(0),
-                                    cx,
-                                )?,
-                            )
-                        }
-                        ::core::option::Option::None => ::core::option::Option::None,
+                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(0), cx)?),
+                        None => None,
                     },
                     match items.get(1) {
-                        ::core::option::Option::Some(x) => {
-                            ::core::option::Option::Some(
-                                <i64 as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.index(1),
-                                    cx,
-                                )?,
-                            )
-                        }
-                        ::core::option::Option::None => ::core::option::Option::None,
+                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(1), cx)?),
+                        None => None,
                     },
                 ),
             )
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ArraysPair {
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+    ::toolseal::__deserialize_via_from_json!(ArraysPair);
+    ::toolseal::__json_schema!(
+        ArraysPair, g => rt::tuple_schema(g, & rt::TupleSchema { prefix : &
+        [rt::subschema:: < String >, rt::subschema:: < i64 >], items :
+        rt::AdditionalSchema::Closed, min_items : None, max_items : Some(2), unique :
+        false, description : None, })
+    );
+    impl rt::serde::Serialize for ArraysPair {
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeSeq;
-            let mut seq = serializer.serialize_seq(::core::option::Option::None)?;
-            if let ::core::option::Option::Some(x) = &self.0 {
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeSeq;
+            let mut seq = serializer.serialize_seq(None)?;
+            if let Some(x) = &self.0 {
                 seq.serialize_element(x)?;
             }
-            if let ::core::option::Option::Some(x) = &self.1 {
+            if let Some(x) = &self.1 {
                 seq.serialize_element(x)?;
             }
             seq.end()
         }
     }
-    ::toolseal::__deserialize_via_from_json!(ArraysPair);
-    impl ::toolseal::__private::schemars::JsonSchema for ArraysPair {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ArraysPair")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ArraysPair"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "prefixItems".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < String > (g),
-                        ::toolseal::__private::subschema:: < i64 > (g)
-                    ],
-                ),
-            );
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("maxItems".into(), 2u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ArraysPoint {
+    impl rt::FromJson for ArraysPoint {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-                false,
-            )?;
-            ::core::result::Result::Ok(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let items = rt::check::array(v, at)?;
+            rt::check::items(items, at, None, None, false)?;
+            Ok(
                 Self(
                     match items.get(0) {
-                        ::core::option::Option::Some(x) => {
-                            ::core::option::Option::Some(
-                                <f64 as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.index(0),
-                                    cx,
-                                )?,
-                            )
-                        }
-                        ::core::option::Option::None => ::core::option::Option::None,
+                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(0), cx)?),
+                        None => None,
                     },
                     match items.get(1) {
-                        ::core::option::Option::Some(x) => {
-                            ::core::option::Option::Some(
-                                <f64 as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.index(1),
-                                    cx,
-                                )?,
-                            )
-                        }
-                        ::core::option::Option::None => ::core::option::Option::None,
+                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(1), cx)?),
+                        None => None,
                     },
-                    ::toolseal::__private::elements_from(items, 2usize, at, cx)?,
+                    rt::elements_from(items, 2usize, at, cx)?,
                 ),
             )
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ArraysPoint {
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+    ::toolseal::__deserialize_via_from_json!(ArraysPoint);
+    ::toolseal::__json_schema!(
+        ArraysPoint, g => rt::tuple_schema(g, & rt::TupleSchema { prefix : &
+        [rt::subschema:: < f64 >, rt::subschema:: < f64 >], items :
+        rt::AdditionalSchema::Schema(rt::subschema:: < String >), min_items : None,
+        max_items : None, unique : false, description : None, })
+    );
+    impl rt::serde::Serialize for ArraysPoint {
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeSeq;
-            let mut seq = serializer.serialize_seq(::core::option::Option::None)?;
-            if let ::core::option::Option::Some(x) = &self.0 {
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeSeq;
+            let mut seq = serializer.serialize_seq(None)?;
+            if let Some(x) = &self.0 {
                 seq.serialize_element(x)?;
             }
-            if let ::core::option::Option::Some(x) = &self.1 {
+            if let Some(x) = &self.1 {
                 seq.serialize_element(x)?;
             }
             for x in &self.2 {
@@ -2190,308 +981,109 @@ const _: () = {
             seq.end()
         }
     }
-    ::toolseal::__deserialize_via_from_json!(ArraysPoint);
-    impl ::toolseal::__private::schemars::JsonSchema for ArraysPoint {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ArraysPoint")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ArraysPoint"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "prefixItems".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < f64 > (g),
-                        ::toolseal::__private::subschema:: < f64 > (g)
-                    ],
-                ),
-            );
-            s.insert("items".into(), ::toolseal::__private::subschema::<String>(g));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ArraysArgs {
+    impl rt::FromJson for ArraysArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["tags", "matrix", "pair", "point", "anything"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "tags" => 0,
                         "matrix" => 1,
                         "pair" => 2,
                         "point" => 3,
                         "anything" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let tags = ::toolseal::__signature_first!(
-                first, < ArraysTags as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("tags"), cx)
-            );
-            let matrix = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < ::std::vec::Vec < i64 > > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("matrix"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let pair = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < ArraysPair
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("pair"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let point = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < ArraysPoint
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("point"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let anything = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < ::toolseal::__private::serde_json::Value > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("anything"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (tags, matrix, pair, point, anything) {
-                (
-                    ::core::option::Option::Some(tags),
-                    ::core::option::Option::Some(matrix),
-                    ::core::option::Option::Some(pair),
-                    ::core::option::Option::Some(point),
-                    ::core::option::Option::Some(anything),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        tags,
-                        matrix,
-                        pair,
-                        point,
-                        anything,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "tags", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "matrix", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "pair", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "point", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "anything", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        tags: f0,
+                        matrix: f1,
+                        pair: f2,
+                        point: f3,
+                        anything: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ArraysArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ArraysArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ArraysArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ArraysArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "tags",
-                            ::toolseal::__private::subschema::<ArraysTags>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "matrix",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<::std::vec::Vec<i64>>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pair",
-                            ::toolseal::__private::subschema::<ArraysPair>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "point",
-                            ::toolseal::__private::subschema::<ArraysPoint>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "anything",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<::toolseal::__private::serde_json::Value>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["tags"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `arrays` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ObjectsAddress {
+    ::toolseal::__json_schema!(
+        ArraysArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("tags", rt::subschema:: < ArraysTags >), ("matrix", rt::subschema:: <
+        ::std::vec::Vec < ::std::vec::Vec < i64 > > >), ("pair", rt::subschema:: <
+        ArraysPair >), ("point", rt::subschema:: < ArraysPoint >), ("anything",
+        rt::subschema:: < ::std::vec::Vec < rt::serde_json::Value > >)], required : &
+        ["tags"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `arrays` tool."), })
+    );
+    impl rt::FromJson for ObjectsAddress {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["street", "city"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "street" => 0,
                         "city" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let street = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("street"),
-                cx)
-            );
-            let city = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("city"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (street, city) {
-                (
-                    ::core::option::Option::Some(street),
-                    ::core::option::Option::Some(city),
-                ) => ::core::result::Result::Ok(Self { street, city }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "street", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "city", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { street: f0, city: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ObjectsAddress);
-    impl ::toolseal::__private::schemars::JsonSchema for ObjectsAddress {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ObjectsAddress")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ObjectsAddress"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "street",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "city",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["street"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(ObjectsLabelsValue, String);
-    impl ::toolseal::__private::FromJson for ObjectsLabelsValue {
+    ::toolseal::__json_schema!(
+        ObjectsAddress, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("street", rt::subschema:: < String >), ("city", rt::subschema:: < String >)],
+        required : & ["street"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    ::toolseal::__value_type!(
+        ObjectsLabelsValue(String), rt::StringType = rt::StringType::new().max_length(8)
+    );
+    impl rt::FromJson for ObjectsExtraOk {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(8),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ObjectsLabelsValue);
-    impl ::toolseal::__private::schemars::JsonSchema for ObjectsLabelsValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ObjectsLabelsValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ObjectsLabelsValue"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 8u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ObjectsExtraOk {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2501,101 +1093,56 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ObjectsExtraOk);
-    impl ::toolseal::__private::schemars::JsonSchema for ObjectsExtraOk {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ObjectsExtraOk")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ObjectsExtraOk"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ObjectsCounts {
+    ::toolseal::__json_schema!(
+        ObjectsExtraOk, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < String >)], required : & [], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for ObjectsCounts {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -2603,870 +1150,253 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, Some(1), Some(3))?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <i64 as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
+                        <i64 as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(ObjectsCounts);
-    impl ::toolseal::__private::schemars::JsonSchema for ObjectsCounts {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ObjectsCounts")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ObjectsCounts"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<i64>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::Some(1),
-                    max_properties: ::core::option::Option::Some(3),
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ObjectsArgs {
+    ::toolseal::__json_schema!(
+        ObjectsCounts, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: < i64
+        >), min_properties : Some(1), max_properties : Some(3), description : None, })
+    );
+    impl rt::FromJson for ObjectsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["address", "meta", "labels", "extra_ok", "counts"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "address" => 0,
                         "meta" => 1,
                         "labels" => 2,
                         "extra_ok" => 3,
                         "counts" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let address = ::toolseal::__signature_first!(
-                first, < ObjectsAddress as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("address"), cx)
-            );
-            let meta = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::std::collections::BTreeMap < ::std::string::String,
-                ::toolseal::__private::serde_json::Value > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("meta"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let labels = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ::std::collections::BTreeMap < ::std::string::String, ObjectsLabelsValue
-                > as ::toolseal::__private::FromJson > ::from_json(x, & at.key("labels"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let extra_ok = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                ObjectsExtraOk as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("extra_ok"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let counts = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => <
-                ObjectsCounts as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("counts"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (address, meta, labels, extra_ok, counts) {
-                (
-                    ::core::option::Option::Some(address),
-                    ::core::option::Option::Some(meta),
-                    ::core::option::Option::Some(labels),
-                    ::core::option::Option::Some(extra_ok),
-                    ::core::option::Option::Some(counts),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        address,
-                        meta,
-                        labels,
-                        extra_ok,
-                        counts,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "address", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "meta", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "labels", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "extra_ok", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "counts", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        address: f0,
+                        meta: f1,
+                        labels: f2,
+                        extra_ok: f3,
+                        counts: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ObjectsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ObjectsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ObjectsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ObjectsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "address",
-                            ::toolseal::__private::subschema::<ObjectsAddress>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "meta",
-                            ::toolseal::__private::subschema::<
-                                ::std::collections::BTreeMap<
-                                    ::std::string::String,
-                                    ::toolseal::__private::serde_json::Value,
-                                >,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "labels",
-                            ::toolseal::__private::subschema::<
-                                ::std::collections::BTreeMap<
-                                    ::std::string::String,
-                                    ObjectsLabelsValue,
-                                >,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "extra_ok",
-                            ::toolseal::__private::subschema::<ObjectsExtraOk>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "counts",
-                            ::toolseal::__private::subschema::<ObjectsCounts>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["address"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `objects` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(UnionsEitherString, String);
-    impl ::toolseal::__private::FromJson for UnionsEitherString {
+    ::toolseal::__json_schema!(
+        ObjectsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("address", rt::subschema:: < ObjectsAddress >), ("meta", rt::subschema:: <
+        ::std::collections::BTreeMap < ::std::string::String, rt::serde_json::Value > >),
+        ("labels", rt::subschema:: < ::std::collections::BTreeMap <
+        ::std::string::String, ObjectsLabelsValue > >), ("extra_ok", rt::subschema:: <
+        ObjectsExtraOk >), ("counts", rt::subschema:: < ObjectsCounts >)], required : &
+        ["address"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `objects` tool."), })
+    );
+    ::toolseal::__value_type!(
+        UnionsEitherString(String), rt::StringType = rt::StringType::new().max_length(3)
+    );
+    ::toolseal::__value_type!(
+        UnionsEitherInteger(u64), rt::NumberType < u64 > = rt::NumberType::new()
+        .minimum(0.0)
+    );
+    impl rt::FromJson for UnionsEither {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsEitherString);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsEitherString {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsEitherString")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsEitherString"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(UnionsEitherInteger, u64);
-    impl ::toolseal::__private::FromJson for UnionsEitherInteger {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsEitherInteger);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsEitherInteger {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsEitherInteger")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsEitherInteger"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for UnionsEither {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <UnionsEitherString as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::String(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <UnionsEitherInteger as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Integer(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: string | integer"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string | integer",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsEither);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsEither {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsEither")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsEither"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < UnionsEitherString > (g),
-                        ::toolseal::__private::subschema:: < UnionsEitherInteger > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(UnionsExactlyInteger, i64);
-    impl ::toolseal::__private::FromJson for UnionsExactlyInteger {
+    ::toolseal::__json_schema!(
+        UnionsEither, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        UnionsEitherString >, rt::subschema:: < UnionsEitherInteger >], None)
+    );
+    ::toolseal::__value_type!(
+        UnionsExactlyInteger(i64), rt::NumberType < i64 > = rt::NumberType::new()
+        .multiple_of(2.0)
+    );
+    ::toolseal::__value_type!(
+        UnionsExactlyInteger2(i64), rt::NumberType < i64 > = rt::NumberType::new()
+        .multiple_of(3.0)
+    );
+    impl rt::FromJson for UnionsExactly {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(2.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsExactlyInteger);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsExactlyInteger {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsExactlyInteger")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsExactlyInteger"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(2.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(UnionsExactlyInteger2, i64);
-    impl ::toolseal::__private::FromJson for UnionsExactlyInteger2 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(3.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsExactlyInteger2);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsExactlyInteger2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsExactlyInteger2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsExactlyInteger2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(3.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for UnionsExactly {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <UnionsExactlyInteger as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed("exactly one of: integer"),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Integer(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <UnionsExactlyInteger2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed("exactly one of: integer"),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Integer2(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: integer"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: integer",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer2),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsExactly);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsExactly {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsExactly")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsExactly"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < UnionsExactlyInteger > (g),
-                        ::toolseal::__private::subschema:: < UnionsExactlyInteger2 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(UnionsNullableCount, u64);
-    impl ::toolseal::__private::FromJson for UnionsNullableCount {
+    ::toolseal::__json_schema!(
+        UnionsExactly, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        UnionsExactlyInteger >, rt::subschema:: < UnionsExactlyInteger2 >], None)
+    );
+    ::toolseal::__value_type!(
+        UnionsNullableCount(u64), rt::NumberType < u64 > = rt::NumberType::new()
+        .minimum(1.0)
+    );
+    ::toolseal::__value_type!(
+        UnionsShapeObjectRadius(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .minimum(0.0)
+    );
+    impl rt::FromJson for UnionsShapeObject {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsNullableCount);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsNullableCount {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsNullableCount")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsNullableCount"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(UnionsShapeObjectRadius, f64);
-    impl ::toolseal::__private::FromJson for UnionsShapeObjectRadius {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsShapeObjectRadius);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsShapeObjectRadius {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsShapeObjectRadius")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsShapeObjectRadius"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for UnionsShapeObject {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["radius"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "radius" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let radius = ::toolseal::__signature_first!(
-                first, < UnionsShapeObjectRadius as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("radius"), cx)
-            );
-            match (radius,) {
-                (::core::option::Option::Some(radius),) => {
-                    ::core::result::Result::Ok(Self { radius })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "radius", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { radius: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsShapeObject);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsShapeObject {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsShapeObject")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsShapeObject"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "radius",
-                            ::toolseal::__private::subschema::<UnionsShapeObjectRadius>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["radius"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for UnionsShapeObject2 {
+    ::toolseal::__json_schema!(
+        UnionsShapeObject, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("radius", rt::subschema:: < UnionsShapeObjectRadius >)], required : &
+        ["radius"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for UnionsShapeObject2 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["side"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "side" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let side = ::toolseal::__signature_first!(
-                first, < UnionsShapeObject2Side as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("side"), cx)
-            );
-            match (side,) {
-                (::core::option::Option::Some(side),) => {
-                    ::core::result::Result::Ok(Self { side })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "side", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { side: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsShapeObject2);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsShapeObject2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsShapeObject2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsShapeObject2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "side",
-                            ::toolseal::__private::subschema::<UnionsShapeObject2Side>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["side"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for UnionsShape {
+    ::toolseal::__json_schema!(
+        UnionsShapeObject2, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("side", rt::subschema:: < UnionsShapeObject2Side >)], required : & ["side"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : None, })
+    );
+    impl rt::FromJson for UnionsShape {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <UnionsShapeObject as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed("exactly one of: object"),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Object(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <UnionsShapeObject2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed("exactly one of: object"),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Object2(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: object"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: object",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object2),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsShape);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsShape {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsShape")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsShape"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < UnionsShapeObject > (g),
-                        ::toolseal::__private::subschema:: < UnionsShapeObject2 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for UnionsArgs {
+    ::toolseal::__json_schema!(
+        UnionsShape, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        UnionsShapeObject >, rt::subschema:: < UnionsShapeObject2 >], None)
+    );
+    impl rt::FromJson for UnionsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "maybe_name",
                     "either",
@@ -3474,798 +1404,300 @@ const _: () = {
                     "nullable_count",
                     "shape",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "maybe_name" => 0,
                         "either" => 1,
                         "exactly" => 2,
                         "nullable_count" => 3,
                         "shape" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let maybe_name = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("maybe_name"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let either = ::toolseal::__signature_first!(
-                first, < UnionsEither as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("either"), cx)
-            );
-            let exactly = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                UnionsExactly as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("exactly"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let nullable_count = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < UnionsNullableCount > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("nullable_count"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let shape = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < UnionsShape
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("shape"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (maybe_name, either, exactly, nullable_count, shape) {
-                (
-                    ::core::option::Option::Some(maybe_name),
-                    ::core::option::Option::Some(either),
-                    ::core::option::Option::Some(exactly),
-                    ::core::option::Option::Some(nullable_count),
-                    ::core::option::Option::Some(shape),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        maybe_name,
-                        either,
-                        exactly,
-                        nullable_count,
-                        shape,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "maybe_name", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "either", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "exactly", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "nullable_count", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "shape", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        maybe_name: f0,
+                        either: f1,
+                        exactly: f2,
+                        nullable_count: f3,
+                        shape: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UnionsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for UnionsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UnionsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UnionsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "maybe_name",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<String>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "either",
-                            ::toolseal::__private::subschema::<UnionsEither>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "exactly",
-                            ::toolseal::__private::subschema::<UnionsExactly>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "nullable_count",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<UnionsNullableCount>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "shape",
-                            ::toolseal::__private::subschema::<UnionsShape>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["either"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `unions` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for RefsNode {
+    ::toolseal::__json_schema!(
+        UnionsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("maybe_name", rt::subschema:: < ::core::option::Option < String > >),
+        ("either", rt::subschema:: < UnionsEither >), ("exactly", rt::subschema:: <
+        UnionsExactly >), ("nullable_count", rt::subschema:: < ::core::option::Option <
+        UnionsNullableCount > >), ("shape", rt::subschema:: < UnionsShape >)], required :
+        & ["either"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `unions` tool."), })
+    );
+    impl rt::FromJson for RefsNode {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["value", "children"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "value" => 0,
                         "children" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let value = ::toolseal::__signature_first!(
-                first, < i64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("value"),
-                cx)
-            );
-            let children = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < ::std::boxed::Box < RefsNode > > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("children"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (value, children) {
-                (
-                    ::core::option::Option::Some(value),
-                    ::core::option::Option::Some(children),
-                ) => ::core::result::Result::Ok(Self { value, children }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "value", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "children", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { value: f0, children: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(RefsNode);
-    impl ::toolseal::__private::schemars::JsonSchema for RefsNode {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("RefsNode")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "RefsNode"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "value",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "children",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<::std::boxed::Box<RefsNode>>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["value"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl RefsColor {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Cyan => "cyan",
-                Self::Magenta => "magenta",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for RefsColor {
+    ::toolseal::__json_schema!(
+        RefsNode, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("value", rt::subschema:: < i64 >), ("children", rt::subschema:: <
+        ::std::vec::Vec < ::std::boxed::Box < RefsNode > > >)], required : & ["value"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : None, })
+    );
+    ::toolseal::__string_enum!(
+        RefsColor[Cyan, Magenta] = rt::StringEnum { values : & ["cyan", "magenta"],
+        keyword : rt::Keyword::Enum, expected : "one of \"cyan\", \"magenta\"",
+        description : None, }
+    );
+    impl rt::FromJson for RefsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "cyan" => return ::core::result::Result::Ok(Self::Cyan),
-                    "magenta" => return ::core::result::Result::Ok(Self::Magenta),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"cyan\", \"magenta\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(RefsColor);
-    impl ::toolseal::__private::schemars::JsonSchema for RefsColor {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("RefsColor")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "RefsColor"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"cyan\""),
-                        ::toolseal::__private::json_literal("\"magenta\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for RefsArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["tree", "favorite"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "tree" => 0,
                         "favorite" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let tree = ::toolseal::__signature_first!(
-                first, < ::std::boxed::Box < RefsNode > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("tree"), cx)
-            );
-            let favorite = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < RefsColor as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("favorite"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (tree, favorite) {
-                (
-                    ::core::option::Option::Some(tree),
-                    ::core::option::Option::Some(favorite),
-                ) => ::core::result::Result::Ok(Self { tree, favorite }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "tree", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "favorite", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { tree: f0, favorite: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(RefsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for RefsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("RefsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "RefsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "tree",
-                            ::toolseal::__private::subschema::<
-                                ::std::boxed::Box<RefsNode>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "favorite",
-                            ::toolseal::__private::subschema::<RefsColor>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["tree"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `refs` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(AllOfA, String);
-    impl ::toolseal::__private::FromJson for AllOfA {
+    ::toolseal::__json_schema!(
+        RefsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("tree",
+        rt::subschema:: < ::std::boxed::Box < RefsNode > >), ("favorite", rt::subschema::
+        < RefsColor >)], required : & ["tree"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `refs` tool."), })
+    );
+    ::toolseal::__value_type!(
+        AllOfA(String), rt::StringType = rt::StringType::new().max_length(4)
+    );
+    impl rt::FromJson for AllOfArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(4),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(AllOfA);
-    impl ::toolseal::__private::schemars::JsonSchema for AllOfA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("AllOfA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "AllOfA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 4u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for AllOfArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < AllOfA as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < AllOfB as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self { a, b })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AllOfArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for AllOfArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("AllOfArgs")
+    ::toolseal::__json_schema!(
+        AllOfArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < AllOfA >), ("b", rt::subschema:: < AllOfB >)], required : &
+        ["a"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `all_of` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        DefaultsMode[Fast, Safe] = rt::StringEnum { values : & ["fast", "safe"], keyword
+        : rt::Keyword::Enum, expected : "one of \"fast\", \"safe\"", description : None,
         }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "AllOfArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<AllOfA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<AllOfB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `all_of` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl DefaultsMode {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Fast => "fast",
-                Self::Safe => "safe",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for DefaultsMode {
+    );
+    ::toolseal::__value_type!(
+        DefaultsRetries(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
+        .maximum(5.0)
+    );
+    impl rt::FromJson for DefaultsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "fast" => return ::core::result::Result::Ok(Self::Fast),
-                    "safe" => return ::core::result::Result::Ok(Self::Safe),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"fast\", \"safe\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DefaultsMode);
-    impl ::toolseal::__private::schemars::JsonSchema for DefaultsMode {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DefaultsMode")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DefaultsMode"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"fast\""),
-                        ::toolseal::__private::json_literal("\"safe\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(DefaultsRetries, u64);
-    impl ::toolseal::__private::FromJson for DefaultsRetries {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::Some(5.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DefaultsRetries);
-    impl ::toolseal::__private::schemars::JsonSchema for DefaultsRetries {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DefaultsRetries")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DefaultsRetries"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(5.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for DefaultsArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["mode", "retries", "verbose", "base", "tags"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "mode" => 0,
                         "retries" => 1,
                         "verbose" => 2,
                         "base" => 3,
                         "tags" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let mode = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < DefaultsMode
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("mode"),
-                cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(DefaultsMode::Fast), }
-            );
-            let retries = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                DefaultsRetries as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("retries"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(DefaultsRetries { 0 : 3u64 }), }
-            );
-            let verbose = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("verbose"),
-                cx), ::core::option::Option::None => ::core::result::Result::Ok(false), }
-            );
-            let base = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("base"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok({ static DEFAULT : ::std::sync::OnceLock <
-                ::core::option::Option < String > > = ::std::sync::OnceLock::new();
-                ::toolseal::__private::default_value(& DEFAULT, "null") }), }
-            );
-            let tags = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("tags"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok({ static DEFAULT : ::std::sync::OnceLock <
-                ::std::vec::Vec < String > > = ::std::sync::OnceLock::new();
-                ::toolseal::__private::default_value(& DEFAULT, "[]") }), }
-            );
-            match (mode, retries, verbose, base, tags) {
-                (
-                    ::core::option::Option::Some(mode),
-                    ::core::option::Option::Some(retries),
-                    ::core::option::Option::Some(verbose),
-                    ::core::option::Option::Some(base),
-                    ::core::option::Option::Some(tags),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        mode,
-                        retries,
-                        verbose,
-                        base,
-                        tags,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::defaulted(
+                slots[0],
+                at,
+                "mode",
+                cx,
+                &mut first,
+                || DefaultsMode::Fast,
+            )?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "retries",
+                cx,
+                &mut first,
+                || DefaultsRetries { 0: 3u64 },
+            )?;
+            let f2 = rt::defaulted(slots[2], at, "verbose", cx, &mut first, || false)?;
+            let f3 = rt::defaulted(
+                slots[3],
+                at,
+                "base",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<
+                        ::core::option::Option<String>,
+                    > = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "null")
+                },
+            )?;
+            let f4 = rt::defaulted(
+                slots[4],
+                at,
+                "tags",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "[]")
+                },
+            )?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        mode: f0,
+                        retries: f1,
+                        verbose: f2,
+                        base: f3,
+                        tags: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DefaultsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for DefaultsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DefaultsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DefaultsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "mode",
-                            ::toolseal::__private::subschema::<DefaultsMode>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "retries",
-                            ::toolseal::__private::subschema::<DefaultsRetries>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "verbose",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "base",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<String>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "tags",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `defaults` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for NoParamsArgs {
+    ::toolseal::__json_schema!(
+        DefaultsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("mode", rt::subschema:: < DefaultsMode >), ("retries", rt::subschema:: <
+        DefaultsRetries >), ("verbose", rt::subschema:: < bool >), ("base",
+        rt::subschema:: < ::core::option::Option < String > >), ("tags", rt::subschema::
+        < ::std::vec::Vec < String > >)], required : & [], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `defaults` tool."), })
+    );
+    impl rt::FromJson for NoParamsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(NoParamsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for NoParamsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("NoParamsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "NoParamsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `no_params` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for OddNamesToolArgs {
+    ::toolseal::__json_schema!(
+        NoParamsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `no_params` tool."), })
+    );
+    impl rt::FromJson for OddNamesToolArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "get-sum",
                     "math.hypot",
@@ -4276,7 +1708,7 @@ const _: () = {
                     "2fa",
                     "a/b~c",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "get-sum" => 0,
                         "math.hypot" => 1,
@@ -4286,175 +1718,71 @@ const _: () = {
                         "a_b" => 5,
                         "2fa" => 6,
                         "a/b~c" => 7,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[2, 7],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<8usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let get_sum = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < i64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("get-sum"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let math_hypot = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("math.hypot"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let r#type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("type"),
-                cx)
-            );
-            let self_ = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("self"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let a_b = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("aB"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let a_b2 = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a_b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let _2fa = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("2fa"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let a_b_c = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[7]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a/b~c"),
-                cx)
-            );
-            match (get_sum, math_hypot, r#type, self_, a_b, a_b2, _2fa, a_b_c) {
+            let slots = rt::check::slots::<8usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "get-sum", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "math.hypot", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "type", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "self", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "aB", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "a_b", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "2fa", cx, &mut first)?;
+            let f7 = rt::required(slots[7], at, "a/b~c", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6, f7) {
                 (
-                    ::core::option::Option::Some(get_sum),
-                    ::core::option::Option::Some(math_hypot),
-                    ::core::option::Option::Some(r#type),
-                    ::core::option::Option::Some(self_),
-                    ::core::option::Option::Some(a_b),
-                    ::core::option::Option::Some(a_b2),
-                    ::core::option::Option::Some(_2fa),
-                    ::core::option::Option::Some(a_b_c),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
+                    Some(f7),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        get_sum,
-                        math_hypot,
-                        r#type,
-                        self_,
-                        a_b,
-                        a_b2,
-                        _2fa,
-                        a_b_c,
+                    Ok(Self {
+                        get_sum: f0,
+                        math_hypot: f1,
+                        r#type: f2,
+                        self_: f3,
+                        a_b: f4,
+                        a_b2: f5,
+                        _2fa: f6,
+                        a_b_c: f7,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OddNamesToolArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for OddNamesToolArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("OddNamesToolArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "OddNamesToolArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "get-sum",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "math.hypot",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "type",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "self",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "aB",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "a_b",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "2fa",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "a/b~c",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["type", "a/b~c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `odd-names.tool` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for OpenArgsArgs {
+    ::toolseal::__json_schema!(
+        OddNamesToolArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("get-sum", rt::subschema:: < i64 >), ("math.hypot", rt::subschema:: < f64 >),
+        ("type", rt::subschema:: < String >), ("self", rt::subschema:: < bool >), ("aB",
+        rt::subschema:: < String >), ("a_b", rt::subschema:: < String >), ("2fa",
+        rt::subschema:: < String >), ("a/b~c", rt::subschema:: < String >)], required : &
+        ["type", "a/b~c"], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `odd-names.tool` tool."), })
+    );
+    impl rt::FromJson for OpenArgsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["x"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "x" => 0,
@@ -4464,513 +1792,332 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "x",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "x", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let x = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("x"), cx)
-            );
-            match (x,) {
-                (::core::option::Option::Some(x),) => {
-                    ::core::result::Result::Ok(Self {
-                        x,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "x", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        x: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <i64 as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
+                                <i64 as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OpenArgsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for OpenArgsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("OpenArgsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "OpenArgsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "x",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["x"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<i64>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `open_args` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Draft07TupleLevel, u64);
-    impl ::toolseal::__private::FromJson for Draft07TupleLevel {
+    ::toolseal::__json_schema!(
+        OpenArgsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("x", rt::subschema:: < String >)], required : & ["x"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < i64 >), min_properties : None,
+        max_properties : None, description : Some("Arguments of the `open_args` tool."),
+        })
+    );
+    ::toolseal::__value_type!(
+        Draft07TupleLevel(u64), rt::NumberType < u64 > = rt::NumberType::new()
+        .minimum(1.0).maximum(3.0)
+    );
+    impl rt::FromJson for Draft07TuplePair {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(3.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Draft07TupleLevel);
-    impl ::toolseal::__private::schemars::JsonSchema for Draft07TupleLevel {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Draft07TupleLevel")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Draft07TupleLevel"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(3.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Draft07TuplePair {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(2),
-                false,
-            )?;
-            ::core::result::Result::Ok(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let items = rt::check::array(v, at)?;
+            rt::check::items(items, at, None, Some(2), false)?;
+            Ok(
                 Self(
                     match items.get(0) {
-                        ::core::option::Option::Some(x) => {
-                            ::core::option::Option::Some(
-                                <String as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.index(0),
-                                    cx,
-                                )?,
-                            )
-                        }
-                        ::core::option::Option::None => ::core::option::Option::None,
+                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(0), cx)?),
+                        None => None,
                     },
                     match items.get(1) {
-                        ::core::option::Option::Some(x) => {
-                            ::core::option::Option::Some(
-                                <Draft07TupleLevel as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.index(1),
-                                    cx,
-                                )?,
-                            )
-                        }
-                        ::core::option::Option::None => ::core::option::Option::None,
+                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(1), cx)?),
+                        None => None,
                     },
                 ),
             )
         }
     }
-    impl ::toolseal::__private::serde::Serialize for Draft07TuplePair {
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+    ::toolseal::__deserialize_via_from_json!(Draft07TuplePair);
+    ::toolseal::__json_schema!(
+        Draft07TuplePair, g => rt::tuple_schema(g, & rt::TupleSchema { prefix : &
+        [rt::subschema:: < String >, rt::subschema:: < Draft07TupleLevel >], items :
+        rt::AdditionalSchema::Closed, min_items : None, max_items : Some(2), unique :
+        false, description : None, })
+    );
+    impl rt::serde::Serialize for Draft07TuplePair {
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeSeq;
-            let mut seq = serializer.serialize_seq(::core::option::Option::None)?;
-            if let ::core::option::Option::Some(x) = &self.0 {
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeSeq;
+            let mut seq = serializer.serialize_seq(None)?;
+            if let Some(x) = &self.0 {
                 seq.serialize_element(x)?;
             }
-            if let ::core::option::Option::Some(x) = &self.1 {
+            if let Some(x) = &self.1 {
                 seq.serialize_element(x)?;
             }
             seq.end()
         }
     }
-    ::toolseal::__deserialize_via_from_json!(Draft07TuplePair);
-    impl ::toolseal::__private::schemars::JsonSchema for Draft07TuplePair {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Draft07TuplePair")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Draft07TuplePair"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "prefixItems".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < String > (g),
-                        ::toolseal::__private::subschema:: < Draft07TupleLevel > (g)
-                    ],
-                ),
-            );
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::serde_json::Value::Bool(false),
-            );
-            s.insert("maxItems".into(), 2u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Draft07TupleArgs {
+    impl rt::FromJson for Draft07TupleArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["pair"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "pair" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let pair = ::toolseal::__signature_first!(
-                first, < Draft07TuplePair as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("pair"), cx)
-            );
-            match (pair,) {
-                (::core::option::Option::Some(pair),) => {
-                    ::core::result::Result::Ok(Self { pair })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "pair", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { pair: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Draft07TupleArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for Draft07TupleArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Draft07TupleArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Draft07TupleArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "pair",
-                            ::toolseal::__private::subschema::<Draft07TuplePair>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["pair"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `draft07_tuple` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        Draft07TupleArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("pair", rt::subschema:: < Draft07TuplePair >)], required : & ["pair"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Arguments of the `draft07_tuple` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/keywords.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "strings",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "String keywords: lengths in code points, pattern, formats.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"String keywords: lengths in code points, pattern, formats.\",\"inputSchema\":{\"properties\":{\"bounded\":{\"maxLength\":5,\"minLength\":2,\"type\":\"string\"},\"code\":{\"pattern\":\"^[A-Z]{3}-\\\\d{2}$\",\"type\":\"string\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"link\":{\"format\":\"uri\",\"type\":\"string\"},\"plain\":{\"type\":\"string\"},\"short\":{\"description\":\"At most three code points: \\\"héé\\\" fits, four bytes or not.\",\"maxLength\":3,\"type\":\"string\"},\"v4\":{\"format\":\"ipv4\",\"type\":\"string\"},\"v6\":{\"format\":\"ipv6\",\"type\":\"string\"},\"when\":{\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"plain\",\"code\"],\"type\":\"object\"},\"name\":\"strings\"}",
                 digest: "e04cb58ccf4db384cb574a1940966c270cc6c06cf7f221008734c6257616d0a5",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "numbers",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"properties\":{\"any_number\":{\"type\":\"number\"},\"big\":{\"type\":\"integer\"},\"count\":{\"maximum\":10,\"minimum\":0,\"type\":\"integer\"},\"price\":{\"minimum\":0,\"multipleOf\":0.25,\"type\":\"number\"},\"ratio\":{\"exclusiveMaximum\":1,\"exclusiveMinimum\":0,\"type\":\"number\"},\"signed\":{\"maximum\":5,\"minimum\":-5,\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":\"integer\"}},\"required\":[\"count\"],\"type\":\"object\"},\"name\":\"numbers\"}",
                 digest: "2731d6b9884f696ba95d1d72aa285539405f69aca99c4963963d142190bf8daa",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "enums_and_consts",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"properties\":{\"color\":{\"enum\":[\"red\",\"green\",\"dark-blue\",\"red\"],\"type\":\"string\"},\"kind\":{\"const\":\"fixed\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"a\",1,null]},\"version\":{\"const\":2}},\"required\":[\"color\",\"kind\"],\"type\":\"object\"},\"name\":\"enums_and_consts\"}",
                 digest: "89efe21e1fb264eb0b111055c294df95ba962b0c30ea0efc2de7448822a5f244",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "arrays",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"properties\":{\"anything\":{\"type\":\"array\"},\"matrix\":{\"items\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"type\":\"array\"},\"pair\":{\"items\":false,\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":{\"type\":\"string\"},\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"tags\":{\"items\":{\"type\":\"string\"},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"tags\"],\"type\":\"object\"},\"name\":\"arrays\"}",
                 digest: "da457a2042482594c10a73418d8bad2725ff48f14847763c20b4c6c90d83cac3",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "objects",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"properties\":{\"address\":{\"properties\":{\"city\":{\"type\":\"string\"},\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"type\":\"integer\"},\"maxProperties\":3,\"minProperties\":1,\"type\":\"object\"},\"extra_ok\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"maxLength\":8,\"type\":\"string\"},\"type\":\"object\"},\"meta\":{\"description\":\"Free-form: no properties, no additionalProperties.\",\"type\":\"object\"}},\"required\":[\"address\"],\"type\":\"object\"},\"name\":\"objects\"}",
                 digest: "1a9afc3130fe19106f4a4c81b96316416858622fc40605ed8c65ce919548fdb8",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "unions",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"properties\":{\"either\":{\"anyOf\":[{\"maxLength\":3,\"type\":\"string\"},{\"minimum\":0,\"type\":\"integer\"}]},\"exactly\":{\"oneOf\":[{\"multipleOf\":2,\"type\":\"integer\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"maybe_name\":{\"type\":[\"string\",\"null\"]},\"nullable_count\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"radius\":{\"minimum\":0,\"type\":\"number\"}},\"required\":[\"radius\"],\"type\":\"object\"},{\"properties\":{\"side\":{\"minimum\":0,\"type\":\"number\"}},\"required\":[\"side\"],\"type\":\"object\"}]}},\"required\":[\"either\"],\"type\":\"object\"},\"name\":\"unions\"}",
                 digest: "4578175d38c9d31d3ef5467bdce94bbf3a157a59e38a6007ae842fb5ddee50e5",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "refs",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"$defs\":{\"Color\":{\"enum\":[\"cyan\",\"magenta\"],\"type\":\"string\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"favorite\":{\"$ref\":\"#/$defs/Color\",\"description\":\"A $ref with an annotation beside it.\"},\"tree\":{\"$ref\":\"#/$defs/Node\"}},\"required\":[\"tree\"],\"type\":\"object\"},\"name\":\"refs\"}",
                 digest: "46a7c494108ec10b6a9b0a703eb037c5a1f566091ad7ee08ed7dfed8b13d7de7",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "all_of",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"]},{\"properties\":{\"a\":{\"maxLength\":4},\"b\":{\"minimum\":1,\"type\":\"integer\"}}}],\"type\":\"object\"},\"name\":\"all_of\"}",
                 digest: "248259be63a1d2a91e0cdb4e87898a012579ce97829321c3873ea95330451fbe",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "defaults",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"properties\":{\"base\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null},\"mode\":{\"default\":\"fast\",\"enum\":[\"fast\",\"safe\"],\"type\":\"string\"},\"retries\":{\"default\":3,\"maximum\":5,\"minimum\":0,\"type\":\"integer\"},\"tags\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"verbose\":{\"default\":false,\"type\":\"boolean\"}},\"type\":\"object\"},\"name\":\"defaults\"}",
                 digest: "981f50cbdb1e4f51e3f22e2f1ca84a54392dbc21b0c5681812197a7e19620337",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "no_params",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "No parameters: closed world rejects {\"anything\": 1}.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"No parameters: closed world rejects {\\\"anything\\\": 1}.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"no_params\"}",
                 digest: "2270200c2c3765a2df3922efce4a48305f9efdd7c8bc4965dfcbf18c6d57200c",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "odd-names.tool",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"properties\":{\"2fa\":{\"type\":\"string\"},\"a/b~c\":{\"type\":\"string\"},\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"},\"get-sum\":{\"type\":\"integer\"},\"math.hypot\":{\"type\":\"number\"},\"self\":{\"type\":\"boolean\"},\"type\":{\"type\":\"string\"}},\"required\":[\"type\",\"a/b~c\"],\"type\":\"object\"},\"name\":\"odd-names.tool\"}",
                 digest: "5b0ce1c4ac2c4ce31f3a51ca676a45c58c12f5509b3ffcdb217576d7da28dcba",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "open_args",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"x\":{\"type\":\"string\"}},\"required\":[\"x\"],\"type\":\"object\"},\"name\":\"open_args\"}",
                 digest: "97f0c6951c333c69a3f34f91dc2f0d8b5778487e957914666188b0a73c357206",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "draft07_tuple",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"Level\":{\"maximum\":3,\"minimum\":1,\"type\":\"integer\"}},\"properties\":{\"pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"$ref\":\"#/definitions/Level\"}],\"type\":\"array\"}},\"required\":[\"pair\"],\"type\":\"object\"},\"name\":\"draft07_tuple\"}",
                 digest: "1afeb359a9166fa47505c240ef59737380dfeaccb027dccd3230ae6b3c5fa7ce",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -4990,123 +2137,67 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(11) => {
-                    <StringsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(11) => {
+                    <StringsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Strings)
                 }
-                ::core::option::Option::Some(6) => {
-                    <NumbersArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(6) => {
+                    <NumbersArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Numbers)
                 }
-                ::core::option::Option::Some(4) => {
-                    <EnumsAndConstsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(4) => {
+                    <EnumsAndConstsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::EnumsAndConsts)
                 }
-                ::core::option::Option::Some(1) => {
-                    <ArraysArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <ArraysArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Arrays)
                 }
-                ::core::option::Option::Some(7) => {
-                    <ObjectsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <ObjectsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Objects)
                 }
-                ::core::option::Option::Some(12) => {
-                    <UnionsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(12) => {
+                    <UnionsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Unions)
                 }
-                ::core::option::Option::Some(10) => {
-                    <RefsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::Refs)
+                Some(10) => {
+                    <RefsArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Refs)
                 }
-                ::core::option::Option::Some(0) => {
-                    <AllOfArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(0) => {
+                    <AllOfArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::AllOf)
                 }
-                ::core::option::Option::Some(2) => {
-                    <DefaultsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <DefaultsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Defaults)
                 }
-                ::core::option::Option::Some(5) => {
-                    <NoParamsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(5) => {
+                    <NoParamsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::NoParams)
                 }
-                ::core::option::Option::Some(8) => {
-                    <OddNamesToolArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <OddNamesToolArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::OddNamesTool)
                 }
-                ::core::option::Option::Some(9) => {
-                    <OpenArgsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(9) => {
+                    <OpenArgsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::OpenArgs)
                 }
-                ::core::option::Option::Some(3) => {
-                    <Draft07TupleArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <Draft07TupleArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Draft07Tuple)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -5133,178 +2224,152 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("strings", ::toolseal::__private::root_schema(< StringsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                StringsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("numbers", ::toolseal::__private::root_schema(<
-                NumbersArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < NumbersArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("enums_and_consts", ::toolseal::__private::root_schema(<
-                EnumsAndConstsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < EnumsAndConstsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)), ("arrays",
-                ::toolseal::__private::root_schema(< ArraysArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < ArraysArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("objects", ::toolseal::__private::root_schema(< ObjectsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ObjectsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("unions", ::toolseal::__private::root_schema(<
-                UnionsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < UnionsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)), ("refs",
-                ::toolseal::__private::root_schema(< RefsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < RefsArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("all_of", ::toolseal::__private::root_schema(< AllOfArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < AllOfArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("defaults", ::toolseal::__private::root_schema(< DefaultsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                DefaultsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("no_params", ::toolseal::__private::root_schema(<
-                NoParamsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < NoParamsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("odd-names.tool", ::toolseal::__private::root_schema(< OddNamesToolArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                OddNamesToolArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("open_args", ::toolseal::__private::root_schema(<
-                OpenArgsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < OpenArgsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("draft07_tuple", ::toolseal::__private::root_schema(< Draft07TupleArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Draft07TupleArgs as ::toolseal::__private::schemars::JsonSchema >
+                ("strings", rt::root_schema(< StringsArgs as rt::schemars::JsonSchema >
+                ::schema_name, < StringsArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("numbers", rt::root_schema(< NumbersArgs as
+                rt::schemars::JsonSchema > ::schema_name, < NumbersArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("enums_and_consts",
+                rt::root_schema(< EnumsAndConstsArgs as rt::schemars::JsonSchema >
+                ::schema_name, < EnumsAndConstsArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("arrays", rt::root_schema(< ArraysArgs as
+                rt::schemars::JsonSchema > ::schema_name, < ArraysArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("objects", rt::root_schema(<
+                ObjectsArgs as rt::schemars::JsonSchema > ::schema_name, < ObjectsArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("unions", rt::root_schema(<
+                UnionsArgs as rt::schemars::JsonSchema > ::schema_name, < UnionsArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("refs", rt::root_schema(<
+                RefsArgs as rt::schemars::JsonSchema > ::schema_name, < RefsArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("all_of", rt::root_schema(<
+                AllOfArgs as rt::schemars::JsonSchema > ::schema_name, < AllOfArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("defaults",
+                rt::root_schema(< DefaultsArgs as rt::schemars::JsonSchema >
+                ::schema_name, < DefaultsArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("no_params", rt::root_schema(< NoParamsArgs as
+                rt::schemars::JsonSchema > ::schema_name, < NoParamsArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("odd-names.tool",
+                rt::root_schema(< OddNamesToolArgs as rt::schemars::JsonSchema >
+                ::schema_name, < OddNamesToolArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("open_args", rt::root_schema(< OpenArgsArgs as
+                rt::schemars::JsonSchema > ::schema_name, < OpenArgsArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("draft07_tuple",
+                rt::root_schema(< Draft07TupleArgs as rt::schemars::JsonSchema >
+                ::schema_name, < Draft07TupleArgs as rt::schemars::JsonSchema >
                 ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::Strings(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Numbers(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::EnumsAndConsts(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Arrays(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Objects(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Unions(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Refs(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::AllOf(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Defaults(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::NoParams(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::OddNamesTool(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::OpenArgs(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Draft07Tuple(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::Strings(a) => map.serialize_entry("arguments", a)?,

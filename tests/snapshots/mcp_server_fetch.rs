@@ -68,310 +68,123 @@ pub enum ToolCall {
     /// Although originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.
     Fetch(FetchArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    ::toolseal::__newtype_access!(FetchUrl, String);
-    impl ::toolseal::__private::FromJson for FetchUrl {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    ::toolseal::__value_type!(
+        FetchUrl(String), rt::StringType = rt::StringType::new().min_length(1)
+        .format(rt::Format::Uri).description("URL to fetch")
+    );
+    ::toolseal::__value_type!(
+        FetchMaxLength(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(1.0)
+        .maximum(999999.0).description("Maximum number of characters to return.")
+    );
+    ::toolseal::__value_type!(
+        FetchStartIndex(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
+        .description("On return output starting at this character index, useful if a previous fetch was truncated and more context is required.")
+    );
+    impl rt::FromJson for FetchArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::None,
-            )?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Uri,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(FetchUrl);
-    impl ::toolseal::__private::schemars::JsonSchema for FetchUrl {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("FetchUrl")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "FetchUrl"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 1u64.into());
-            s.insert("format".into(), "uri".into());
-            s.insert("description".into(), "URL to fetch".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(FetchMaxLength, u64);
-    impl ::toolseal::__private::FromJson for FetchMaxLength {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(999999.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(FetchMaxLength);
-    impl ::toolseal::__private::schemars::JsonSchema for FetchMaxLength {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("FetchMaxLength")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "FetchMaxLength"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(999999.0));
-            s.insert(
-                "description".into(),
-                "Maximum number of characters to return.".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(FetchStartIndex, u64);
-    impl ::toolseal::__private::FromJson for FetchStartIndex {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(FetchStartIndex);
-    impl ::toolseal::__private::schemars::JsonSchema for FetchStartIndex {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("FetchStartIndex")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "FetchStartIndex"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            s.insert(
-                "description".into(),
-                "On return output starting at this character index, useful if a previous fetch was truncated and more context is required."
-                    .into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for FetchArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["url", "max_length", "start_index", "raw"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "url" => 0,
                         "max_length" => 1,
                         "start_index" => 2,
                         "raw" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let url = ::toolseal::__signature_first!(
-                first, < FetchUrl as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("url"), cx)
-            );
-            let max_length = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                FetchMaxLength as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("max_length"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(FetchMaxLength { 0 : 5000u64 }), }
-            );
-            let start_index = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                FetchStartIndex as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("start_index"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(FetchStartIndex { 0 : 0u64 }), }
-            );
-            let raw = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("raw"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok(false), }
-            );
-            match (url, max_length, start_index, raw) {
-                (
-                    ::core::option::Option::Some(url),
-                    ::core::option::Option::Some(max_length),
-                    ::core::option::Option::Some(start_index),
-                    ::core::option::Option::Some(raw),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        url,
-                        max_length,
-                        start_index,
-                        raw,
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "url", cx, &mut first)?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "max_length",
+                cx,
+                &mut first,
+                || FetchMaxLength { 0: 5000u64 },
+            )?;
+            let f2 = rt::defaulted(
+                slots[2],
+                at,
+                "start_index",
+                cx,
+                &mut first,
+                || FetchStartIndex { 0: 0u64 },
+            )?;
+            let f3 = rt::defaulted(slots[3], at, "raw", cx, &mut first, || false)?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        url: f0,
+                        max_length: f1,
+                        start_index: f2,
+                        raw: f3,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(FetchArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for FetchArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("FetchArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "FetchArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "url",
-                            ::toolseal::__private::subschema::<FetchUrl>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "max_length",
-                            ::toolseal::__private::subschema::<FetchMaxLength>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "start_index",
-                            ::toolseal::__private::subschema::<FetchStartIndex>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "raw",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["url"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        FetchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("url",
+        rt::subschema:: < FetchUrl >), ("max_length", rt::subschema:: < FetchMaxLength
+        >), ("start_index", rt::subschema:: < FetchStartIndex >), ("raw", rt::subschema::
+        < bool >)], required : & ["url"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-fetch.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "fetch",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Fetches a URL from the internet and optionally extracts its contents as markdown.\n\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(true),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(true),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":true},\"description\":\"Fetches a URL from the internet and optionally extracts its contents as markdown.\\n\\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.\",\"inputSchema\":{\"properties\":{\"max_length\":{\"default\":5000,\"description\":\"Maximum number of characters to return.\",\"maximum\":999999,\"minimum\":1,\"title\":\"Max Length\",\"type\":\"integer\"},\"raw\":{\"default\":false,\"description\":\"Get the actual HTML content of the requested page, without simplification.\",\"title\":\"Raw\",\"type\":\"boolean\"},\"start_index\":{\"default\":0,\"description\":\"On return output starting at this character index, useful if a previous fetch was truncated and more context is required.\",\"minimum\":0,\"title\":\"Start Index\",\"type\":\"integer\"},\"url\":{\"description\":\"URL to fetch\",\"format\":\"uri\",\"minLength\":1,\"title\":\"Url\",\"type\":\"string\"}},\"required\":[\"url\"],\"title\":\"fetchArguments\",\"type\":\"object\"},\"name\":\"fetch\"}",
                 digest: "b42e97944eb73d00dde73513506acd37155857b094a7030af64c702a116fa93c",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &["fetch"];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <FetchArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <FetchArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Fetch)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -386,88 +199,75 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("fetch", ::toolseal::__private::root_schema(< FetchArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < FetchArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("fetch", rt::root_schema(< FetchArgs as rt::schemars::JsonSchema >
+                ::schema_name, < FetchArgs as rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::Fetch(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::Fetch(a) => map.serialize_entry("arguments", a)?,

@@ -198,1347 +198,785 @@ pub enum ToolCall {
     /// Shows the working tree status
     GitStatus(GitStatusArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    ::toolseal::__newtype_access!(GitAddFiles, ::std::vec::Vec < String >);
-    impl ::toolseal::__private::FromJson for GitAddFiles {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    ::toolseal::__value_type!(
+        GitAddFiles(::std::vec::Vec < String >), rt::ArrayType < String > =
+        rt::ArrayType::new().min_items(1)
+    );
+    impl rt::FromJson for GitAddArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::None,
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitAddFiles);
-    impl ::toolseal::__private::schemars::JsonSchema for GitAddFiles {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitAddFiles")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitAddFiles"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert("items".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("minItems".into(), 1u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitAddArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "files"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "files" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let files = ::toolseal::__signature_first!(
-                first, < GitAddFiles as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("files"), cx)
-            );
-            match (repo_path, files) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(files),
-                ) => ::core::result::Result::Ok(Self { repo_path, files }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "files", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { repo_path: f0, files: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitAddArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitAddArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitAddArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitAddArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "files",
-                            ::toolseal::__private::subschema::<GitAddFiles>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path", "files"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitBranchArgs {
+    ::toolseal::__json_schema!(
+        GitAddArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >), ("files", rt::subschema:: <
+        GitAddFiles >)], required : & ["repo_path", "files"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for GitBranchArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "branch_type", "contains", "not_contains"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "branch_type" => 1,
                         "contains" => 2,
                         "not_contains" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let branch_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("branch_type"), cx)
-            );
-            let contains = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("contains"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok({ static DEFAULT : ::std::sync::OnceLock <
-                ::core::option::Option < String > > = ::std::sync::OnceLock::new();
-                ::toolseal::__private::default_value(& DEFAULT, "null") }), }
-            );
-            let not_contains = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("not_contains"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok({ static
-                DEFAULT : ::std::sync::OnceLock < ::core::option::Option < String > > =
-                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
-                DEFAULT, "null") }), }
-            );
-            match (repo_path, branch_type, contains, not_contains) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(branch_type),
-                    ::core::option::Option::Some(contains),
-                    ::core::option::Option::Some(not_contains),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        repo_path,
-                        branch_type,
-                        contains,
-                        not_contains,
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "branch_type", cx, &mut first)?;
+            let f2 = rt::defaulted(
+                slots[2],
+                at,
+                "contains",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<
+                        ::core::option::Option<String>,
+                    > = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "null")
+                },
+            )?;
+            let f3 = rt::defaulted(
+                slots[3],
+                at,
+                "not_contains",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<
+                        ::core::option::Option<String>,
+                    > = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "null")
+                },
+            )?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        repo_path: f0,
+                        branch_type: f1,
+                        contains: f2,
+                        not_contains: f3,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitBranchArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitBranchArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitBranchArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitBranchArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branch_type",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "contains",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<String>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "not_contains",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<String>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path", "branch_type"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitCheckoutArgs {
+    ::toolseal::__json_schema!(
+        GitBranchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >), ("branch_type", rt::subschema:: <
+        String >), ("contains", rt::subschema:: < ::core::option::Option < String > >),
+        ("not_contains", rt::subschema:: < ::core::option::Option < String > >)],
+        required : & ["repo_path", "branch_type"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for GitCheckoutArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "branch_name"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "branch_name" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let branch_name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("branch_name"), cx)
-            );
-            match (repo_path, branch_name) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(branch_name),
-                ) => ::core::result::Result::Ok(Self { repo_path, branch_name }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "branch_name", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        repo_path: f0,
+                        branch_name: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitCheckoutArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitCheckoutArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitCheckoutArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitCheckoutArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branch_name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path", "branch_name"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitCommitArgs {
+    ::toolseal::__json_schema!(
+        GitCheckoutArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >), ("branch_name", rt::subschema:: <
+        String >)], required : & ["repo_path", "branch_name"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for GitCommitArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "message"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "message" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let message = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("message"), cx)
-            );
-            match (repo_path, message) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(message),
-                ) => ::core::result::Result::Ok(Self { repo_path, message }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "message", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { repo_path: f0, message: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitCommitArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitCommitArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitCommitArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitCommitArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "message",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path", "message"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitCreateBranchArgs {
+    ::toolseal::__json_schema!(
+        GitCommitArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >), ("message", rt::subschema:: < String
+        >)], required : & ["repo_path", "message"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for GitCreateBranchArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "branch_name", "base_branch"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "branch_name" => 1,
                         "base_branch" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let branch_name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("branch_name"), cx)
-            );
-            let base_branch = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("base_branch"), cx), ::core::option::Option::None
-                => ::core::result::Result::Ok({ static DEFAULT : ::std::sync::OnceLock <
-                ::core::option::Option < String > > = ::std::sync::OnceLock::new();
-                ::toolseal::__private::default_value(& DEFAULT, "null") }), }
-            );
-            match (repo_path, branch_name, base_branch) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(branch_name),
-                    ::core::option::Option::Some(base_branch),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        repo_path,
-                        branch_name,
-                        base_branch,
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "branch_name", cx, &mut first)?;
+            let f2 = rt::defaulted(
+                slots[2],
+                at,
+                "base_branch",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<
+                        ::core::option::Option<String>,
+                    > = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "null")
+                },
+            )?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        repo_path: f0,
+                        branch_name: f1,
+                        base_branch: f2,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitCreateBranchArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitCreateBranchArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitCreateBranchArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitCreateBranchArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branch_name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "base_branch",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<String>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path", "branch_name"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitDiffArgs {
+    ::toolseal::__json_schema!(
+        GitCreateBranchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("repo_path", rt::subschema:: < String >), ("branch_name", rt::subschema:: <
+        String >), ("base_branch", rt::subschema:: < ::core::option::Option < String >
+        >)], required : & ["repo_path", "branch_name"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for GitDiffArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "target", "context_lines"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "target" => 1,
                         "context_lines" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let target = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("target"),
-                cx)
-            );
-            let context_lines = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < i64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("context_lines"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(3i64), }
-            );
-            match (repo_path, target, context_lines) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(target),
-                    ::core::option::Option::Some(context_lines),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        repo_path,
-                        target,
-                        context_lines,
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "target", cx, &mut first)?;
+            let f2 = rt::defaulted(
+                slots[2],
+                at,
+                "context_lines",
+                cx,
+                &mut first,
+                || 3i64,
+            )?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        repo_path: f0,
+                        target: f1,
+                        context_lines: f2,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitDiffArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitDiffArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitDiffArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitDiffArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "target",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "context_lines",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path", "target"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitDiffStagedArgs {
+    ::toolseal::__json_schema!(
+        GitDiffArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >), ("target", rt::subschema:: < String
+        >), ("context_lines", rt::subschema:: < i64 >)], required : & ["repo_path",
+        "target"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for GitDiffStagedArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "context_lines"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "context_lines" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let context_lines = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < i64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("context_lines"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(3i64), }
-            );
-            match (repo_path, context_lines) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(context_lines),
-                ) => ::core::result::Result::Ok(Self { repo_path, context_lines }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "context_lines",
+                cx,
+                &mut first,
+                || 3i64,
+            )?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        repo_path: f0,
+                        context_lines: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitDiffStagedArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitDiffStagedArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitDiffStagedArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitDiffStagedArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "context_lines",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitDiffUnstagedArgs {
+    ::toolseal::__json_schema!(
+        GitDiffStagedArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >), ("context_lines", rt::subschema:: <
+        i64 >)], required : & ["repo_path"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for GitDiffUnstagedArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "context_lines"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "context_lines" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let context_lines = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < i64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("context_lines"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(3i64), }
-            );
-            match (repo_path, context_lines) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(context_lines),
-                ) => ::core::result::Result::Ok(Self { repo_path, context_lines }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "context_lines",
+                cx,
+                &mut first,
+                || 3i64,
+            )?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        repo_path: f0,
+                        context_lines: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitDiffUnstagedArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitDiffUnstagedArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitDiffUnstagedArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitDiffUnstagedArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "context_lines",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitLogArgs {
+    ::toolseal::__json_schema!(
+        GitDiffUnstagedArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("repo_path", rt::subschema:: < String >), ("context_lines", rt::subschema:: <
+        i64 >)], required : & ["repo_path"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for GitLogArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "repo_path",
                     "max_count",
                     "start_timestamp",
                     "end_timestamp",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "max_count" => 1,
                         "start_timestamp" => 2,
                         "end_timestamp" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let max_count = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < i64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("max_count"),
-                cx), ::core::option::Option::None => ::core::result::Result::Ok(10i64), }
-            );
-            let start_timestamp = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("start_timestamp"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok({ static
-                DEFAULT : ::std::sync::OnceLock < ::core::option::Option < String > > =
-                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
-                DEFAULT, "null") }), }
-            );
-            let end_timestamp = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("end_timestamp"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok({ static
-                DEFAULT : ::std::sync::OnceLock < ::core::option::Option < String > > =
-                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
-                DEFAULT, "null") }), }
-            );
-            match (repo_path, max_count, start_timestamp, end_timestamp) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(max_count),
-                    ::core::option::Option::Some(start_timestamp),
-                    ::core::option::Option::Some(end_timestamp),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        repo_path,
-                        max_count,
-                        start_timestamp,
-                        end_timestamp,
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::defaulted(slots[1], at, "max_count", cx, &mut first, || 10i64)?;
+            let f2 = rt::defaulted(
+                slots[2],
+                at,
+                "start_timestamp",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<
+                        ::core::option::Option<String>,
+                    > = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "null")
+                },
+            )?;
+            let f3 = rt::defaulted(
+                slots[3],
+                at,
+                "end_timestamp",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<
+                        ::core::option::Option<String>,
+                    > = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "null")
+                },
+            )?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        repo_path: f0,
+                        max_count: f1,
+                        start_timestamp: f2,
+                        end_timestamp: f3,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitLogArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitLogArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitLogArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitLogArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "max_count",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "start_timestamp",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<String>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "end_timestamp",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<String>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitResetArgs {
+    ::toolseal::__json_schema!(
+        GitLogArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >), ("max_count", rt::subschema:: < i64
+        >), ("start_timestamp", rt::subschema:: < ::core::option::Option < String > >),
+        ("end_timestamp", rt::subschema:: < ::core::option::Option < String > >)],
+        required : & ["repo_path"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for GitResetArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            match (repo_path,) {
-                (::core::option::Option::Some(repo_path),) => {
-                    ::core::result::Result::Ok(Self { repo_path })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { repo_path: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitResetArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitResetArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitResetArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitResetArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitShowArgs {
+    ::toolseal::__json_schema!(
+        GitResetArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >)], required : & ["repo_path"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : None, })
+    );
+    impl rt::FromJson for GitShowArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path", "revision"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
                         "revision" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            let revision = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("revision"), cx)
-            );
-            match (repo_path, revision) {
-                (
-                    ::core::option::Option::Some(repo_path),
-                    ::core::option::Option::Some(revision),
-                ) => ::core::result::Result::Ok(Self { repo_path, revision }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "revision", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        repo_path: f0,
+                        revision: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitShowArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitShowArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitShowArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitShowArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "revision",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path", "revision"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GitStatusArgs {
+    ::toolseal::__json_schema!(
+        GitShowArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >), ("revision", rt::subschema:: < String
+        >)], required : & ["repo_path", "revision"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for GitStatusArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["repo_path"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "repo_path" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let repo_path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("repo_path"), cx)
-            );
-            match (repo_path,) {
-                (::core::option::Option::Some(repo_path),) => {
-                    ::core::result::Result::Ok(Self { repo_path })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { repo_path: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GitStatusArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GitStatusArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GitStatusArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GitStatusArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "repo_path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["repo_path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        GitStatusArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("repo_path", rt::subschema:: < String >)], required : & ["repo_path"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : None, })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-git.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "git_add",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Adds file contents to the staging area",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Adds file contents to the staging area"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Adds file contents to the staging area\",\"inputSchema\":{\"properties\":{\"files\":{\"items\":{\"type\":\"string\"},\"minItems\":1,\"title\":\"Files\",\"type\":\"array\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"files\"],\"title\":\"addArguments\",\"type\":\"object\"},\"name\":\"git_add\"}",
                 digest: "d430ba8e7976ab83fb756af670a413304bcd56cb379e0478f34aeb481862247e",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_branch",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("List Git branches"),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("List Git branches"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"List Git branches\",\"inputSchema\":{\"properties\":{\"branch_type\":{\"description\":\"Whether to list local branches ('local'), remote branches ('remote') or all branches('all').\",\"title\":\"Branch Type\",\"type\":\"string\"},\"contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Contains\"},\"not_contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Not Contains\"},\"repo_path\":{\"description\":\"The path to the Git repository.\",\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_type\"],\"title\":\"branchArguments\",\"type\":\"object\"},\"name\":\"git_branch\"}",
                 digest: "550b4e6ff4797a1d5f344552509560d5530d19b70953dacef21c7a72a827ea5f",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_checkout",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Switches branches"),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Switches branches"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Switches branches\",\"inputSchema\":{\"properties\":{\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"checkoutArguments\",\"type\":\"object\"},\"name\":\"git_checkout\"}",
                 digest: "80b7a71445abcc6ba4aed6d77eedd007967dcd6b5aaf949264dee16f6afaebc8",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_commit",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Records changes to the repository",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Records changes to the repository"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Records changes to the repository\",\"inputSchema\":{\"properties\":{\"message\":{\"title\":\"Message\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"message\"],\"title\":\"commitArguments\",\"type\":\"object\"},\"name\":\"git_commit\"}",
                 digest: "b4db65adb05d1b666825d6d936dffcec239f5fcf80000e602dfe085a43f13eac",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_create_branch",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Creates a new branch from an optional base branch",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Creates a new branch from an optional base branch"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Creates a new branch from an optional base branch\",\"inputSchema\":{\"properties\":{\"base_branch\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Base Branch\"},\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"create_branchArguments\",\"type\":\"object\"},\"name\":\"git_create_branch\"}",
                 digest: "9cbd1387433ffd3d285bec7e60ef5cf8bd7ffeac8770a64228bca91542cf17e7",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_diff",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Shows differences between branches or commits",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Shows differences between branches or commits"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows differences between branches or commits\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"target\":{\"title\":\"Target\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"target\"],\"title\":\"diffArguments\",\"type\":\"object\"},\"name\":\"git_diff\"}",
                 digest: "9403cbeb9e4f919d2903c1b03667e255cb9980b4ce6dac14a8a4ce89181cb8b0",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_diff_staged",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Shows changes that are staged for commit",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Shows changes that are staged for commit"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes that are staged for commit\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_stagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_staged\"}",
                 digest: "6f44344981e80c751c53909eece270e623b6b6c30e3a219c9b2854747f950236",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_diff_unstaged",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Shows changes in the working directory that are not yet staged",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes in the working directory that are not yet staged\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_unstagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_unstaged\"}",
                 digest: "1a945262e45b2ce3dfed6a894b0544555da45277bdb03c96f5280e31afa5b40b",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_log",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Shows the commit logs"),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Shows the commit logs"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the commit logs\",\"inputSchema\":{\"properties\":{\"end_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"End Timestamp\"},\"max_count\":{\"default\":10,\"title\":\"Max Count\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"start_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"Start Timestamp\"}},\"required\":[\"repo_path\"],\"title\":\"logArguments\",\"type\":\"object\"},\"name\":\"git_log\"}",
                 digest: "1290c03d00f9d436b0b6428f174ab575110ec754ded3d1f3e8f7f062ec5a3fcb",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_reset",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Unstages all staged changes"),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Unstages all staged changes"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(true),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Unstages all staged changes\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"resetArguments\",\"type\":\"object\"},\"name\":\"git_reset\"}",
                 digest: "a41d16d982b8c6bd6f33154a7b2e4f9059a7546670ba3f5f79497fd547ea6f91",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_show",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Shows the contents of a commit, or of a file or directory given as <revision>:<path>",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the contents of a commit, or of a file or directory given as <revision>:<path>\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"revision\":{\"title\":\"Revision\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"revision\"],\"title\":\"showArguments\",\"type\":\"object\"},\"name\":\"git_show\"}",
                 digest: "654006b9827b7511720744f5a942d8ef256051a84651e5060aae4dbe91a45661",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "git_status",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Shows the working tree status",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: None,
+                description: Some("Shows the working tree status"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the working tree status\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"statusArguments\",\"type\":\"object\"},\"name\":\"git_status\"}",
                 digest: "b1cc7c37146eb6b9c40753dd82d0c8404b1b3572a8603ea6ff8ae859893fa8eb",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -1557,115 +995,64 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <GitAddArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <GitAddArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitAdd)
                 }
-                ::core::option::Option::Some(1) => {
-                    <GitBranchArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <GitBranchArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitBranch)
                 }
-                ::core::option::Option::Some(2) => {
-                    <GitCheckoutArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <GitCheckoutArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitCheckout)
                 }
-                ::core::option::Option::Some(3) => {
-                    <GitCommitArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <GitCommitArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitCommit)
                 }
-                ::core::option::Option::Some(4) => {
-                    <GitCreateBranchArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(4) => {
+                    <GitCreateBranchArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitCreateBranch)
                 }
-                ::core::option::Option::Some(5) => {
-                    <GitDiffArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(5) => {
+                    <GitDiffArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitDiff)
                 }
-                ::core::option::Option::Some(6) => {
-                    <GitDiffStagedArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(6) => {
+                    <GitDiffStagedArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitDiffStaged)
                 }
-                ::core::option::Option::Some(7) => {
-                    <GitDiffUnstagedArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <GitDiffUnstagedArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitDiffUnstaged)
                 }
-                ::core::option::Option::Some(8) => {
-                    <GitLogArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <GitLogArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitLog)
                 }
-                ::core::option::Option::Some(9) => {
-                    <GitResetArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(9) => {
+                    <GitResetArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitReset)
                 }
-                ::core::option::Option::Some(10) => {
-                    <GitShowArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(10) => {
+                    <GitShowArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitShow)
                 }
-                ::core::option::Option::Some(11) => {
-                    <GitStatusArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(11) => {
+                    <GitStatusArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitStatus)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -1691,172 +1078,147 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("git_add", ::toolseal::__private::root_schema(< GitAddArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GitAddArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("git_branch", ::toolseal::__private::root_schema(< GitBranchArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GitBranchArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("git_checkout", ::toolseal::__private::root_schema(<
-                GitCheckoutArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GitCheckoutArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("git_commit", ::toolseal::__private::root_schema(< GitCommitArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GitCommitArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("git_create_branch",
-                ::toolseal::__private::root_schema(< GitCreateBranchArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GitCreateBranchArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("git_diff", ::toolseal::__private::root_schema(<
-                GitDiffArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GitDiffArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("git_diff_staged", ::toolseal::__private::root_schema(<
-                GitDiffStagedArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GitDiffStagedArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("git_diff_unstaged", ::toolseal::__private::root_schema(<
-                GitDiffUnstagedArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GitDiffUnstagedArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("git_log", ::toolseal::__private::root_schema(< GitLogArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GitLogArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("git_reset", ::toolseal::__private::root_schema(< GitResetArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GitResetArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("git_show", ::toolseal::__private::root_schema(<
-                GitShowArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GitShowArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("git_status", ::toolseal::__private::root_schema(< GitStatusArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GitStatusArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)),
+                ("git_add", rt::root_schema(< GitAddArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GitAddArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("git_branch", rt::root_schema(< GitBranchArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GitBranchArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("git_checkout",
+                rt::root_schema(< GitCheckoutArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GitCheckoutArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("git_commit", rt::root_schema(< GitCommitArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GitCommitArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("git_create_branch",
+                rt::root_schema(< GitCreateBranchArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GitCreateBranchArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("git_diff", rt::root_schema(< GitDiffArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GitDiffArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("git_diff_staged",
+                rt::root_schema(< GitDiffStagedArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GitDiffStagedArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("git_diff_unstaged", rt::root_schema(<
+                GitDiffUnstagedArgs as rt::schemars::JsonSchema > ::schema_name, <
+                GitDiffUnstagedArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("git_log", rt::root_schema(< GitLogArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GitLogArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("git_reset", rt::root_schema(< GitResetArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GitResetArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("git_show",
+                rt::root_schema(< GitShowArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GitShowArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("git_status", rt::root_schema(< GitStatusArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GitStatusArgs as
+                rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::GitAdd(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitBranch(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitCheckout(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitCommit(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitCreateBranch(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitDiff(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitDiffStaged(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitDiffUnstaged(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitLog(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitReset(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitShow(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GitStatus(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::GitAdd(a) => map.serialize_entry("arguments", a)?,

@@ -31,272 +31,134 @@ pub enum ToolCall {
     /// Current time; takes no arguments.
     GetTime(GetTimeArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    ::toolseal::__newtype_access!(
-        GetWeatherUnits, ::toolseal::__private::serde_json::Value
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    ::toolseal::__value_type!(
+        GetWeatherUnits(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Enum, & ["\"celsius\"", "\"fahrenheit\"", "null"],
+        "one of \"celsius\", \"fahrenheit\", null")
     );
-    impl ::toolseal::__private::FromJson for GetWeatherUnits {
+    impl rt::FromJson for GetWeatherArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"celsius\""),
-                    ::toolseal::__private::json_tree("\"fahrenheit\""),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed(
-                    "one of \"celsius\", \"fahrenheit\", null",
-                ),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetWeatherUnits);
-    impl ::toolseal::__private::schemars::JsonSchema for GetWeatherUnits {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetWeatherUnits")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetWeatherUnits"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"celsius\",\"fahrenheit\",null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetWeatherArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["location", "units"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "location" => 0,
                         "units" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let location = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("location"), cx)
-            );
-            let units = ::toolseal::__signature_first!(
-                first, < GetWeatherUnits as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("units"), cx)
-            );
-            match (location, units) {
-                (
-                    ::core::option::Option::Some(location),
-                    ::core::option::Option::Some(units),
-                ) => ::core::result::Result::Ok(Self { location, units }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "location", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "units", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { location: f0, units: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetWeatherArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetWeatherArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetWeatherArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetWeatherArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "location",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "units",
-                            ::toolseal::__private::subschema::<GetWeatherUnits>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["location", "units"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_weather` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetTimeArgs {
+    ::toolseal::__json_schema!(
+        GetWeatherArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("location", rt::subschema:: < String >), ("units", rt::subschema:: <
+        GetWeatherUnits >)], required : & ["location", "units"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `get_weather` tool."), })
+    );
+    impl rt::FromJson for GetTimeArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetTimeArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetTimeArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetTimeArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetTimeArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_time` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        GetTimeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `get_time` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/openai.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "get_weather",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Get current temperature for a given location.",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Get current temperature for a given location."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get current temperature for a given location.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"location\":{\"description\":\"City and country e.g. Bogotá, Colombia\",\"type\":\"string\"},\"units\":{\"enum\":[\"celsius\",\"fahrenheit\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"location\",\"units\"],\"type\":\"object\"},\"name\":\"get_weather\"}",
                 digest: "fac57c78accea641465d95d4ec55b341f586c9c0a9dbd5a50cf74749016643d9",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_time",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Current time; takes no arguments.",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Current time; takes no arguments."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Current time; takes no arguments.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"get_time\"}",
                 digest: "fc7420fd79691fc04904fc9de5de148183fd497ad85d730d25f3025a40cab753",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &["get_time", "get_weather"];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(1) => {
-                    <GetWeatherArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(1) => {
+                    <GetWeatherArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetWeather)
                 }
-                ::core::option::Option::Some(0) => {
-                    <GetTimeArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(0) => {
+                    <GetTimeArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetTime)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -312,96 +174,83 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("get_weather", ::toolseal::__private::root_schema(< GetWeatherArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetWeatherArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("get_time", ::toolseal::__private::root_schema(<
-                GetTimeArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GetTimeArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("get_weather", rt::root_schema(< GetWeatherArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GetWeatherArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get_time",
+                rt::root_schema(< GetTimeArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetTimeArgs as rt::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::GetWeather(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetTime(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::GetWeather(a) => map.serialize_entry("arguments", a)?,

@@ -61,15 +61,8 @@ pub struct Random00Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"red"`, `"green"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum Random01ABEnum {
     /// `"red"`
@@ -888,150 +881,34 @@ pub enum ToolCall {
     /// The `random_0_14` tool.
     Random014(Random014Args),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    ::toolseal::__newtype_access!(
-        Random00ValueObjectB, ::toolseal::__private::serde_json::Value
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    ::toolseal::__value_type!(
+        Random00ValueObjectB(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
     );
-    impl ::toolseal::__private::FromJson for Random00ValueObjectB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random00ValueObjectB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random00ValueObjectB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random00ValueObjectB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random00ValueObjectB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random00ValueObjectCItem, String);
-    impl ::toolseal::__private::FromJson for Random00ValueObjectCItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random00ValueObjectCItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random00ValueObjectCItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random00ValueObjectCItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random00ValueObjectCItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 0u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random00ValueObjectC, ::std::vec::Vec < Random00ValueObjectCItem >
+    ::toolseal::__value_type!(
+        Random00ValueObjectCItem(String), rt::StringType = rt::StringType::new()
+        .min_length(0)
     );
-    impl ::toolseal::__private::FromJson for Random00ValueObjectC {
+    ::toolseal::__value_type!(
+        Random00ValueObjectC(::std::vec::Vec < Random00ValueObjectCItem >), rt::ArrayType
+        < Random00ValueObjectCItem > = rt::ArrayType::new().max_items(1)
+    );
+    impl rt::FromJson for Random00ValueObject {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(1),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random00ValueObjectC);
-    impl ::toolseal::__private::schemars::JsonSchema for Random00ValueObjectC {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random00ValueObjectC")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random00ValueObjectC"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random00ValueObjectCItem>(g),
-            );
-            s.insert("maxItems".into(), 1u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random00ValueObject {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -1043,253 +920,90 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < () as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                Random00ValueObjectB as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("b"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                Random00ValueObjectC as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("c"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random00ValueObject);
-    impl ::toolseal::__private::schemars::JsonSchema for Random00ValueObject {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random00ValueObject")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random00ValueObject"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<()>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random00ValueObjectB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random00ValueObjectC>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random00ValueEnum, ::toolseal::__private::serde_json::Value
+    ::toolseal::__json_schema!(
+        Random00ValueObject, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("a", rt::subschema:: < () >), ("b", rt::subschema:: < Random00ValueObjectB
+        >), ("c", rt::subschema:: < Random00ValueObjectC >)], required : & [], additional
+        : rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : None, })
     );
-    impl ::toolseal::__private::FromJson for Random00ValueEnum {
+    ::toolseal::__value_type!(
+        Random00ValueEnum(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Enum, & ["\"x\"", "\"y\"", "1", "null"],
+        "one of \"x\", \"y\", 1, null")
+    );
+    impl rt::FromJson for Random00Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random00ValueEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random00ValueEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random00ValueEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random00ValueEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random00Value {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random00ValueObject as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Object(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random00ValueEnum as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: object | one of \"x\", \"y\", 1, null",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: object | one of \"x\", \"y\", 1, null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random00Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random00Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random00Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random00Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random00ValueObject > (g),
-                        ::toolseal::__private::subschema:: < Random00ValueEnum > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random00Args {
+    ::toolseal::__json_schema!(
+        Random00Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random00ValueObject >, rt::subschema:: < Random00ValueEnum >], None)
+    );
+    impl rt::FromJson for Random00Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -1297,277 +1011,73 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <Random00Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
+                        <Random00Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random00Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random00Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random00Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random00Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random00Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_0` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl Random01ABEnum {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random01ABEnum {
+    ::toolseal::__json_schema!(
+        Random00Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random00Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_0_0` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        Random01ABEnum[Red, Green] = rt::StringEnum { values : & ["red", "green"],
+        keyword : rt::Keyword::Enum, expected : "one of \"red\", \"green\"", description
+        : None, }
+    );
+    ::toolseal::__value_type!(
+        Random01ABOption1(String), rt::StringType = rt::StringType::new().max_length(3)
+    );
+    impl rt::FromJson for Random01AB {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random01ABEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random01ABEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random01ABEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random01ABEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random01ABOption1, String);
-    impl ::toolseal::__private::FromJson for Random01ABOption1 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random01ABOption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random01ABOption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random01ABOption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random01ABOption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random01AB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random01ABEnum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"red\", \"green\" | string or null",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Enum(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random01ABOption1,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"red\", \"green\" | string or null",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option1(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of \"red\", \"green\" | string or null",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of \"red\", \"green\" | string or null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random01AB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random01AB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random01AB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random01AB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random01ABEnum > (g),
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random01ABOption1 > > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random01A {
+    ::toolseal::__json_schema!(
+        Random01AB, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random01ABEnum
+        >, rt::subschema:: < ::core::option::Option < Random01ABOption1 > >], None)
+    );
+    impl rt::FromJson for Random01A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -1579,152 +1089,73 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < ::std::collections::BTreeMap < ::std::string::String,
-                ::toolseal::__private::serde_json::Value > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random01AB
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("c"), cx)
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random01A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random01A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random01A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random01A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<
-                                ::std::collections::BTreeMap<
-                                    ::std::string::String,
-                                    ::toolseal::__private::serde_json::Value,
-                                >,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random01AB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random01Args {
+    ::toolseal::__json_schema!(
+        Random01A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < ::std::collections::BTreeMap < ::std::string::String,
+        rt::serde_json::Value > >), ("b", rt::subschema:: < Random01AB >), ("c",
+        rt::subschema:: < bool >)], required : & ["a", "c"], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for Random01Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -1734,277 +1165,91 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random01A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random01Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random01Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random01Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random01Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random01A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_1` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02AItem {
+    ::toolseal::__json_schema!(
+        Random01Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random01A >)], required : & [], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_0_1` tool."), })
+    );
+    impl rt::FromJson for Random02AItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random02AItemOption0,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option0(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random02AItemEnum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Boolean(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: string or null | one of \"red\", \"green\" | boolean",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string or null | one of \"red\", \"green\" | boolean",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02AItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02AItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02AItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02AItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random02AItemOption0 > > (g), ::toolseal::__private::subschema::
-                        < Random02AItemEnum > (g), ::toolseal::__private::subschema:: <
-                        bool > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random02A, ::std::vec::Vec < Random02AItem >);
-    impl ::toolseal::__private::FromJson for Random02A {
+    ::toolseal::__json_schema!(
+        Random02AItem, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        ::core::option::Option < Random02AItemOption0 > >, rt::subschema:: <
+        Random02AItemEnum >, rt::subschema:: < bool >], None)
+    );
+    ::toolseal::__value_type!(
+        Random02A(::std::vec::Vec < Random02AItem >), rt::ArrayType < Random02AItem > =
+        rt::ArrayType::new().max_items(2).unique()
+    );
+    ::toolseal::__value_type!(
+        Random02BA(::std::vec::Vec < Random02BAItem >), rt::ArrayType < Random02BAItem >
+        = rt::ArrayType::new().min_items(0).unique()
+    );
+    impl rt::FromJson for Random02B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(2),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random02AItem>(g),
-            );
-            s.insert("maxItems".into(), 2u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random02BA, ::std::vec::Vec < Random02BAItem >);
-    impl ::toolseal::__private::FromJson for Random02BA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::None,
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02BA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02BA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02BA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02BA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random02BAItem>(g),
-            );
-            s.insert("minItems".into(), 0u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02B {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2014,298 +1259,89 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random02BA
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
                                 <::std::collections::BTreeMap<
                                     ::std::string::String,
-                                    ::toolseal::__private::serde_json::Value,
-                                > as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
+                                    rt::serde_json::Value,
+                                > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random02BA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<
-                            ::std::collections::BTreeMap<
-                                ::std::string::String,
-                                ::toolseal::__private::serde_json::Value,
-                            >,
-                        > as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random02ValueBANumber, f64);
-    impl ::toolseal::__private::FromJson for Random02ValueBANumber {
+    ::toolseal::__json_schema!(
+        Random02B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random02BA >)], required : & [], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < ::std::collections::BTreeMap <
+        ::std::string::String, rt::serde_json::Value > >), min_properties : None,
+        max_properties : None, description : None, })
+    );
+    ::toolseal::__value_type!(
+        Random02ValueBANumber(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .maximum(1.0).exclusive_minimum(- 1.5)
+    );
+    impl rt::FromJson for Random02ValueBA {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(1.0),
-                        exclusive_minimum: ::core::option::Option::Some(-1.5),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueBANumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueBANumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueBANumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueBANumber"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(-1.5),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02ValueBA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random02ValueBANumber as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | null",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <() as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | null",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Null(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: number | null"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: number | null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02ValueBA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueBA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueBA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueBA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random02ValueBANumber > (g),
-                        ::toolseal::__private::subschema:: < () > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random02ValueBCC, i64);
-    impl ::toolseal::__private::FromJson for Random02ValueBCC {
+    ::toolseal::__json_schema!(
+        Random02ValueBA, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random02ValueBANumber >, rt::subschema:: < () >], None)
+    );
+    ::toolseal::__value_type!(
+        Random02ValueBCC(i64), rt::NumberType < i64 > = rt::NumberType::new()
+        .maximum(6.0)
+    );
+    impl rt::FromJson for Random02ValueBC {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(6.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueBCC);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueBCC {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueBCC")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueBCC"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(6.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02ValueBC {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2317,145 +1353,68 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < Random02ValueBCB > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                Random02ValueBCC as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("c"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random02ValueBCValue as ::toolseal::__private::FromJson>::from_json(
+                                <Random02ValueBCValue as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02ValueBC);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueBC {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueBC")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueBC"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<Random02ValueBCB>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random02ValueBCC>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random02ValueBCValue>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02ValueB {
+    ::toolseal::__json_schema!(
+        Random02ValueBC, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < bool >), ("b", rt::subschema:: < ::core::option::Option
+        < Random02ValueBCB > >), ("c", rt::subschema:: < Random02ValueBCC >)], required :
+        & ["a"], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random02ValueBCValue >), min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for Random02ValueB {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2467,186 +1426,71 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random02ValueBA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < Random02ValueBB > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                Random02ValueBC as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("c"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02ValueB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random02ValueBA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<Random02ValueBB>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random02ValueBC>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random02ValueC, String);
-    impl ::toolseal::__private::FromJson for Random02ValueC {
+    ::toolseal::__json_schema!(
+        Random02ValueB, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random02ValueBA >), ("b", rt::subschema:: <
+        ::core::option::Option < Random02ValueBB > >), ("c", rt::subschema:: <
+        Random02ValueBC >)], required : & ["a"], additional : rt::AdditionalSchema::Open,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    ::toolseal::__value_type!(
+        Random02ValueC(String), rt::StringType = rt::StringType::new().max_length(5)
+        .patterns(& ["^[a-z]+$"])
+    );
+    impl rt::FromJson for Random02ValueValue {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(5),
-            )?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^[a-z]+$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueC);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueC {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueC")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueC"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 5u64.into());
-            s.insert("pattern".into(), "^[a-z]+$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02ValueValue {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2657,127 +1501,61 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                Random02ValueValueB as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("b"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <() as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
+                                <() as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02ValueValue);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02ValueValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02ValueValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02ValueValue"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random02ValueValueB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<()>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02Value {
+    ::toolseal::__json_schema!(
+        Random02ValueValue, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < bool >), ("b", rt::subschema:: < Random02ValueValueB
+        >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < () >), min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random02Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2789,144 +1567,67 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < () as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                Random02ValueB as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("b"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, < Random02ValueC as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("c"), cx)
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random02ValueValue as ::toolseal::__private::FromJson>::from_json(
+                                <Random02ValueValue as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<()>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random02ValueB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random02ValueC>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random02ValueValue>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random02Args {
+    ::toolseal::__json_schema!(
+        Random02Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < () >), ("b", rt::subschema:: < Random02ValueB >), ("c",
+        rt::subschema:: < Random02ValueC >)], required : & ["c"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random02ValueValue >),
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random02Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2937,474 +1638,144 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random02A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random02B as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random02Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random02Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random02Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random02Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random02Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random02Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random02A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random02B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random02Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_2` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random03A, ::std::vec::Vec < bool >);
-    impl ::toolseal::__private::FromJson for Random03A {
+    ::toolseal::__json_schema!(
+        Random02Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random02A >), ("b", rt::subschema:: < Random02B >)],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random02Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_0_2` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random03A(::std::vec::Vec < bool >), rt::ArrayType < bool > =
+        rt::ArrayType::new().min_items(0).max_items(2)
+    );
+    ::toolseal::__value_type!(
+        Random03BInteger(i64), rt::NumberType < i64 > = rt::NumberType::new()
+        .multiple_of(3.0)
+    );
+    impl rt::FromJson for Random03BOption1 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::Some(2),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert("items".into(), ::toolseal::__private::subschema::<bool>(g));
-            s.insert("minItems".into(), 0u64.into());
-            s.insert("maxItems".into(), 2u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random03BInteger, i64);
-    impl ::toolseal::__private::FromJson for Random03BInteger {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(3.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03BInteger);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03BInteger {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03BInteger")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03BInteger"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(3.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random03BOption1 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: boolean | one of \"red\", \"green\"",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Boolean(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random03BOption1Enum as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: boolean | one of \"red\", \"green\"",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Enum(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: boolean | one of \"red\", \"green\"",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: boolean | one of \"red\", \"green\"",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03BOption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03BOption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03BOption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03BOption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < bool > (g),
-                        ::toolseal::__private::subschema:: < Random03BOption1Enum > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random03BOption2 {
+    ::toolseal::__json_schema!(
+        Random03BOption1, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < bool >,
+        rt::subschema:: < Random03BOption1Enum >], None)
+    );
+    impl rt::FromJson for Random03BOption2 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random03BOption2Enum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random03BOption2Enum2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: one of \"x\", \"y\", 1, null | any value",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: one of \"x\", \"y\", 1, null | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum2),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03BOption2);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03BOption2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03BOption2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03BOption2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random03BOption2Enum > (g),
-                        ::toolseal::__private::subschema:: < Random03BOption2Enum2 > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random03B {
+    ::toolseal::__json_schema!(
+        Random03BOption2, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random03BOption2Enum >, rt::subschema:: < Random03BOption2Enum2 >,
+        rt::subschema:: < rt::serde_json::Value >], None)
+    );
+    impl rt::FromJson for Random03B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random03BInteger as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Integer(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random03BOption1 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option1(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random03BOption2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: integer | one of: boolean | one of \"red\", \"green\" | one of: one of \"x\", \"y\", 1, null | any value",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: integer | one of: boolean | one of \"red\", \"green\" | one of: one of \"x\", \"y\", 1, null | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option2),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random03BInteger > (g),
-                        ::toolseal::__private::subschema:: < Random03BOption1 > (g),
-                        ::toolseal::__private::subschema:: < Random03BOption2 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random03ValueObject {
+    ::toolseal::__json_schema!(
+        Random03B, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random03BInteger >, rt::subschema:: < Random03BOption1 >, rt::subschema:: <
+        Random03BOption2 >], None)
+    );
+    impl rt::FromJson for Random03ValueObject {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -3416,229 +1787,69 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::toolseal::__private::serde_json::Value as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
                                 <::core::option::Option<
                                     Random03ValueObjectValue,
-                                > as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
+                                > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03ValueObject);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03ValueObject {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03ValueObject")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03ValueObject"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<
-                                ::toolseal::__private::serde_json::Value,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<
-                            ::core::option::Option<Random03ValueObjectValue>,
-                        > as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random03ValueObject2C, i64);
-    impl ::toolseal::__private::FromJson for Random03ValueObject2C {
+    ::toolseal::__json_schema!(
+        Random03ValueObject, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("a", rt::subschema:: < bool >), ("b", rt::subschema:: < rt::serde_json::Value
+        >), ("c", rt::subschema:: < bool >)], required : & [], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < ::core::option::Option <
+        Random03ValueObjectValue > >), min_properties : None, max_properties : None,
+        description : None, })
+    );
+    ::toolseal::__value_type!(
+        Random03ValueObject2C(i64), rt::NumberType < i64 > = rt::NumberType::new()
+        .minimum(- 2.0).maximum(1.0)
+    );
+    ::toolseal::__value_type!(
+        Random03ValueObject2Value(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .maximum(1.0)
+    );
+    impl rt::FromJson for Random03ValueObject2 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(-2.0),
-                        maximum: ::core::option::Option::Some(1.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03ValueObject2C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03ValueObject2C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03ValueObject2C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03ValueObject2C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(-2.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random03ValueObject2Value, f64);
-    impl ::toolseal::__private::FromJson for Random03ValueObject2Value {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(1.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03ValueObject2Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03ValueObject2Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03ValueObject2Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random03ValueObject2Value"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random03ValueObject2 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -3650,214 +1861,92 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < Random03ValueObject2B > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, < Random03ValueObject2C as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("c"), cx)
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random03ValueObject2Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random03ValueObject2Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03ValueObject2);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03ValueObject2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03ValueObject2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03ValueObject2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<Random03ValueObject2B>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random03ValueObject2C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random03ValueObject2Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random03Value {
+    ::toolseal::__json_schema!(
+        Random03ValueObject2, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("a", rt::subschema:: < bool >), ("b", rt::subschema:: <
+        ::core::option::Option < Random03ValueObject2B > >), ("c", rt::subschema:: <
+        Random03ValueObject2C >)], required : & ["c"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random03ValueObject2Value >),
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random03Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random03ValueObject as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Object(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random03ValueObject2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Object2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: object"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: object",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object2),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random03ValueObject > (g),
-                        ::toolseal::__private::subschema:: < Random03ValueObject2 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random03Args {
+    ::toolseal::__json_schema!(
+        Random03Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random03ValueObject >, rt::subschema:: < Random03ValueObject2 >], None)
+    );
+    impl rt::FromJson for Random03Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -3868,280 +1957,99 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random03A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random03B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random03Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random03Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random03Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random03Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random03Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random03Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random03A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random03B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random03Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_3` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random04A, ::std::vec::Vec < Random04AItem >);
-    impl ::toolseal::__private::FromJson for Random04A {
+    ::toolseal::__json_schema!(
+        Random03Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random03A >), ("b", rt::subschema:: < Random03B >)],
+        required : & ["a", "b"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random03Value >), min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_0_3` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random04A(::std::vec::Vec < Random04AItem >), rt::ArrayType < Random04AItem > =
+        rt::ArrayType::new().min_items(1).max_items(1)
+    );
+    impl rt::FromJson for Random04BB {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::Some(1),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random04A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random04A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random04A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random04A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random04AItem>(g),
-            );
-            s.insert("minItems".into(), 1u64.into());
-            s.insert("maxItems".into(), 1u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random04BB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: any value | boolean",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Any(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: any value | boolean",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Boolean(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: any value | boolean"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: any value | boolean",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random04BB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random04BB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random04BB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random04BB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g),
-                        ::toolseal::__private::subschema:: < bool > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random04B {
+    ::toolseal::__json_schema!(
+        Random04BB, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        rt::serde_json::Value >, rt::subschema:: < bool >], None)
+    );
+    impl rt::FromJson for Random04B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4152,186 +2060,83 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random04BB
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random04B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random04B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random04B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random04B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random04BB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random04C {
+    ::toolseal::__json_schema!(
+        Random04B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < bool >), ("b", rt::subschema:: < Random04BB >)], required : &
+        [], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random04C {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Boolean(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: any value | boolean"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: any value | boolean",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random04C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random04C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random04C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random04C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g),
-                        ::toolseal::__private::subschema:: < bool > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random04Args {
+    ::toolseal::__json_schema!(
+        Random04C, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        rt::serde_json::Value >, rt::subschema:: < bool >], None)
+    );
+    impl rt::FromJson for Random04Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4343,703 +2148,213 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random04A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random04B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            let c = ::toolseal::__signature_first!(
-                first, < Random04C as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("c"), cx)
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
                                 <::std::vec::Vec<
                                     Random04ValueItem,
-                                > as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
+                                > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random04Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random04Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random04Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random04Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random04A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random04B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random04C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b", "c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<
-                            ::std::vec::Vec<Random04ValueItem>,
-                        > as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_4` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random05A, ::std::vec::Vec < Random05AItem >);
-    impl ::toolseal::__private::FromJson for Random05A {
+    ::toolseal::__json_schema!(
+        Random04Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random04A >), ("b", rt::subschema:: < Random04B >),
+        ("c", rt::subschema:: < Random04C >)], required : & ["a", "b", "c"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < ::std::vec::Vec <
+        Random04ValueItem > >), min_properties : None, max_properties : None, description
+        : Some("Arguments of the `random_0_4` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random05A(::std::vec::Vec < Random05AItem >), rt::ArrayType < Random05AItem > =
+        rt::ArrayType::new().min_items(1).max_items(3).unique()
+    );
+    impl rt::FromJson for Random05BItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
+                v,
                 at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::Some(3),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random05A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random05A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random05A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random05A"),
+                cx,
+                rt::Keyword::OneOf,
+                "one of: null | string or null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
             )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random05AItem>(g),
-            );
-            s.insert("minItems".into(), 1u64.into());
-            s.insert("maxItems".into(), 3u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random05BItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <() as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: null | string or null",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Null(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random05BItemOption1,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: null | string or null",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option1(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: null | string or null",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random05BItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random05BItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random05BItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random05BItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < () > (g),
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random05BItemOption1 > > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random05B, ::std::vec::Vec < Random05BItem >);
-    impl ::toolseal::__private::FromJson for Random05B {
+    ::toolseal::__json_schema!(
+        Random05BItem, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < () >,
+        rt::subschema:: < ::core::option::Option < Random05BItemOption1 > >], None)
+    );
+    ::toolseal::__value_type!(
+        Random05B(::std::vec::Vec < Random05BItem >), rt::ArrayType < Random05BItem > =
+        rt::ArrayType::new().max_items(1)
+    );
+    impl rt::FromJson for Random05C {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(1),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random05B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random05B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random05B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random05B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random05BItem>(g),
-            );
-            s.insert("maxItems".into(), 1u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random05C {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random05CA
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self { a })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { a: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random05C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random05C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random05C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random05C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random05CA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random05Args {
+    ::toolseal::__json_schema!(
+        Random05C, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random05CA >)], required : & [], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for Random05Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b", "c"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
                         "c" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random05A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random05B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < Random05C as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => ::core::result::Result::Ok(Self { a, b, c }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => Ok(Self { a: f0, b: f1, c: f2 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random05Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random05Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random05Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random05Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random05A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random05B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random05C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_5` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random06AItemString, String);
-    impl ::toolseal::__private::FromJson for Random06AItemString {
+    ::toolseal::__json_schema!(
+        Random05Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random05A >), ("b", rt::subschema:: < Random05B >),
+        ("c", rt::subschema:: < Random05C >)], required : & ["a", "b"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_0_5` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random06AItemString(String), rt::StringType = rt::StringType::new().min_length(0)
+        .max_length(4).patterns(& ["^[a-z]+$"])
+    );
+    impl rt::FromJson for Random06AItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::Some(4),
-            )?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^[a-z]+$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random06AItemString);
-    impl ::toolseal::__private::schemars::JsonSchema for Random06AItemString {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random06AItemString")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random06AItemString"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 0u64.into());
-            s.insert("maxLength".into(), 4u64.into());
-            s.insert("pattern".into(), "^[a-z]+$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random06AItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <f64 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | string",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random06AItemString as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | string",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::String(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: number | string"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: number | string",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random06AItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random06AItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random06AItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random06AItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < f64 > (g),
-                        ::toolseal::__private::subschema:: < Random06AItemString > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random06A, ::std::vec::Vec < Random06AItem >);
-    impl ::toolseal::__private::FromJson for Random06A {
+    ::toolseal::__json_schema!(
+        Random06AItem, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < f64 >,
+        rt::subschema:: < Random06AItemString >], None)
+    );
+    ::toolseal::__value_type!(
+        Random06A(::std::vec::Vec < Random06AItem >), rt::ArrayType < Random06AItem > =
+        rt::ArrayType::new().min_items(0).max_items(2)
+    );
+    impl rt::FromJson for Random06Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::Some(2),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random06A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random06A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random06A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random06A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random06AItem>(g),
-            );
-            s.insert("minItems".into(), 0u64.into());
-            s.insert("maxItems".into(), 2u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random06Args {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -5049,501 +2364,183 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random06A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random06Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random06Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random06Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random06Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random06A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_6` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random07C, ::std::vec::Vec < ::toolseal::__private::serde_json::Value >
+    ::toolseal::__json_schema!(
+        Random06Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random06A >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_0_6` tool."), })
     );
-    impl ::toolseal::__private::FromJson for Random07C {
+    ::toolseal::__value_type!(
+        Random07C(::std::vec::Vec < rt::serde_json::Value >), rt::ArrayType <
+        rt::serde_json::Value > = rt::ArrayType::new().max_items(1).unique()
+    );
+    impl rt::FromJson for Random07Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(1),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random07C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random07C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random07C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random07C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<
-                    ::toolseal::__private::serde_json::Value,
-                >(g),
-            );
-            s.insert("maxItems".into(), 1u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random07Args {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b", "c"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
                         "c" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < () > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("a"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::std::collections::BTreeMap < ::std::string::String,
-                ::toolseal::__private::serde_json::Value > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < Random07C as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => ::core::result::Result::Ok(Self { a, b, c }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => Ok(Self { a: f0, b: f1, c: f2 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random07Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random07Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random07Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random07Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<()>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<
-                                ::std::collections::BTreeMap<
-                                    ::std::string::String,
-                                    ::toolseal::__private::serde_json::Value,
-                                >,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random07C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_7` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random08Args {
+    ::toolseal::__json_schema!(
+        Random07Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < ::std::vec::Vec < () > >), ("b", rt::subschema:: <
+        ::std::collections::BTreeMap < ::std::string::String, rt::serde_json::Value > >),
+        ("c", rt::subschema:: < Random07C >)], required : & [], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_0_7` tool."), })
+    );
+    impl rt::FromJson for Random08Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random08Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random08Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random08Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random08Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_8` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random09A {
+    ::toolseal::__json_schema!(
+        Random08Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_0_8` tool."), })
+    );
+    impl rt::FromJson for Random09A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <() as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: null | any value",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Null(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: null | any value",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Any(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: null | any value"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: null | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random09A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random09A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < () > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random09ValueOption0 {
+    ::toolseal::__json_schema!(
+        Random09A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < () >,
+        rt::subschema:: < rt::serde_json::Value >], None)
+    );
+    impl rt::FromJson for Random09ValueOption0 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random09ValueOption0Option0,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option0(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random09ValueOption0Const as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Const(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random09ValueOption0Option2,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: string or null | the value 2"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string or null | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option2),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random09ValueOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09ValueOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09ValueOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random09ValueOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random09ValueOption0Option0 > > (g),
-                        ::toolseal::__private::subschema:: < Random09ValueOption0Const >
-                        (g), ::toolseal::__private::subschema:: < ::core::option::Option
-                        < Random09ValueOption0Option2 > > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random09ValueObject {
+    ::toolseal::__json_schema!(
+        Random09ValueOption0, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        ::core::option::Option < Random09ValueOption0Option0 > >, rt::subschema:: <
+        Random09ValueOption0Const >, rt::subschema:: < ::core::option::Option <
+        Random09ValueOption0Option2 > >], None)
+    );
+    impl rt::FromJson for Random09ValueObject {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -5554,225 +2551,89 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => <
-                Random09ValueObjectA as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("a"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random09ValueObjectB as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random09ValueObject);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09ValueObject {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09ValueObject")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random09ValueObject"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random09ValueObjectA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random09ValueObjectB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random09Value {
+    ::toolseal::__json_schema!(
+        Random09ValueObject, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("a", rt::subschema:: < Random09ValueObjectA >), ("b", rt::subschema:: <
+        Random09ValueObjectB >)], required : & ["b"], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for Random09Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random09ValueOption0 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of: string or null | the value 2 | object",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option0(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random09ValueObject as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of: string or null | the value 2 | object",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Object(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of: string or null | the value 2 | object",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of: string or null | the value 2 | object",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random09Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random09Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random09ValueOption0 > (g),
-                        ::toolseal::__private::subschema:: < Random09ValueObject > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random09Args {
+    ::toolseal::__json_schema!(
+        Random09Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random09ValueOption0 >, rt::subschema:: < Random09ValueObject >], None)
+    );
+    impl rt::FromJson for Random09Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -5783,121 +2644,60 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random09A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random09B as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random09Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random09Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random09Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random09Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random09Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random09Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random09A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random09B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random09Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_9` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random010A {
+    ::toolseal::__json_schema!(
+        Random09Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random09A >), ("b", rt::subschema:: < Random09B >)],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random09Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_0_9` tool."), })
+    );
+    impl rt::FromJson for Random010A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -5907,244 +2707,85 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random010AA
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random010A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random010A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random010A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random010A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random010AA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random010BNumber, f64);
-    impl ::toolseal::__private::FromJson for Random010BNumber {
+    ::toolseal::__json_schema!(
+        Random010A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random010AA >)], required : & [], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    ::toolseal::__value_type!(
+        Random010BNumber(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .exclusive_minimum(- 1.5)
+    );
+    impl rt::FromJson for Random010B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::Some(-1.5),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random010BNumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random010BNumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random010BNumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random010BNumber"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(-1.5),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random010B {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <() as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: null | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Null(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random010BNumber as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: null | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: null | number"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: null | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random010B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random010B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random010B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random010B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < () > (g),
-                        ::toolseal::__private::subschema:: < Random010BNumber > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random010C {
+    ::toolseal::__json_schema!(
+        Random010B, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < () >,
+        rt::subschema:: < Random010BNumber >], None)
+    );
+    impl rt::FromJson for Random010C {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -6156,533 +2797,205 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random010CA
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < () as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ::std::collections::BTreeMap < ::std::string::String, Random010CCValue >
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random010C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random010C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random010C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random010C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random010CA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<()>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<
-                                ::std::collections::BTreeMap<
-                                    ::std::string::String,
-                                    Random010CCValue,
-                                >,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random010Args {
+    ::toolseal::__json_schema!(
+        Random010C, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random010CA >), ("b", rt::subschema:: < () >), ("c",
+        rt::subschema:: < ::std::collections::BTreeMap < ::std::string::String,
+        Random010CCValue > >)], required : & ["b"], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for Random010Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b", "c"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
                         "c" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random010A
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random010B
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, < Random010C as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("c"), cx)
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => ::core::result::Result::Ok(Self { a, b, c }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => Ok(Self { a: f0, b: f1, c: f2 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random010Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random010Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random010Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random010Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random010A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random010B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random010C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_10` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random011A {
+    ::toolseal::__json_schema!(
+        Random010Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random010A >), ("b", rt::subschema:: < Random010B >),
+        ("c", rt::subschema:: < Random010C >)], required : & ["c"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_0_10` tool."), })
+    );
+    impl rt::FromJson for Random011A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random011ANumber as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | integer",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random011AInteger as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | integer",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Integer(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: number | integer"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: number | integer",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random011A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random011A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random011ANumber > (g),
-                        ::toolseal::__private::subschema:: < Random011AInteger > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random011C {
+    ::toolseal::__json_schema!(
+        Random011A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random011ANumber >, rt::subschema:: < Random011AInteger >], None)
+    );
+    impl rt::FromJson for Random011C {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random011C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random011C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random011ValueOption0 {
+    ::toolseal::__json_schema!(
+        Random011C, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random011ValueOption0 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random011ValueOption0String as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::String(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random011ValueOption0Number as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Number(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: string | number"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random011ValueOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011ValueOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011ValueOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random011ValueOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random011ValueOption0String
-                        > (g), ::toolseal::__private::subschema:: <
-                        Random011ValueOption0Number > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random011Value {
+    ::toolseal::__json_schema!(
+        Random011ValueOption0, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random011ValueOption0String >, rt::subschema:: < Random011ValueOption0Number >],
+        None)
+    );
+    impl rt::FromJson for Random011Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random011ValueOption0 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option0(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <() as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Null(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: one of: string | number | null",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: one of: string | number | null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random011Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random011Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random011ValueOption0 > (g),
-                        ::toolseal::__private::subschema:: < () > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random011Args {
+    ::toolseal::__json_schema!(
+        Random011Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random011ValueOption0 >, rt::subschema:: < () >], None)
+    );
+    impl rt::FromJson for Random011Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -6694,165 +3007,77 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random011A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < Random011BItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
-            );
-            let c = ::toolseal::__signature_first!(
-                first, < Random011C as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("c"), cx)
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
                                 <::core::option::Option<
                                     Random011Value,
-                                > as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
+                                > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random011Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random011Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random011Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random011Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random011A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<Random011BItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random011C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b", "c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<
-                            ::core::option::Option<Random011Value>,
-                        > as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_11` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random012ValueOption1Object {
+    ::toolseal::__json_schema!(
+        Random011Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random011A >), ("b", rt::subschema:: < ::std::vec::Vec <
+        Random011BItem > >), ("c", rt::subschema:: < Random011C >)], required : & ["a",
+        "b", "c"], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        ::core::option::Option < Random011Value > >), min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `random_0_11` tool."), })
+    );
+    impl rt::FromJson for Random012ValueOption1Object {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -6863,319 +3088,120 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random012ValueOption1ObjectA as ::toolseal::__private::FromJson
-                > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < () as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random012ValueOption1ObjectValue as ::toolseal::__private::FromJson>::from_json(
+                                <Random012ValueOption1ObjectValue as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random012ValueOption1Object);
-    impl ::toolseal::__private::schemars::JsonSchema for Random012ValueOption1Object {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012ValueOption1Object")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random012ValueOption1Object"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<
-                                Random012ValueOption1ObjectA,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<()>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<
-                            Random012ValueOption1ObjectValue,
-                        > as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random012ValueOption1 {
+    ::toolseal::__json_schema!(
+        Random012ValueOption1Object, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("a", rt::subschema:: < Random012ValueOption1ObjectA >), ("b",
+        rt::subschema:: < () >)], required : & ["a", "b"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random012ValueOption1ObjectValue
+        >), min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random012ValueOption1 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random012ValueOption1Option0,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option0(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random012ValueOption1Enum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random012ValueOption1Object as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Object(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: string or null | one of \"red\", \"green\" | object",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string or null | one of \"red\", \"green\" | object",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random012ValueOption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random012ValueOption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012ValueOption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random012ValueOption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random012ValueOption1Option0 > > (g),
-                        ::toolseal::__private::subschema:: < Random012ValueOption1Enum >
-                        (g), ::toolseal::__private::subschema:: <
-                        Random012ValueOption1Object > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random012Value {
+    ::toolseal::__json_schema!(
+        Random012ValueOption1, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        ::core::option::Option < Random012ValueOption1Option0 > >, rt::subschema:: <
+        Random012ValueOption1Enum >, rt::subschema:: < Random012ValueOption1Object >],
+        None)
+    );
+    impl rt::FromJson for Random012Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random012ValueEnum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"x\", \"y\", 1, null | one of: string or null | one of \"red\", \"green\" | object",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Enum(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random012ValueOption1 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"x\", \"y\", 1, null | one of: string or null | one of \"red\", \"green\" | object",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option1(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of \"x\", \"y\", 1, null | one of: string or null | one of \"red\", \"green\" | object",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of \"x\", \"y\", 1, null | one of: string or null | one of \"red\", \"green\" | object",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random012Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random012Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random012Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random012ValueEnum > (g),
-                        ::toolseal::__private::subschema:: < Random012ValueOption1 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random012Args {
+    ::toolseal::__json_schema!(
+        Random012Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random012ValueEnum >, rt::subschema:: < Random012ValueOption1 >], None)
+    );
+    impl rt::FromJson for Random012Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -7183,235 +3209,90 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <Random012Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
+                        <Random012Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random012Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random012Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random012Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random012Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random012Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_12` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random013Args {
+    ::toolseal::__json_schema!(
+        Random012Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random012Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_0_12` tool."), })
+    );
+    impl rt::FromJson for Random013Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random013Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random013Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random013Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random013Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_13` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random014Value {
+    ::toolseal::__json_schema!(
+        Random013Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_0_13` tool."), })
+    );
+    impl rt::FromJson for Random014Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: any value | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Any(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random014ValueConst as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: any value | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Const(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: any value | the value 2",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: any value | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random014Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random014Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random014Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random014Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g),
-                        ::toolseal::__private::subschema:: < Random014ValueConst > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random014Args {
+    ::toolseal::__json_schema!(
+        Random014Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        rt::serde_json::Value >, rt::subschema:: < Random014ValueConst >], None)
+    );
+    impl rt::FromJson for Random014Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -7419,293 +3300,257 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <Random014Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
+                        <Random014Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random014Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random014Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random014Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random014Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random014Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_0_14` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        Random014Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random014Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_0_14` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-0.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "random_0_0",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"const\":2},\"c\":{\"items\":{\"minLength\":0,\"type\":\"string\"},\"maxItems\":1,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_0\"}",
                 digest: "69d3b7ec9a0c9f27da5a1b0eeea03c62fa49005ca2bd82279fe8b6dc63028acd",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_1",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"c\":{\"type\":\"boolean\"}},\"required\":[\"a\",\"c\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_1\"}",
                 digest: "29fc8f99fdd9a9e07f27a4c4c04fa8c7d579388b464f156092f59ddd8776e64d",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_2",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"exclusiveMinimum\":-1.5,\"maximum\":1,\"type\":\"number\"},{\"type\":\"null\"}]},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"additionalProperties\":{\"const\":2},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"c\":{\"maxLength\":5,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}},\"required\":[\"c\"],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"additionalProperties\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"const\":2},\"minItems\":0,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_2\"}",
                 digest: "eeb7fbc133f2730e597747354a2d23ba156abe73af2e92771fe878aa4622b631",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_3",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{},\"c\":{\"type\":\"boolean\"}},\"required\":[],\"type\":\"object\"},{\"additionalProperties\":{\"maximum\":1,\"type\":\"number\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":1,\"minimum\":-2,\"type\":\"integer\"}},\"required\":[\"c\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"},\"b\":{\"anyOf\":[{\"multipleOf\":3,\"type\":\"integer\"},{\"oneOf\":[{\"type\":\"boolean\"},{\"enum\":[\"red\",\"green\"]}]},{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_3\"}",
                 digest: "dd907e8a32c338fa3dc72378f390d12429afefe22f82ca350d3d5361d61ee9c6",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_4",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"multipleOf\":3,\"type\":\"integer\"},\"type\":\"array\"},\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"oneOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[],\"type\":\"object\"},\"c\":{\"anyOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_4\"}",
                 digest: "7aa6b5ba2e6fb906c6278a98dd1cf66a43bb7849964f0281b919077fbe7080f4",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_5",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"items\":{\"oneOf\":[{\"type\":\"null\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"maxItems\":1,\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"minLength\":0,\"type\":\"string\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_5\"}",
                 digest: "7d0413b9b991d82251271979cec5af7c916ef07914d7d51817cc31f4a014694d",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_6",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"oneOf\":[{\"type\":\"number\"},{\"maxLength\":4,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}]},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_0_6\"}",
                 digest: "9827f999307c4b5f7056e4986ee7a2e39c4ed986aaa980795c8e66b1baac8707",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_7",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"type\":\"null\"},\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"c\":{\"items\":{},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_7\"}",
                 digest: "ac7f4e04aab2eb4b6ffe9275c25fbadfa08c4a12041fd0b6f0121c08310290bc",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_8",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_8\"}",
                 digest: "0ad8084f420bd6282d0c8eb166e1732f9618e05aee19f161011efd3cce3fda1b",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_9",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"b\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"null\"},{}]},\"b\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_9\"}",
                 digest: "b7cfb101a3d1921009efc972913f4072fc0b28af5150b7815f837b279b927392",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_10",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"enum\":[\"x\",\"y\",1,null]}},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},\"c\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"},\"c\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"b\"],\"type\":\"object\"}},\"required\":[\"c\"],\"type\":\"object\"},\"name\":\"random_0_10\"}",
                 digest: "25d190cd841bc7ce981afa76925f8bbe3991a29901496d4dfdc0cf9d680549de",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_11",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"anyOf\":[{\"minLength\":0,\"type\":\"string\"},{\"maximum\":1,\"type\":\"number\"}]},{\"type\":\"null\"},{\"type\":\"null\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":1,\"type\":\"number\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"b\":{\"items\":{\"const\":2},\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_11\"}",
                 digest: "fbf90b03020f807e6a41b7b73b70f2f10344691f8450aa61ef758f58d27516fb",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_12",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"additionalProperties\":{\"enum\":[\"x\",\"y\",1,null]},\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_12\"}",
                 digest: "26ae1497bfef6c6c18a38f4d377d03d5229500c70af99d0bad49f78bb5f485b9",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_13",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_13\"}",
                 digest: "5f3f0e563c3fad751c3296e356c0ed50c5463ff508d3d708145fef0762f6286d",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_0_14",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{},{\"const\":2}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_14\"}",
                 digest: "b7facef15010e4ec0d626af7590bdf4208d315759cf952b360f8647dede32c73",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -7727,139 +3572,76 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <Random00Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <Random00Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random00)
                 }
-                ::core::option::Option::Some(1) => {
-                    <Random01Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <Random01Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random01)
                 }
-                ::core::option::Option::Some(7) => {
-                    <Random02Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <Random02Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random02)
                 }
-                ::core::option::Option::Some(8) => {
-                    <Random03Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <Random03Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random03)
                 }
-                ::core::option::Option::Some(9) => {
-                    <Random04Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(9) => {
+                    <Random04Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random04)
                 }
-                ::core::option::Option::Some(10) => {
-                    <Random05Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(10) => {
+                    <Random05Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random05)
                 }
-                ::core::option::Option::Some(11) => {
-                    <Random06Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(11) => {
+                    <Random06Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random06)
                 }
-                ::core::option::Option::Some(12) => {
-                    <Random07Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(12) => {
+                    <Random07Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random07)
                 }
-                ::core::option::Option::Some(13) => {
-                    <Random08Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(13) => {
+                    <Random08Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random08)
                 }
-                ::core::option::Option::Some(14) => {
-                    <Random09Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(14) => {
+                    <Random09Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random09)
                 }
-                ::core::option::Option::Some(2) => {
-                    <Random010Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <Random010Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random010)
                 }
-                ::core::option::Option::Some(3) => {
-                    <Random011Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <Random011Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random011)
                 }
-                ::core::option::Option::Some(4) => {
-                    <Random012Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(4) => {
+                    <Random012Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random012)
                 }
-                ::core::option::Option::Some(5) => {
-                    <Random013Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(5) => {
+                    <Random013Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random013)
                 }
-                ::core::option::Option::Some(6) => {
-                    <Random014Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(6) => {
+                    <Random014Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random014)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -7888,194 +3670,167 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("random_0_0", ::toolseal::__private::root_schema(< Random00Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random00Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_0_1", ::toolseal::__private::root_schema(<
-                Random01Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random01Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_0_2", ::toolseal::__private::root_schema(< Random02Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random02Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_0_3", ::toolseal::__private::root_schema(<
-                Random03Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random03Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_0_4", ::toolseal::__private::root_schema(< Random04Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random04Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_0_5", ::toolseal::__private::root_schema(<
-                Random05Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random05Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_0_6", ::toolseal::__private::root_schema(< Random06Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random06Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_0_7", ::toolseal::__private::root_schema(<
-                Random07Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random07Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_0_8", ::toolseal::__private::root_schema(< Random08Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random08Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_0_9", ::toolseal::__private::root_schema(<
-                Random09Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random09Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_0_10", ::toolseal::__private::root_schema(< Random010Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random010Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_0_11", ::toolseal::__private::root_schema(<
-                Random011Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random011Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_0_12", ::toolseal::__private::root_schema(< Random012Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random012Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_0_13", ::toolseal::__private::root_schema(<
-                Random013Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random013Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_0_14", ::toolseal::__private::root_schema(< Random014Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random014Args as ::toolseal::__private::schemars::JsonSchema >
+                ("random_0_0", rt::root_schema(< Random00Args as rt::schemars::JsonSchema
+                > ::schema_name, < Random00Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_0_1", rt::root_schema(< Random01Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random01Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_0_2",
+                rt::root_schema(< Random02Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random02Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_0_3", rt::root_schema(< Random03Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random03Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_0_4",
+                rt::root_schema(< Random04Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random04Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_0_5", rt::root_schema(< Random05Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random05Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_0_6",
+                rt::root_schema(< Random06Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random06Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_0_7", rt::root_schema(< Random07Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random07Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_0_8",
+                rt::root_schema(< Random08Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random08Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_0_9", rt::root_schema(< Random09Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random09Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_0_10",
+                rt::root_schema(< Random010Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random010Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_0_11", rt::root_schema(< Random011Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random011Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_0_12",
+                rt::root_schema(< Random012Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random012Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_0_13", rt::root_schema(< Random013Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random013Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_0_14",
+                rt::root_schema(< Random014Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random014Args as rt::schemars::JsonSchema >
                 ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::Random00(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random01(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random02(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random03(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random04(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random05(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random06(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random07(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random08(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random09(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random010(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random011(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random012(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random013(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random014(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::Random00(a) => map.serialize_entry("arguments", a)?,

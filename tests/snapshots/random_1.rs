@@ -195,15 +195,8 @@ pub struct Random13Args {
 pub struct Random14ValueAA(i64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"red"`, `"green"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum Random14ValueAValue {
     /// `"red"`
@@ -631,352 +624,119 @@ pub enum ToolCall {
     /// The `random_1_14` tool.
     Random114(Random114Args),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    ::toolseal::__newtype_access!(Random10AString, String);
-    impl ::toolseal::__private::FromJson for Random10AString {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    ::toolseal::__value_type!(
+        Random10AString(String), rt::StringType = rt::StringType::new().min_length(0)
+        .max_length(5).patterns(& ["^[a-z]+$"])
+    );
+    ::toolseal::__value_type!(
+        Random10AOption1(String), rt::StringType = rt::StringType::new().max_length(3)
+    );
+    impl rt::FromJson for Random10A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::Some(5),
-            )?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^[a-z]+$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random10AString);
-    impl ::toolseal::__private::schemars::JsonSchema for Random10AString {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random10AString")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random10AString"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 0u64.into());
-            s.insert("maxLength".into(), 5u64.into());
-            s.insert("pattern".into(), "^[a-z]+$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random10AOption1, String);
-    impl ::toolseal::__private::FromJson for Random10AOption1 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random10AOption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random10AOption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random10AOption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random10AOption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random10A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random10AString as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::String(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random10AOption1,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option1(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: string | string or null"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string | string or null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random10A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random10A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random10A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random10A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random10AString > (g),
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random10AOption1 > > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random10ValueA, i64);
-    impl ::toolseal::__private::FromJson for Random10ValueA {
+    ::toolseal::__json_schema!(
+        Random10A, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < Random10AString
+        >, rt::subschema:: < ::core::option::Option < Random10AOption1 > >], None)
+    );
+    ::toolseal::__value_type!(
+        Random10ValueA(i64), rt::NumberType < i64 > = rt::NumberType::new()
+        .multiple_of(3.0)
+    );
+    impl rt::FromJson for Random10ValueB {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(3.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random10ValueA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random10ValueA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random10ValueA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random10ValueA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(3.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random10ValueB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random10ValueB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random10ValueB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random10ValueB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random10ValueB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random10Value {
+    ::toolseal::__json_schema!(
+        Random10ValueB, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random10Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random10ValueA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random10ValueB as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self { a, b })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random10Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random10Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random10Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random10Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random10ValueA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random10ValueB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random10Args {
+    ::toolseal::__json_schema!(
+        Random10Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random10ValueA >), ("b", rt::subschema:: <
+        Random10ValueB >)], required : & ["a", "b"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for Random10Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -986,106 +746,57 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random10A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random10Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random10Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random10Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random10Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random10Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random10Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random10A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random10Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_0` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random11Args {
+    ::toolseal::__json_schema!(
+        Random10Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random10A >)], required : & [], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random10Value >), min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_1_0` tool."), })
+    );
+    impl rt::FromJson for Random11Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -1093,307 +804,81 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                        <rt::serde_json::Value as rt::FromJson>::from_json(
                             x,
                             &at.key(k),
                             cx,
                         )?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random11Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random11Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random11Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random11Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_1` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random12AInteger, u64);
-    impl ::toolseal::__private::FromJson for Random12AInteger {
+    ::toolseal::__json_schema!(
+        Random11Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `random_1_1` tool."),
+        })
+    );
+    ::toolseal::__value_type!(
+        Random12AInteger(u64), rt::NumberType < u64 > = rt::NumberType::new()
+        .minimum(1.0).maximum(0.0)
+    );
+    impl rt::FromJson for Random12A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(0.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random12AInteger);
-    impl ::toolseal::__private::schemars::JsonSchema for Random12AInteger {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random12AInteger")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random12AInteger"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(0.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random12A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random12AInteger as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: integer | boolean",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Integer(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: integer | boolean",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Boolean(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: integer | boolean"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: integer | boolean",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random12A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random12A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random12A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random12A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random12AInteger > (g),
-                        ::toolseal::__private::subschema:: < bool > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random12BA, ::toolseal::__private::serde_json::Value);
-    impl ::toolseal::__private::FromJson for Random12BA {
+    ::toolseal::__json_schema!(
+        Random12A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random12AInteger >, rt::subschema:: < bool >], None)
+    );
+    ::toolseal::__value_type!(
+        Random12BA(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
+    );
+    ::toolseal::__value_type!(
+        Random12BB(i64), rt::NumberType < i64 > = rt::NumberType::new().minimum(- 1.0)
+        .maximum(4.0).multiple_of(3.0)
+    );
+    impl rt::FromJson for Random12B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random12BA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random12BA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random12BA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random12BA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random12BB, i64);
-    impl ::toolseal::__private::FromJson for Random12BB {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(-1.0),
-                        maximum: ::core::option::Option::Some(4.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(3.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random12BB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random12BB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random12BB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random12BB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(-1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(4.0));
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(3.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random12B {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -1404,124 +889,64 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random12BA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random12BB
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random12B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random12B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random12B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random12B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random12BA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random12BB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random12Args {
+    ::toolseal::__json_schema!(
+        Random12B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random12BA >), ("b", rt::subschema:: < Random12BB >)], required
+        : & ["a"], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random12Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -1532,478 +957,153 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random12A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random12B as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random12Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random12Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random12Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random12Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random12A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random12B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_2` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random13AA, u64);
-    impl ::toolseal::__private::FromJson for Random13AA {
+    ::toolseal::__json_schema!(
+        Random12Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random12A >), ("b", rt::subschema:: < Random12B >)],
+        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `random_1_2` tool."),
+        })
+    );
+    ::toolseal::__value_type!(
+        Random13AA(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
+        .maximum(1.0)
+    );
+    impl rt::FromJson for Random13A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::Some(1.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13AA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13AA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13AA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13AA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random13A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random13AA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < ::core::option::Option < Random13AB > as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self { a, b })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random13A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random13AA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<Random13AB>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random13BString, String);
-    impl ::toolseal::__private::FromJson for Random13BString {
+    ::toolseal::__json_schema!(
+        Random13A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random13AA >), ("b", rt::subschema:: < ::core::option::Option <
+        Random13AB > >)], required : & ["a", "b"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    ::toolseal::__value_type!(
+        Random13BString(String), rt::StringType = rt::StringType::new().patterns(&
+        ["^[a-z]+$"])
+    );
+    impl rt::FromJson for Random13B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^[a-z]+$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13BString);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13BString {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13BString")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13BString"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("pattern".into(), "^[a-z]+$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random13B {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random13BString as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::String(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <f64 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: string | number"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: string | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random13B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random13BString > (g),
-                        ::toolseal::__private::subschema:: < f64 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random13ValueA {
+    ::toolseal::__json_schema!(
+        Random13B, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random13BString
+        >, rt::subschema:: < f64 >], None)
+    );
+    impl rt::FromJson for Random13ValueA {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <f64 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | any value",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | any value",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Any(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: number | any value"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: number | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random13ValueA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13ValueA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13ValueA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13ValueA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < f64 > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random13Value {
+    ::toolseal::__json_schema!(
+        Random13ValueA, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < f64 >,
+        rt::subschema:: < rt::serde_json::Value >], None)
+    );
+    impl rt::FromJson for Random13Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2013,115 +1113,58 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random13ValueA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <f64 as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
+                                <f64 as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random13Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random13ValueA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<f64>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random13Args {
+    ::toolseal::__json_schema!(
+        Random13Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random13ValueA >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < f64 >), min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random13Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2133,243 +1176,72 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random13A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random13B as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < Random13C > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("c"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random13Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random13Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random13Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random13Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random13Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random13Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random13A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random13B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<Random13C>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random13Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_3` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random14ValueAA, i64);
-    impl ::toolseal::__private::FromJson for Random14ValueAA {
+    ::toolseal::__json_schema!(
+        Random13Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random13A >), ("b", rt::subschema:: < Random13B >),
+        ("c", rt::subschema:: < ::core::option::Option < Random13C > >)], required : &
+        [], additional : rt::AdditionalSchema::Schema(rt::subschema:: < Random13Value >),
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_1_3` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random14ValueAA(i64), rt::NumberType < i64 > = rt::NumberType::new().minimum(-
+        3.0).multiple_of(2.0)
+    );
+    ::toolseal::__string_enum!(
+        Random14ValueAValue[Red, Green] = rt::StringEnum { values : & ["red", "green"],
+        keyword : rt::Keyword::Enum, expected : "one of \"red\", \"green\"", description
+        : None, }
+    );
+    impl rt::FromJson for Random14ValueA {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_i64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(-3.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(2.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random14ValueAA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random14ValueAA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random14ValueAA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random14ValueAA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(-3.0));
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(2.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random14ValueAValue {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random14ValueAValue {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random14ValueAValue);
-    impl ::toolseal::__private::schemars::JsonSchema for Random14ValueAValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random14ValueAValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random14ValueAValue"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random14ValueA {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2379,176 +1251,90 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => <
-                Random14ValueAA as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("a"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random14ValueAValue as ::toolseal::__private::FromJson>::from_json(
+                                <Random14ValueAValue as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random14ValueA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random14ValueA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random14ValueA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random14ValueA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random14ValueAA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random14ValueAValue>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random14Value {
+    ::toolseal::__json_schema!(
+        Random14ValueA, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random14ValueAA >)], required : & [], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random14ValueAValue >),
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random14Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random14ValueA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self { a })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { a: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random14Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random14Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random14Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random14Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random14ValueA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random14Args {
+    ::toolseal::__json_schema!(
+        Random14Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random14ValueA >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for Random14Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -2556,77 +1342,40 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <Random14Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
+                        <Random14Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random14Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random14Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random14Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random14Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random14Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_4` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random15Args {
+    ::toolseal::__json_schema!(
+        Random14Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random14Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_1_4` tool."), })
+    );
+    impl rt::FromJson for Random15Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -2634,506 +1383,150 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                        <rt::serde_json::Value as rt::FromJson>::from_json(
                             x,
                             &at.key(k),
                             cx,
                         )?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random15Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random15Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random15Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random15Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_5` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random16AOption0Number2, f64);
-    impl ::toolseal::__private::FromJson for Random16AOption0Number2 {
+    ::toolseal::__json_schema!(
+        Random15Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `random_1_5` tool."),
+        })
+    );
+    ::toolseal::__value_type!(
+        Random16AOption0Number2(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .exclusive_minimum(- 1.5)
+    );
+    impl rt::FromJson for Random16AOption0 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::Some(-1.5),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16AOption0Number2);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16AOption0Number2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16AOption0Number2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16AOption0Number2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(-1.5),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random16AOption0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <f64 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Number(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random16AOption0Number2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Number2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: number"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number2),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random16AOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16AOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16AOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16AOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < f64 > (g),
-                        ::toolseal::__private::subschema:: < Random16AOption0Number2 >
-                        (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random16A {
+    ::toolseal::__json_schema!(
+        Random16AOption0, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < f64 >,
+        rt::subschema:: < Random16AOption0Number2 >], None)
+    );
+    impl rt::FromJson for Random16A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random16AOption0 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option0(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: one of: number | any value"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: one of: number | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random16A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random16AOption0 > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random16BOption0 {
+    ::toolseal::__json_schema!(
+        Random16A, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random16AOption0 >, rt::subschema:: < rt::serde_json::Value >], None)
+    );
+    impl rt::FromJson for Random16BOption0 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random16BOption0Option0,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string or null | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option0(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random16BOption0Const as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string or null | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Const(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: string or null | the value 2",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: string or null | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random16BOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16BOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16BOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16BOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random16BOption0Option0 > > (g),
-                        ::toolseal::__private::subschema:: < Random16BOption0Const > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random16B {
+    ::toolseal::__json_schema!(
+        Random16BOption0, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        ::core::option::Option < Random16BOption0Option0 > >, rt::subschema:: <
+        Random16BOption0Const >], None)
+    );
+    impl rt::FromJson for Random16B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random16BOption0 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of: string or null | the value 2 | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option0(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random16BConst as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of: string or null | the value 2 | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Const(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of: string or null | the value 2 | the value 2",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of: string or null | the value 2 | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random16B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random16BOption0 > (g),
-                        ::toolseal::__private::subschema:: < Random16BConst > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random16C, ::std::vec::Vec < Random16CItem >);
-    impl ::toolseal::__private::FromJson for Random16C {
+    ::toolseal::__json_schema!(
+        Random16B, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random16BOption0 >, rt::subschema:: < Random16BConst >], None)
+    );
+    ::toolseal::__value_type!(
+        Random16C(::std::vec::Vec < Random16CItem >), rt::ArrayType < Random16CItem > =
+        rt::ArrayType::new().min_items(1).max_items(3)
+    );
+    impl rt::FromJson for Random16Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::Some(3),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random16CItem>(g),
-            );
-            s.insert("minItems".into(), 1u64.into());
-            s.insert("maxItems".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random16Args {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -3145,814 +1538,223 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random16A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random16B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            let c = ::toolseal::__signature_first!(
-                first, < Random16C as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("c"), cx)
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random16Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random16Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random16Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random16Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random16A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random16B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random16C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b", "c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_6` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random17AOption0Array, ::std::vec::Vec < f64 >);
-    impl ::toolseal::__private::FromJson for Random17AOption0Array {
+    ::toolseal::__json_schema!(
+        Random16Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random16A >), ("b", rt::subschema:: < Random16B >),
+        ("c", rt::subschema:: < Random16C >)], required : & ["a", "b", "c"], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_1_6` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random17AOption0Array(::std::vec::Vec < f64 >), rt::ArrayType < f64 > =
+        rt::ArrayType::new().max_items(3).unique()
+    );
+    impl rt::FromJson for Random17AOption0 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17AOption0Array);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17AOption0Array {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17AOption0Array")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17AOption0Array"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert("items".into(), ::toolseal::__private::subschema::<f64>(g));
-            s.insert("maxItems".into(), 3u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random17AOption0 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random17AOption0Enum as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random17AOption0Array as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Array(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: any value | one of \"red\", \"green\" | array",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: any value | one of \"red\", \"green\" | array",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Array),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random17AOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17AOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17AOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17AOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g),
-                        ::toolseal::__private::subschema:: < Random17AOption0Enum > (g),
-                        ::toolseal::__private::subschema:: < Random17AOption0Array > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random17AOption1String, String);
-    impl ::toolseal::__private::FromJson for Random17AOption1String {
+    ::toolseal::__json_schema!(
+        Random17AOption0, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        rt::serde_json::Value >, rt::subschema:: < Random17AOption0Enum >,
+        rt::subschema:: < Random17AOption0Array >], None)
+    );
+    ::toolseal::__value_type!(
+        Random17AOption1String(String), rt::StringType = rt::StringType::new()
+        .max_length(3).patterns(& ["^acct-[0-9]{1,4}$"])
+    );
+    ::toolseal::__value_type!(
+        Random17AOption1Number(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .maximum(100.0)
+    );
+    impl rt::FromJson for Random17AOption1 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^acct-[0-9]{1,4}$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17AOption1String);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17AOption1String {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17AOption1String")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17AOption1String"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            s.insert("pattern".into(), "^acct-[0-9]{1,4}$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random17AOption1Number, f64);
-    impl ::toolseal::__private::FromJson for Random17AOption1Number {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(100.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17AOption1Number);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17AOption1Number {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17AOption1Number")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17AOption1Number"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(100.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random17AOption1 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random17AOption1String as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::String(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random17AOption1Number as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: string | number"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: string | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random17AOption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17AOption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17AOption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17AOption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random17AOption1String >
-                        (g), ::toolseal::__private::subschema:: < Random17AOption1Number
-                        > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random17A {
+    ::toolseal::__json_schema!(
+        Random17AOption1, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random17AOption1String >, rt::subschema:: < Random17AOption1Number >], None)
+    );
+    impl rt::FromJson for Random17A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random17AOption0 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of: any value | one of \"red\", \"green\" | array | one of: string | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option0(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random17AOption1 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of: any value | one of \"red\", \"green\" | array | one of: string | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option1(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of: any value | one of \"red\", \"green\" | array | one of: string | number",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of: any value | one of \"red\", \"green\" | array | one of: string | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random17A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random17AOption0 > (g),
-                        ::toolseal::__private::subschema:: < Random17AOption1 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random17ValueEnum, ::toolseal::__private::serde_json::Value
+    ::toolseal::__json_schema!(
+        Random17A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random17AOption0 >, rt::subschema:: < Random17AOption1 >], None)
     );
-    impl ::toolseal::__private::FromJson for Random17ValueEnum {
+    ::toolseal::__value_type!(
+        Random17ValueEnum(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Enum, & ["\"x\"", "\"y\"", "1", "null"],
+        "one of \"x\", \"y\", 1, null")
+    );
+    ::toolseal::__value_type!(
+        Random17ValueOption2String(String), rt::StringType = rt::StringType::new()
+        .min_length(2)
+    );
+    impl rt::FromJson for Random17ValueOption2 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17ValueEnum);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17ValueEnum {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17ValueEnum")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17ValueEnum"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random17ValueOption2String, String);
-    impl ::toolseal::__private::FromJson for Random17ValueOption2String {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(2),
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17ValueOption2String);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17ValueOption2String {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17ValueOption2String")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random17ValueOption2String"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 2u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random17ValueOption2 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random17ValueOption2Option0,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option0(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random17ValueOption2String as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::String(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: string or null | string"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string or null | string",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random17ValueOption2);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17ValueOption2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17ValueOption2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17ValueOption2"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random17ValueOption2Option0 > > (g),
-                        ::toolseal::__private::subschema:: < Random17ValueOption2String >
-                        (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random17Value {
+    ::toolseal::__json_schema!(
+        Random17ValueOption2, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        ::core::option::Option < Random17ValueOption2Option0 > >, rt::subschema:: <
+        Random17ValueOption2String >], None)
+    );
+    impl rt::FromJson for Random17Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random17ValueEnum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random17ValueOption2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: one of \"x\", \"y\", 1, null | any value | one of: string or null | string",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: one of \"x\", \"y\", 1, null | any value | one of: string or null | string",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option2),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random17Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random17ValueEnum > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g),
-                        ::toolseal::__private::subschema:: < Random17ValueOption2 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random17Args {
+    ::toolseal::__json_schema!(
+        Random17Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random17ValueEnum >, rt::subschema:: < rt::serde_json::Value >, rt::subschema:: <
+        Random17ValueOption2 >], None)
+    );
+    impl rt::FromJson for Random17Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -3962,455 +1764,163 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random17A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random17Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random17Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random17Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random17Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random17Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random17Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random17A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random17Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_7` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random18Args {
+    ::toolseal::__json_schema!(
+        Random17Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random17A >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random17Value >), min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_1_7` tool."), })
+    );
+    impl rt::FromJson for Random18Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random18Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random18Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random18Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random18Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_8` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random19AOption0 {
+    ::toolseal::__json_schema!(
+        Random18Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_1_8` tool."), })
+    );
+    impl rt::FromJson for Random19AOption0 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed("exactly one of: any value"),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Any(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed("exactly one of: any value"),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Any2(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: any value"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any2),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random19AOption0);
-    impl ::toolseal::__private::schemars::JsonSchema for Random19AOption0 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random19AOption0")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random19AOption0"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random19AOption1 {
+    ::toolseal::__json_schema!(
+        Random19AOption0, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        rt::serde_json::Value >, rt::subschema:: < rt::serde_json::Value >], None)
+    );
+    impl rt::FromJson for Random19AOption1 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random19AOption1Enum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random19AOption1Enum2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum2),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random19AOption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random19AOption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random19AOption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random19AOption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random19AOption1Enum > (g),
-                        ::toolseal::__private::subschema:: < Random19AOption1Enum2 > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random19A {
+    ::toolseal::__json_schema!(
+        Random19AOption1, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random19AOption1Enum >, rt::subschema:: < Random19AOption1Enum2 >,
+        rt::subschema:: < rt::serde_json::Value >], None)
+    );
+    impl rt::FromJson for Random19A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random19AOption0 as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of: any value | one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option0(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random19AOption1 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of: any value | one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option1(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of: any value | one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of: any value | one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random19A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random19A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random19A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random19A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random19AOption0 > (g),
-                        ::toolseal::__private::subschema:: < Random19AOption1 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random19Args {
+    ::toolseal::__json_schema!(
+        Random19A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random19AOption0 >, rt::subschema:: < Random19AOption1 >], None)
+    );
+    impl rt::FromJson for Random19Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4420,111 +1930,61 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random19A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random19Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random19Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random19Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random19Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random19A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_9` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random110Args {
+    ::toolseal::__json_schema!(
+        Random19Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random19A >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_1_9` tool."), })
+    );
+    impl rt::FromJson for Random110Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -4532,205 +1992,75 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                        <rt::serde_json::Value as rt::FromJson>::from_json(
                             x,
                             &at.key(k),
                             cx,
                         )?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random110Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random110Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random110Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random110Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_10` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random111BValueInteger, u64);
-    impl ::toolseal::__private::FromJson for Random111BValueInteger {
+    ::toolseal::__json_schema!(
+        Random110Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `random_1_10` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random111BValueInteger(u64), rt::NumberType < u64 > = rt::NumberType::new()
+        .minimum(0.0).multiple_of(2.0)
+    );
+    impl rt::FromJson for Random111BValue {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(0.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::Some(2.0),
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random111BValueInteger);
-    impl ::toolseal::__private::schemars::JsonSchema for Random111BValueInteger {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random111BValueInteger")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random111BValueInteger"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(0.0));
-            s.insert("multipleOf".into(), ::toolseal::__private::number_value(2.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random111BValue {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random111BValueOption0,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option0(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random111BValueInteger as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Integer(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random111BValueConst as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Const(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: string or null | integer | the value 2",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string or null | integer | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random111BValue);
-    impl ::toolseal::__private::schemars::JsonSchema for Random111BValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random111BValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random111BValue"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random111BValueOption0 > > (g),
-                        ::toolseal::__private::subschema:: < Random111BValueInteger >
-                        (g), ::toolseal::__private::subschema:: < Random111BValueConst >
-                        (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random111B {
+    ::toolseal::__json_schema!(
+        Random111BValue, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        ::core::option::Option < Random111BValueOption0 > >, rt::subschema:: <
+        Random111BValueInteger >, rt::subschema:: < Random111BValueConst >], None)
+    );
+    impl rt::FromJson for Random111B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4741,136 +2071,70 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random111BA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < ::toolseal::__private::serde_json::Value as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random111BValue as ::toolseal::__private::FromJson>::from_json(
+                                <Random111BValue as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random111B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random111B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random111B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random111B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random111BA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<
-                                ::toolseal::__private::serde_json::Value,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random111BValue>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random111Args {
+    ::toolseal::__json_schema!(
+        Random111B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random111BA >), ("b", rt::subschema:: < rt::serde_json::Value
+        >)], required : & ["a", "b"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random111BValue >), min_properties
+        : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random111Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4881,124 +2145,61 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => <
-                ::std::collections::BTreeMap < ::std::string::String,
-                ::toolseal::__private::serde_json::Value > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random111B
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random111Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random111Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random111Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random111Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<
-                                ::std::collections::BTreeMap<
-                                    ::std::string::String,
-                                    ::toolseal::__private::serde_json::Value,
-                                >,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random111B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_11` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random112BItem {
+    ::toolseal::__json_schema!(
+        Random111Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < ::std::collections::BTreeMap < ::std::string::String,
+        rt::serde_json::Value > >), ("b", rt::subschema:: < Random111B >)], required : &
+        [], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `random_1_11` tool."), })
+    );
+    impl rt::FromJson for Random112BItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -5008,310 +2209,126 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < ::core::option::Option < Random112BItemA > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random112BItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random112BItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random112BItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random112BItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<Random112BItemA>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random112B, ::std::vec::Vec < Random112BItem >);
-    impl ::toolseal::__private::FromJson for Random112B {
+    ::toolseal::__json_schema!(
+        Random112BItem, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < ::core::option::Option < Random112BItemA > >)], required
+        : & ["a"], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description : None, })
+    );
+    ::toolseal::__value_type!(
+        Random112B(::std::vec::Vec < Random112BItem >), rt::ArrayType < Random112BItem >
+        = rt::ArrayType::new().max_items(1).unique()
+    );
+    impl rt::FromJson for Random112Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(1),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random112B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random112B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random112B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random112B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random112BItem>(g),
-            );
-            s.insert("maxItems".into(), 1u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random112Args {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < Random112AItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random112B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self { a, b })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random112Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random112Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random112Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random112Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<Random112AItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random112B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_12` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random113Value {
+    ::toolseal::__json_schema!(
+        Random112Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < ::std::vec::Vec < Random112AItem > >), ("b",
+        rt::subschema:: < Random112B >)], required : & ["a", "b"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_1_12` tool."), })
+    );
+    impl rt::FromJson for Random113Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Boolean(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random113ValueEnum as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: boolean | one of \"x\", \"y\", 1, null",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: boolean | one of \"x\", \"y\", 1, null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random113Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random113Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random113Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random113Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < bool > (g),
-                        ::toolseal::__private::subschema:: < Random113ValueEnum > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random113Args {
+    ::toolseal::__json_schema!(
+        Random113Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < bool >,
+        rt::subschema:: < Random113ValueEnum >], None)
+    );
+    impl rt::FromJson for Random113Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -5319,80 +2336,43 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
                         <::core::option::Option<
                             Random113Value,
-                        > as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
+                        > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random113Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random113Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random113Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random113Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<
-                            ::core::option::Option<Random113Value>,
-                        > as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_13` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random114Args {
+    ::toolseal::__json_schema!(
+        Random113Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        ::core::option::Option < Random113Value > >), min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `random_1_13` tool."), })
+    );
+    impl rt::FromJson for Random114Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -5400,290 +2380,261 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                        <rt::serde_json::Value as rt::FromJson>::from_json(
                             x,
                             &at.key(k),
                             cx,
                         )?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random114Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random114Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random114Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random114Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_1_14` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        Random114Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `random_1_14` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-1.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "random_1_0",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"multipleOf\":3,\"type\":\"integer\"},\"b\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"properties\":{\"a\":{\"anyOf\":[{\"maxLength\":5,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_0\"}",
                 digest: "1dad7bfc3dae3a8289ae67f60af26f5b03566e85ae4f9e41b7add1c8e62d0170",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_1",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_1\"}",
                 digest: "b4d9b96e63a996f0a9589ddc20b33b84daebced1a717d11348a41d74623a6fdb",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_2",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":0,\"minimum\":1,\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"maximum\":4,\"minimum\":-1,\"multipleOf\":3,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_2\"}",
                 digest: "7c943b8aca862993da7b05aea7c52fdd004adac6cb6a92b27747de4bf4b6cb60",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_3",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"number\"},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"number\"},{}]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"maximum\":1,\"minimum\":0,\"type\":\"integer\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"type\":\"number\"}]},\"c\":{\"anyOf\":[{\"type\":\"null\"},{\"const\":2}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_3\"}",
                 digest: "c249304317f157a3195d75a07eac59290e0feb15206890766a5e6c2163715484",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_4",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"minimum\":-3,\"multipleOf\":2,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_4\"}",
                 digest: "d778c5eccaa00a4b25519477639b6de77c4bcc6b1e7560167ae160bc2e5efe1d",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_5",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_5\"}",
                 digest: "c6bce9d65e82365683c4b8b2da533a84587f8ca56ade875bb71c8059cc275ec4",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_6",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"number\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},{}]},\"b\":{\"oneOf\":[{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},{\"const\":2}]},\"c\":{\"items\":{\"const\":2},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_1_6\"}",
                 digest: "21971e73cc5a751a5b4ffbe969274cc78cece075b6eee30b04ce6aea1e29ef31",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_7",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minLength\":2,\"type\":\"string\"}]}]},\"properties\":{\"a\":{\"oneOf\":[{\"anyOf\":[{},{\"enum\":[\"red\",\"green\"]},{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\",\"uniqueItems\":true}]},{\"oneOf\":[{\"maxLength\":3,\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"},{\"maximum\":100,\"type\":\"number\"}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_7\"}",
                 digest: "3f345ecbb110ffcf80c8445a95119d30a18be4f7fb6e4103fce200a89bc6ba22",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_8",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_8\"}",
                 digest: "59afe5177c3e6f379cc7a18c6e012d6cf974fe057c9c41197d7277adffe35fec",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_9",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"oneOf\":[{},{}]},{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_9\"}",
                 digest: "ff18ec8623de572eb4fbec2ec967b6b6fe2fb5c6e5b916b93f63a072562dcfe5",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_10",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_10\"}",
                 digest: "26881c632ffc78b273918b6f84350e1c13d238e8bf1a2cb6e5f89f450c64b743",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_11",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"additionalProperties\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minimum\":0,\"multipleOf\":2,\"type\":\"integer\"},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_11\"}",
                 digest: "2d158738d11336fd5c9742cec8e94a69e0e231918854b9d604f59dacc6a120bc",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_12",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\"},\"b\":{\"items\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_1_12\"}",
                 digest: "cf4e33fe1cf656fbfa71392e92c8f79673068a87aa22d50b5a7323615eefc393",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_13",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"type\":\"boolean\"},{\"type\":\"null\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_13\"}",
                 digest: "e1af8a09ae8ec41a6956ebded582c2030aa6bb092735a656102ffced46113dc4",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_1_14",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_14\"}",
                 digest: "269d7fbad972230303709f6de4ad132938a965e00d38d7842f8e9cc245a43ff2",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -5705,139 +2656,76 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <Random10Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <Random10Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random10)
                 }
-                ::core::option::Option::Some(1) => {
-                    <Random11Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <Random11Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random11)
                 }
-                ::core::option::Option::Some(7) => {
-                    <Random12Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <Random12Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random12)
                 }
-                ::core::option::Option::Some(8) => {
-                    <Random13Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <Random13Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random13)
                 }
-                ::core::option::Option::Some(9) => {
-                    <Random14Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(9) => {
+                    <Random14Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random14)
                 }
-                ::core::option::Option::Some(10) => {
-                    <Random15Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(10) => {
+                    <Random15Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random15)
                 }
-                ::core::option::Option::Some(11) => {
-                    <Random16Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(11) => {
+                    <Random16Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random16)
                 }
-                ::core::option::Option::Some(12) => {
-                    <Random17Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(12) => {
+                    <Random17Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random17)
                 }
-                ::core::option::Option::Some(13) => {
-                    <Random18Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(13) => {
+                    <Random18Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random18)
                 }
-                ::core::option::Option::Some(14) => {
-                    <Random19Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(14) => {
+                    <Random19Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random19)
                 }
-                ::core::option::Option::Some(2) => {
-                    <Random110Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <Random110Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random110)
                 }
-                ::core::option::Option::Some(3) => {
-                    <Random111Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <Random111Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random111)
                 }
-                ::core::option::Option::Some(4) => {
-                    <Random112Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(4) => {
+                    <Random112Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random112)
                 }
-                ::core::option::Option::Some(5) => {
-                    <Random113Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(5) => {
+                    <Random113Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random113)
                 }
-                ::core::option::Option::Some(6) => {
-                    <Random114Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(6) => {
+                    <Random114Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random114)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -5866,194 +2754,167 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("random_1_0", ::toolseal::__private::root_schema(< Random10Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random10Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_1_1", ::toolseal::__private::root_schema(<
-                Random11Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random11Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_1_2", ::toolseal::__private::root_schema(< Random12Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random12Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_1_3", ::toolseal::__private::root_schema(<
-                Random13Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random13Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_1_4", ::toolseal::__private::root_schema(< Random14Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random14Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_1_5", ::toolseal::__private::root_schema(<
-                Random15Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random15Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_1_6", ::toolseal::__private::root_schema(< Random16Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random16Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_1_7", ::toolseal::__private::root_schema(<
-                Random17Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random17Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_1_8", ::toolseal::__private::root_schema(< Random18Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random18Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_1_9", ::toolseal::__private::root_schema(<
-                Random19Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random19Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_1_10", ::toolseal::__private::root_schema(< Random110Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random110Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_1_11", ::toolseal::__private::root_schema(<
-                Random111Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random111Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_1_12", ::toolseal::__private::root_schema(< Random112Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random112Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_1_13", ::toolseal::__private::root_schema(<
-                Random113Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random113Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_1_14", ::toolseal::__private::root_schema(< Random114Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random114Args as ::toolseal::__private::schemars::JsonSchema >
+                ("random_1_0", rt::root_schema(< Random10Args as rt::schemars::JsonSchema
+                > ::schema_name, < Random10Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_1_1", rt::root_schema(< Random11Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random11Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_1_2",
+                rt::root_schema(< Random12Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random12Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_1_3", rt::root_schema(< Random13Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random13Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_1_4",
+                rt::root_schema(< Random14Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random14Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_1_5", rt::root_schema(< Random15Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random15Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_1_6",
+                rt::root_schema(< Random16Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random16Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_1_7", rt::root_schema(< Random17Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random17Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_1_8",
+                rt::root_schema(< Random18Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random18Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_1_9", rt::root_schema(< Random19Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random19Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_1_10",
+                rt::root_schema(< Random110Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random110Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_1_11", rt::root_schema(< Random111Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random111Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_1_12",
+                rt::root_schema(< Random112Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random112Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_1_13", rt::root_schema(< Random113Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random113Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_1_14",
+                rt::root_schema(< Random114Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random114Args as rt::schemars::JsonSchema >
                 ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::Random10(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random11(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random12(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random13(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random14(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random15(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random16(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random17(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random18(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random19(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random110(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random111(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random112(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random113(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random114(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::Random10(a) => map.serialize_entry("arguments", a)?,

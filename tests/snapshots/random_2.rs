@@ -64,15 +64,8 @@ pub struct Random21BItem(::toolseal::__private::serde_json::Value);
 pub struct Random21B(::std::vec::Vec<Random21BItem>);
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"red"`, `"green"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum Random21ValueItem {
     /// `"red"`
@@ -612,383 +605,88 @@ pub enum ToolCall {
     /// The `random_2_14` tool.
     Random214(Random214Args),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    ::toolseal::__newtype_access!(Random20A, ::std::vec::Vec < bool >);
-    impl ::toolseal::__private::FromJson for Random20A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::Some(3),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random20A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random20A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random20A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random20A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert("items".into(), ::toolseal::__private::subschema::<bool>(g));
-            s.insert("minItems".into(), 0u64.into());
-            s.insert("maxItems".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random20ValueNumber, f64);
-    impl ::toolseal::__private::FromJson for Random20ValueNumber {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(1.0),
-                        exclusive_minimum: ::core::option::Option::Some(0.0),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random20ValueNumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random20ValueNumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random20ValueNumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random20ValueNumber"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(0.0),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random20ValueOption1String, String);
-    impl ::toolseal::__private::FromJson for Random20ValueOption1String {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(2),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random20ValueOption1String);
-    impl ::toolseal::__private::schemars::JsonSchema for Random20ValueOption1String {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random20ValueOption1String")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random20ValueOption1String"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 2u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random20ValueOption1Const, ::toolseal::__private::serde_json::Value
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    ::toolseal::__value_type!(
+        Random20A(::std::vec::Vec < bool >), rt::ArrayType < bool > =
+        rt::ArrayType::new().min_items(0).max_items(3)
     );
-    impl ::toolseal::__private::FromJson for Random20ValueOption1Const {
+    ::toolseal::__value_type!(
+        Random20ValueNumber(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .maximum(1.0).exclusive_minimum(0.0)
+    );
+    ::toolseal::__value_type!(
+        Random20ValueOption1String(String), rt::StringType = rt::StringType::new()
+        .max_length(2)
+    );
+    ::toolseal::__value_type!(
+        Random20ValueOption1Const(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
+    );
+    impl rt::FromJson for Random20ValueOption1 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUE: ::std::sync::LazyLock<::toolseal::__private::Json<'static>> = ::std::sync::LazyLock::new(||
-            ::toolseal::__private::json_tree("2"));
-            if *v == *VALUE {
-                ::core::result::Result::Ok(Self(v.to_value()))
-            } else {
-                ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::violation(
-                        at,
-                        ::toolseal::__private::Keyword::Const,
-                        "the value 2",
-                        v.kind(),
-                    ),
-                )
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random20ValueOption1Const);
-    impl ::toolseal::__private::schemars::JsonSchema for Random20ValueOption1Const {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random20ValueOption1Const")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "Random20ValueOption1Const"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("const".into(), ::toolseal::__private::json_literal("2"));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random20ValueOption1 {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random20ValueOption1String as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::String(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random20ValueOption1Const as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Const(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: string | any value | the value 2",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: string | any value | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random20ValueOption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random20ValueOption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random20ValueOption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random20ValueOption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random20ValueOption1String >
-                        (g), ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g),
-                        ::toolseal::__private::subschema:: < Random20ValueOption1Const >
-                        (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random20Value {
+    ::toolseal::__json_schema!(
+        Random20ValueOption1, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random20ValueOption1String >, rt::subschema:: < rt::serde_json::Value >,
+        rt::subschema:: < Random20ValueOption1Const >], None)
+    );
+    impl rt::FromJson for Random20Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random20ValueNumber as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | one of: string | any value | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random20ValueOption1 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: number | one of: string | any value | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option1(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: number | one of: string | any value | the value 2",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: number | one of: string | any value | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random20Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random20Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random20Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random20Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random20ValueNumber > (g),
-                        ::toolseal::__private::subschema:: < Random20ValueOption1 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random20Args {
+    ::toolseal::__json_schema!(
+        Random20Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random20ValueNumber >, rt::subschema:: < Random20ValueOption1 >], None)
+    );
+    impl rt::FromJson for Random20Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -998,307 +696,76 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random20A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random20Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random20Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random20Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random20Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random20Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random20Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random20A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random20Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_0` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random21BItem, ::toolseal::__private::serde_json::Value
+    ::toolseal::__json_schema!(
+        Random20Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random20A >)], required : & [], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random20Value >), min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_2_0` tool."), })
     );
-    impl ::toolseal::__private::FromJson for Random21BItem {
+    ::toolseal::__value_type!(
+        Random21BItem(rt::serde_json::Value), rt::ValueSet =
+        rt::ValueSet::new(rt::Keyword::Enum, & ["\"x\"", "\"y\"", "1", "null"],
+        "one of \"x\", \"y\", 1, null")
+    );
+    ::toolseal::__value_type!(
+        Random21B(::std::vec::Vec < Random21BItem >), rt::ArrayType < Random21BItem > =
+        rt::ArrayType::new().unique()
+    );
+    ::toolseal::__string_enum!(
+        Random21ValueItem[Red, Green] = rt::StringEnum { values : & ["red", "green"],
+        keyword : rt::Keyword::Enum, expected : "one of \"red\", \"green\"", description
+        : None, }
+    );
+    ::toolseal::__value_type!(
+        Random21Value(::std::vec::Vec < Random21ValueItem >), rt::ArrayType <
+        Random21ValueItem > = rt::ArrayType::new().min_items(1).max_items(1)
+    );
+    impl rt::FromJson for Random21Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static VALUES: ::std::sync::LazyLock<
-                ::std::vec::Vec<::toolseal::__private::Json<'static>>,
-            > = ::std::sync::LazyLock::new(|| {
-                ::std::vec![
-                    ::toolseal::__private::json_tree("\"x\""),
-                    ::toolseal::__private::json_tree("\"y\""),
-                    ::toolseal::__private::json_tree("1"),
-                    ::toolseal::__private::json_tree("null")
-                ]
-            });
-            ::toolseal::__private::check::one_of_values(
-                v,
-                at,
-                &VALUES,
-                || ::std::borrow::Cow::Borrowed("one of \"x\", \"y\", 1, null"),
-            )?;
-            ::core::result::Result::Ok(Self(v.to_value()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random21BItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random21BItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random21BItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random21BItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::json_literal("[\"x\",\"y\",1,null]"),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random21B, ::std::vec::Vec < Random21BItem >);
-    impl ::toolseal::__private::FromJson for Random21B {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random21B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random21B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random21B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random21B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random21BItem>(g),
-            );
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl Random21ValueItem {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random21ValueItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "red" => return ::core::result::Result::Ok(Self::Red),
-                    "green" => return ::core::result::Result::Ok(Self::Green),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"red\", \"green\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random21ValueItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random21ValueItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random21ValueItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random21ValueItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"red\""),
-                        ::toolseal::__private::json_literal("\"green\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random21Value, ::std::vec::Vec < Random21ValueItem >);
-    impl ::toolseal::__private::FromJson for Random21Value {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::Some(1),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random21Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random21Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random21Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random21Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random21ValueItem>(g),
-            );
-            s.insert("minItems".into(), 1u64.into());
-            s.insert("maxItems".into(), 1u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random21Args {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -1309,267 +776,94 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < Random21B as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random21Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random21Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random21Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random21Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random21Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random21Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random21B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random21Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_1` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random22Args {
+    ::toolseal::__json_schema!(
+        Random21Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < bool >), ("b", rt::subschema:: < Random21B >)], required
+        : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: < Random21Value
+        >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_2_1` tool."), })
+    );
+    impl rt::FromJson for Random22Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random22Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random22Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random22Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random22Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_2` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random23AItem, f64);
-    impl ::toolseal::__private::FromJson for Random23AItem {
+    ::toolseal::__json_schema!(
+        Random22Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_2_2` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random23AItem(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .exclusive_minimum(- 1.5)
+    );
+    ::toolseal::__value_type!(
+        Random23A(::std::vec::Vec < Random23AItem >), rt::ArrayType < Random23AItem > =
+        rt::ArrayType::new().max_items(3)
+    );
+    impl rt::FromJson for Random23Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::Some(-1.5),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random23AItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random23AItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random23AItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random23AItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(-1.5),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random23A, ::std::vec::Vec < Random23AItem >);
-    impl ::toolseal::__private::FromJson for Random23A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random23A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random23A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random23A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random23A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random23AItem>(g),
-            );
-            s.insert("maxItems".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random23Args {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -1579,385 +873,144 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random23A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random23Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random23Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random23Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random23Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random23A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_3` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random24AA {
+    ::toolseal::__json_schema!(
+        Random23Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random23A >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_2_3` tool."), })
+    );
+    impl rt::FromJson for Random24AA {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random24AAEnum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"red\", \"green\" | boolean",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Enum(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"red\", \"green\" | boolean",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Boolean(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of \"red\", \"green\" | boolean",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of \"red\", \"green\" | boolean",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random24AA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random24AA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random24AA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random24AA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random24AAEnum > (g),
-                        ::toolseal::__private::subschema:: < bool > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random24A {
+    ::toolseal::__json_schema!(
+        Random24AA, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random24AAEnum
+        >, rt::subschema:: < bool >], None)
+    );
+    impl rt::FromJson for Random24A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random24AA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self { a })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { a: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random24A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random24A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random24A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random24A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random24AA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random24Value {
+    ::toolseal::__json_schema!(
+        Random24A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random24AA >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for Random24Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random24ValueEnum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"x\", \"y\", 1, null | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Enum(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <f64 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"x\", \"y\", 1, null | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of \"x\", \"y\", 1, null | number",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of \"x\", \"y\", 1, null | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random24Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random24Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random24Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random24Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random24ValueEnum > (g),
-                        ::toolseal::__private::subschema:: < f64 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random24Args {
+    ::toolseal::__json_schema!(
+        Random24Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random24ValueEnum >, rt::subschema:: < f64 >], None)
+    );
+    impl rt::FromJson for Random24Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -1967,743 +1020,207 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random24A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random24Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random24Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random24Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random24Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random24Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random24Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random24A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random24Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_4` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random25AItemItem, String);
-    impl ::toolseal::__private::FromJson for Random25AItemItem {
+    ::toolseal::__json_schema!(
+        Random24Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random24A >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random24Value >), min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_2_4` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random25AItemItem(String), rt::StringType = rt::StringType::new().min_length(0)
+        .max_length(1).patterns(& ["^[a-z]+$"])
+    );
+    ::toolseal::__value_type!(
+        Random25AItem(::std::vec::Vec < Random25AItemItem >), rt::ArrayType <
+        Random25AItemItem > = rt::ArrayType::new().max_items(2)
+    );
+    ::toolseal::__value_type!(
+        Random25A(::std::vec::Vec < Random25AItem >), rt::ArrayType < Random25AItem > =
+        rt::ArrayType::new().min_items(0).max_items(3)
+    );
+    impl rt::FromJson for Random25C {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::Some(1),
-            )?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^[a-z]+$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random25AItemItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random25AItemItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random25AItemItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random25AItemItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("minLength".into(), 0u64.into());
-            s.insert("maxLength".into(), 1u64.into());
-            s.insert("pattern".into(), "^[a-z]+$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random25AItem, ::std::vec::Vec < Random25AItemItem >);
-    impl ::toolseal::__private::FromJson for Random25AItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(2),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random25AItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random25AItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random25AItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random25AItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random25AItemItem>(g),
-            );
-            s.insert("maxItems".into(), 2u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random25A, ::std::vec::Vec < Random25AItem >);
-    impl ::toolseal::__private::FromJson for Random25A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(0),
-                ::core::option::Option::Some(3),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random25A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random25A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random25A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random25A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random25AItem>(g),
-            );
-            s.insert("minItems".into(), 0u64.into());
-            s.insert("maxItems".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random25C {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random25CConst as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: the value 2 | one of \"red\", \"green\"",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Const(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random25CEnum as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: the value 2 | one of \"red\", \"green\"",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Enum(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: the value 2 | one of \"red\", \"green\"",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: the value 2 | one of \"red\", \"green\"",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random25C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random25C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random25C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random25C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random25CConst > (g),
-                        ::toolseal::__private::subschema:: < Random25CEnum > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random25Args {
+    ::toolseal::__json_schema!(
+        Random25C, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random25CConst
+        >, rt::subschema:: < Random25CEnum >], None)
+    );
+    impl rt::FromJson for Random25Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b", "c"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
                         "c" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random25A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < Random25C as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => ::core::result::Result::Ok(Self { a, b, c }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => Ok(Self { a: f0, b: f1, c: f2 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random25Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random25Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random25Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random25Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random25A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random25C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_5` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random26AItem, f64);
-    impl ::toolseal::__private::FromJson for Random26AItem {
+    ::toolseal::__json_schema!(
+        Random25Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random25A >), ("b", rt::subschema:: < f64 >), ("c",
+        rt::subschema:: < Random25C >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_2_5` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random26AItem(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .exclusive_minimum(0.0)
+    );
+    ::toolseal::__value_type!(
+        Random26A(::std::vec::Vec < Random26AItem >), rt::ArrayType < Random26AItem > =
+        rt::ArrayType::new().min_items(1).max_items(1).unique()
+    );
+    impl rt::FromJson for Random26Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::Some(0.0),
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random26AItem);
-    impl ::toolseal::__private::schemars::JsonSchema for Random26AItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random26AItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random26AItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert(
-                "exclusiveMinimum".into(),
-                ::toolseal::__private::number_value(0.0),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random26A, ::std::vec::Vec < Random26AItem >);
-    impl ::toolseal::__private::FromJson for Random26A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::Some(1),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random26A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random26A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random26A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random26A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random26AItem>(g),
-            );
-            s.insert("minItems".into(), 1u64.into());
-            s.insert("maxItems".into(), 1u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random26Args {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random26A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self { a })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { a: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random26Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random26Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random26Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random26Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random26A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_6` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random27ValueString, String);
-    impl ::toolseal::__private::FromJson for Random27ValueString {
+    ::toolseal::__json_schema!(
+        Random26Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random26A >)], required : & [], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_2_6` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random27ValueString(String), rt::StringType = rt::StringType::new().patterns(&
+        ["^acct-[0-9]{1,4}$"])
+    );
+    impl rt::FromJson for Random27Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            static PATTERN_0: ::toolseal::__private::LazyPattern = ::toolseal::__private::LazyPattern::new(
-                "^acct-[0-9]{1,4}$",
-            );
-            ::toolseal::__private::check::lazy_pattern(s, at, &PATTERN_0)?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random27ValueString);
-    impl ::toolseal::__private::schemars::JsonSchema for Random27ValueString {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random27ValueString")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random27ValueString"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("pattern".into(), "^acct-[0-9]{1,4}$".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random27Value {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: boolean | string",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Boolean(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random27ValueString as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: boolean | string",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::String(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: boolean | string"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: boolean | string",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random27Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random27Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random27Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random27Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < bool > (g),
-                        ::toolseal::__private::subschema:: < Random27ValueString > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random27Args {
+    ::toolseal::__json_schema!(
+        Random27Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < bool >,
+        rt::subschema:: < Random27ValueString >], None)
+    );
+    impl rt::FromJson for Random27Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -2711,123 +1228,44 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <Random27Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
+                        <Random27Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random27Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random27Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random27Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random27Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random27Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_7` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random28BB, f64);
-    impl ::toolseal::__private::FromJson for Random28BB {
+    ::toolseal::__json_schema!(
+        Random27Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random27Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_2_7` tool."), })
+    );
+    ::toolseal::__value_type!(
+        Random28BB(f64), rt::NumberType < f64 > = rt::NumberType::new().maximum(1.0)
+    );
+    impl rt::FromJson for Random28B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(1.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28BB);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28BB {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28BB")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28BB"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random28B {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -2838,338 +1276,121 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < ::toolseal::__private::serde_json::Value as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random28BB as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random28B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<
-                                ::toolseal::__private::serde_json::Value,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random28BB>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(Random28COption1, String);
-    impl ::toolseal::__private::FromJson for Random28COption1 {
+    ::toolseal::__json_schema!(
+        Random28B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < rt::serde_json::Value >), ("b", rt::subschema:: < Random28BB
+        >)], required : & ["a", "b"], additional : rt::AdditionalSchema::Open,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    ::toolseal::__value_type!(
+        Random28COption1(String), rt::StringType = rt::StringType::new().max_length(3)
+    );
+    impl rt::FromJson for Random28C {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::length(
-                s,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(3),
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28COption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28COption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28COption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28COption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("maxLength".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random28C {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random28CNumber as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Number(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random28COption1,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Option1(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: number | string or null"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: number | string or null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random28C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random28CNumber > (g),
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random28COption1 > > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random28Value {
+    ::toolseal::__json_schema!(
+        Random28C, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < Random28CNumber
+        >, rt::subschema:: < ::core::option::Option < Random28COption1 > >], None)
+    );
+    impl rt::FromJson for Random28Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random28ValueOption0,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string or null | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option0(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random28ValueConst as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string or null | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Const(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: string or null | the value 2",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: string or null | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random28Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random28ValueOption0 > > (g), ::toolseal::__private::subschema::
-                        < Random28ValueConst > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random28Args {
+    ::toolseal::__json_schema!(
+        Random28Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        ::core::option::Option < Random28ValueOption0 > >, rt::subschema:: <
+        Random28ValueConst >], None)
+    );
+    impl rt::FromJson for Random28Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -3181,466 +1402,155 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random28A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random28B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < Random28C as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("c"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random28Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random28Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random28Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random28Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random28Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random28Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random28A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random28B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random28C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random28Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_8` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random29AArray, ::std::vec::Vec < Random29AArrayItem >
+    ::toolseal::__json_schema!(
+        Random28Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random28A >), ("b", rt::subschema:: < Random28B >),
+        ("c", rt::subschema:: < Random28C >)], required : & ["a", "b"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random28Value >), min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_2_8` tool."), })
     );
-    impl ::toolseal::__private::FromJson for Random29AArray {
+    ::toolseal::__value_type!(
+        Random29AArray(::std::vec::Vec < Random29AArrayItem >), rt::ArrayType <
+        Random29AArrayItem > = rt::ArrayType::new().max_items(2).unique()
+    );
+    impl rt::FromJson for Random29A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(2),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29AArray);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29AArray {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29AArray")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29AArray"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<Random29AArrayItem>(g),
-            );
-            s.insert("maxItems".into(), 2u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random29A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random29AArray as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Array(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random29AConst as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Const(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: array | the value 2 | any value",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: array | the value 2 | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Array),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random29A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random29AArray > (g),
-                        ::toolseal::__private::subschema:: < Random29AConst > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random29B {
+    ::toolseal::__json_schema!(
+        Random29A, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < Random29AArray
+        >, rt::subschema:: < Random29AConst >, rt::subschema:: < rt::serde_json::Value
+        >], None)
+    );
+    impl rt::FromJson for Random29B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random29BNumber as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Number(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Any(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: number | any value"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: number | any value",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random29B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random29BNumber > (g),
-                        ::toolseal::__private::subschema:: <
-                        ::toolseal::__private::serde_json::Value > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(Random29ValueNumber, f64);
-    impl ::toolseal::__private::FromJson for Random29ValueNumber {
+    ::toolseal::__json_schema!(
+        Random29B, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < Random29BNumber
+        >, rt::subschema:: < rt::serde_json::Value >], None)
+    );
+    ::toolseal::__value_type!(
+        Random29ValueNumber(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .maximum(100.0)
+    );
+    impl rt::FromJson for Random29Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::None,
-                        maximum: ::core::option::Option::Some(100.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29ValueNumber);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29ValueNumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29ValueNumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29ValueNumber"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("maximum".into(), ::toolseal::__private::number_value(100.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random29Value {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random29ValueConst as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Const(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random29ValueNumber as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Number(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: the value 2 | number"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: the value 2 | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random29Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random29ValueConst > (g),
-                        ::toolseal::__private::subschema:: < Random29ValueNumber > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random29Args {
+    ::toolseal::__json_schema!(
+        Random29Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random29ValueConst >, rt::subschema:: < Random29ValueNumber >], None)
+    );
+    impl rt::FromJson for Random29Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 2usize] = [::core::option::Option::None; 2usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -3651,518 +1561,161 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random29A as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random29B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random29Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random29Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random29Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random29Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random29Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random29Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random29A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random29B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random29Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_9` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random210A {
+    ::toolseal::__json_schema!(
+        Random29Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random29A >), ("b", rt::subschema:: < Random29B >)],
+        required : & ["b"], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random29Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_2_9` tool."), })
+    );
+    impl rt::FromJson for Random210A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <::core::option::Option<
-                Random210AOption0,
-            > as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string or null | null",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option0(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <() as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string or null | null",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Null(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: string or null | null",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
+                v,
+                at,
+                cx,
+                rt::Keyword::OneOf,
+                "one of: string or null | null",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random210A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < ::core::option::Option <
-                        Random210AOption0 > > (g), ::toolseal::__private::subschema:: <
-                        () > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random210B {
+    ::toolseal::__json_schema!(
+        Random210A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        ::core::option::Option < Random210AOption0 > >, rt::subschema:: < () >], None)
+    );
+    impl rt::FromJson for Random210B {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <() as ::toolseal::__private::FromJson>::from_json(v, at, &mut trial) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: null | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Null(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random210BConst as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: null | the value 2",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Const(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: null | the value 2"),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: null | the value 2",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random210B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < () > (g),
-                        ::toolseal::__private::subschema:: < Random210BConst > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random210COption1 {
+    ::toolseal::__json_schema!(
+        Random210B, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < () >,
+        rt::subschema:: < Random210BConst >], None)
+    );
+    impl rt::FromJson for Random210COption1 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <String as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string | one of \"red\", \"green\"",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::String(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random210COption1Enum as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: string | one of \"red\", \"green\"",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Enum(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: string | one of \"red\", \"green\"",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: string | one of \"red\", \"green\"",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random210COption1);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210COption1 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210COption1")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210COption1"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < String > (g),
-                        ::toolseal::__private::subschema:: < Random210COption1Enum > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random210C {
+    ::toolseal::__json_schema!(
+        Random210COption1, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < String
+        >, rt::subschema:: < Random210COption1Enum >], None)
+    );
+    impl rt::FromJson for Random210C {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random210CEnum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"red\", \"green\" | one of: string | one of \"red\", \"green\"",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Enum(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random210COption1 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: one of \"red\", \"green\" | one of: string | one of \"red\", \"green\"",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Option1(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed(
-                                "one of: one of \"red\", \"green\" | one of: string | one of \"red\", \"green\"",
-                            ),
-                            errors,
-                        ),
-                    )
-                }
-            }
+                cx,
+                rt::Keyword::OneOf,
+                "one of: one of \"red\", \"green\" | one of: string | one of \"red\", \"green\"",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
+                ],
+            )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random210C);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210C {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210C")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210C"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random210CEnum > (g),
-                        ::toolseal::__private::subschema:: < Random210COption1 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random210Args {
+    ::toolseal::__json_schema!(
+        Random210C, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random210CEnum
+        >, rt::subschema:: < Random210COption1 >], None)
+    );
+    impl rt::FromJson for Random210Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4174,247 +1727,104 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[1].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "b",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
                 );
             }
             if slots[2].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "c",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random210A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random210B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            let c = ::toolseal::__signature_first!(
-                first, < Random210C as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("c"), cx)
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random210Value as ::toolseal::__private::FromJson>::from_json(
+                                <Random210Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random210Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random210Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random210Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random210Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random210A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random210B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<Random210C>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b", "c"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random210Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_10` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random211ValueValue {
+    ::toolseal::__json_schema!(
+        Random210Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random210A >), ("b", rt::subschema:: < Random210B >),
+        ("c", rt::subschema:: < Random210C >)], required : & ["a", "b", "c"], additional
+        : rt::AdditionalSchema::Schema(rt::subschema:: < Random210Value >),
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_2_10` tool."), })
+    );
+    impl rt::FromJson for Random211ValueValue {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <Random211ValueValueEnum as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random211ValueValueEnum2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Enum2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random211ValueValueNumber as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Number(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed(
-                        "one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | number",
-                    ),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum2),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random211ValueValue);
-    impl ::toolseal::__private::schemars::JsonSchema for Random211ValueValue {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random211ValueValue")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random211ValueValue"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random211ValueValueEnum >
-                        (g), ::toolseal::__private::subschema:: <
-                        Random211ValueValueEnum2 > (g),
-                        ::toolseal::__private::subschema:: < Random211ValueValueNumber >
-                        (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random211Value {
+    ::toolseal::__json_schema!(
+        Random211ValueValue, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
+        Random211ValueValueEnum >, rt::subschema:: < Random211ValueValueEnum2 >,
+        rt::subschema:: < Random211ValueValueNumber >], None)
+    );
+    impl rt::FromJson for Random211Value {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4424,110 +1834,57 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => <
-                ::std::collections::BTreeMap < ::std::string::String,
-                ::toolseal::__private::serde_json::Value > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <Random211ValueValue as ::toolseal::__private::FromJson>::from_json(
+                                <Random211ValueValue as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random211Value);
-    impl ::toolseal::__private::schemars::JsonSchema for Random211Value {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random211Value")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random211Value"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<
-                                ::std::collections::BTreeMap<
-                                    ::std::string::String,
-                                    ::toolseal::__private::serde_json::Value,
-                                >,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random211ValueValue>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random211Args {
+    ::toolseal::__json_schema!(
+        Random211Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < ::std::collections::BTreeMap < ::std::string::String,
+        rt::serde_json::Value > >)], required : & [], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < Random211ValueValue >),
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random211Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
             for (k, x) in members {
                 {
                     extras.push((k.as_ref(), x));
@@ -4535,80 +1892,41 @@ const _: () = {
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {
+            rt::check::property_count(members.len(), at, None, None)?;
+            Ok(Self {
                 additional_properties: extras
                     .iter()
-                    .map(|(k, x)| ::core::result::Result::Ok((
+                    .map(|(k, x)| Ok((
                         (*k).to_owned(),
-                        <Random211Value as ::toolseal::__private::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
+                        <Random211Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                     )))
-                    .collect::<
-                        ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                    >()?,
+                    .collect::<Result<_, rt::Rejection>>()?,
             })
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random211Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random211Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random211Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random211Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<Random211Value>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_11` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random212AA {
+    ::toolseal::__json_schema!(
+        Random211Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
+        Random211Value >), min_properties : None, max_properties : None, description :
+        Some("Arguments of the `random_2_11` tool."), })
+    );
+    impl rt::FromJson for Random212AA {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 1usize] = [::core::option::Option::None; 1usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4618,114 +1936,58 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < () as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => {
+                    Ok(Self {
+                        a: f0,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <() as ::toolseal::__private::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
+                                <() as rt::FromJson>::from_json(x, &at.key(k), cx)?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random212AA);
-    impl ::toolseal::__private::schemars::JsonSchema for Random212AA {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random212AA")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random212AA"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<()>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Schema(
-                        ::toolseal::__private::subschema::<()>
-                            as ::toolseal::__private::SchemaFn,
-                    ),
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random212A {
+    ::toolseal::__json_schema!(
+        Random212AA, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < () >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Schema(rt::subschema:: < () >), min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for Random212A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &::toolseal::__private::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [::core::option::Option<
-                &::toolseal::__private::Json<'_>,
-            >; 3usize] = [::core::option::Option::None; 3usize];
+            let members = rt::check::object(v, at)?;
+            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
+            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
             for (k, x) in members {
                 let i = match k.as_ref() {
                     "a" => 0,
@@ -4737,765 +1999,413 @@ const _: () = {
                     }
                 };
                 if slots[i].replace(x).is_some() {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::duplicate_key(at, k),
-                    );
+                    return Err(rt::Rejection::duplicate_key(at, k));
                 }
             }
             if !extras.is_empty() {
-                ::toolseal::__private::check::distinct_keys(
+                rt::check::distinct_keys(
                     &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
                     at,
                 )?;
             }
             if slots[0].is_none() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::missing_key(
-                        at,
-                        "a",
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+                return Err(
+                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random212AA as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("b"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let c = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ::core::option::Option < Random212AC > as ::toolseal::__private::FromJson
-                > ::from_json(x, & at.key("c"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (a, b, c) {
-                (
-                    ::core::option::Option::Some(a),
-                    ::core::option::Option::Some(b),
-                    ::core::option::Option::Some(c),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        a,
-                        b,
-                        c,
+            rt::check::property_count(members.len(), at, None, None)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        a: f0,
+                        b: f1,
+                        c: f2,
                         additional_properties: extras
                             .iter()
-                            .map(|(k, x)| ::core::result::Result::Ok((
+                            .map(|(k, x)| Ok((
                                 (*k).to_owned(),
-                                <::toolseal::__private::serde_json::Value as ::toolseal::__private::FromJson>::from_json(
+                                <rt::serde_json::Value as rt::FromJson>::from_json(
                                     x,
                                     &at.key(k),
                                     cx,
                                 )?,
                             )))
-                            .collect::<
-                                ::core::result::Result<_, ::toolseal::__private::Rejection>,
-                            >()?,
+                            .collect::<Result<_, rt::Rejection>>()?,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random212A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random212A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random212A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random212A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random212AA>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "c",
-                            ::toolseal::__private::subschema::<
-                                ::core::option::Option<Random212AC>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Open,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random212B, ::std::vec::Vec < ::toolseal::__private::serde_json::Value >
+    ::toolseal::__json_schema!(
+        Random212A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < Random212AA >), ("b", rt::subschema:: < bool >), ("c",
+        rt::subschema:: < ::core::option::Option < Random212AC > >)], required : & ["a"],
+        additional : rt::AdditionalSchema::Open, min_properties : None, max_properties :
+        None, description : None, })
     );
-    impl ::toolseal::__private::FromJson for Random212B {
+    ::toolseal::__value_type!(
+        Random212B(::std::vec::Vec < rt::serde_json::Value >), rt::ArrayType <
+        rt::serde_json::Value > = rt::ArrayType::new().min_items(1).max_items(3)
+    );
+    impl rt::FromJson for Random212Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::Some(3),
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random212B);
-    impl ::toolseal::__private::schemars::JsonSchema for Random212B {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random212B")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random212B"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<
-                    ::toolseal::__private::serde_json::Value,
-                >(g),
-            );
-            s.insert("minItems".into(), 1u64.into());
-            s.insert("maxItems".into(), 3u64.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random212Args {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < Random212A
-                as ::toolseal::__private::FromJson > ::from_json(x, & at.key("a"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < Random212B as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self { a, b })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random212Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random212Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random212Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random212Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random212A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<Random212B>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_12` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(
-        Random213AArray, ::std::vec::Vec < ::core::option::Option < Random213AArrayItem >
-        >
+    ::toolseal::__json_schema!(
+        Random212Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random212A >), ("b", rt::subschema:: < Random212B >)],
+        required : & ["b"], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_2_12` tool."), })
     );
-    impl ::toolseal::__private::FromJson for Random213AArray {
+    ::toolseal::__value_type!(
+        Random213AArray(::std::vec::Vec < ::core::option::Option < Random213AArrayItem >
+        >), rt::ArrayType < ::core::option::Option < Random213AArrayItem > > =
+        rt::ArrayType::new().max_items(1).unique()
+    );
+    impl rt::FromJson for Random213A {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
+                v,
                 at,
-                ::core::option::Option::None,
-                ::core::option::Option::Some(1),
-                true,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random213AArray);
-    impl ::toolseal::__private::schemars::JsonSchema for Random213AArray {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random213AArray")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random213AArray"),
+                cx,
+                rt::Keyword::OneOf,
+                "one of: array | number",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Array),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
+                ],
             )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert(
-                "items".into(),
-                ::toolseal::__private::subschema::<
-                    ::core::option::Option<Random213AArrayItem>,
-                >(g),
-            );
-            s.insert("maxItems".into(), 1u64.into());
-            s.insert("uniqueItems".into(), true.into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random213A {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut found: ::core::option::Option<(Self, ::toolseal::__private::Cx)> = ::core::option::Option::None;
-            let mut trial = cx.child();
-            match <Random213AArray as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: array | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Array(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <Random213ANumber as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    if found.is_some() {
-                        return ::core::result::Result::Err(
-                            ::toolseal::__private::check::one_of_ambiguous(
-                                at,
-                                v,
-                                ::std::borrow::Cow::Borrowed(
-                                    "exactly one of: array | number",
-                                ),
-                            ),
-                        );
-                    }
-                    found = ::core::option::Option::Some((Self::Number(x), trial));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            match found {
-                ::core::option::Option::Some((x, trial)) => {
-                    cx.absorb(trial);
-                    ::core::result::Result::Ok(x)
-                }
-                ::core::option::Option::None => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::check::union_error(
-                            at,
-                            v,
-                            ::toolseal::__private::Keyword::OneOf,
-                            ::std::borrow::Cow::Borrowed("one of: array | number"),
-                            errors,
-                        ),
-                    )
-                }
-            }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random213A);
-    impl ::toolseal::__private::schemars::JsonSchema for Random213A {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random213A")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random213A"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "oneOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < Random213AArray > (g),
-                        ::toolseal::__private::subschema:: < Random213ANumber > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random213Args {
+    ::toolseal::__json_schema!(
+        Random213A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
+        Random213AArray >, rt::subschema:: < Random213ANumber >], None)
+    );
+    impl rt::FromJson for Random213Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < Random213A as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("a"), cx)
-            );
-            match (a,) {
-                (::core::option::Option::Some(a),) => {
-                    ::core::result::Result::Ok(Self { a })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { a: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random213Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random213Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random213Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random213Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<Random213A>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_13` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for Random214Args {
+    ::toolseal::__json_schema!(
+        Random213Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("a", rt::subschema:: < Random213A >)], required : & ["a"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `random_2_13` tool."), })
+    );
+    impl rt::FromJson for Random214Args {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(Random214Args);
-    impl ::toolseal::__private::schemars::JsonSchema for Random214Args {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("Random214Args")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "Random214Args"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `random_2_14` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        Random214Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `random_2_14` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-2.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "random_2_0",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"exclusiveMinimum\":0,\"maximum\":1,\"type\":\"number\"},{\"anyOf\":[{\"maxLength\":2,\"type\":\"string\"},{},{\"const\":2}]}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_0\"}",
                 digest: "1656e4f62fa7e58a2b2d23c22d2fc718f2f60b69cf3a3ef61b8ba313cedb186d",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_1",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_1\"}",
                 digest: "771cfe4497e116eedbec0a0bf71de87605e73ca95a2d750cfb22a34b605b3909",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_2",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_2\"}",
                 digest: "19c1368d3f9fe36f6a7b75fe033af2e3dc6d3e11fffd5943d8ff5951773d7026",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_3",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":-1.5,\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_3\"}",
                 digest: "14a95cbe38ef909d82e8711bb4924f8e9a68415cec85e2b72b60b8c32f8e8e0c",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_4",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_4\"}",
                 digest: "507ccffe8fea78f31254751e43c0ba4ac79ae62732935065968d8cc3e58939a2",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_5",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"items\":{\"maxLength\":1,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},\"maxItems\":2,\"type\":\"array\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"},\"b\":{\"type\":\"number\"},\"c\":{\"oneOf\":[{\"const\":2},{\"enum\":[\"red\",\"green\"]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_5\"}",
                 digest: "79245eea71c3340921dc2aa9255b6809ebbd4b25049817e644fd5905307d24e9",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_6",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":0,\"type\":\"number\"},\"maxItems\":1,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_6\"}",
                 digest: "248f54a491558e3963b9c13526fceda051ddff906a3822e53ec4772bf8303b08",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_7",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"type\":\"boolean\"},{\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_7\"}",
                 digest: "526d5af6269d32e03824fcf762fd4f406cbe46bde9bb5918373ca4b509ef26ae",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_8",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{},\"b\":{\"maximum\":1,\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"c\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_2_8\"}",
                 digest: "06cdb5922ca65c8bd7ffdb8e572b868679d57df288af953286be61bb941ee068",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_9",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"const\":2},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"anyOf\":[{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},{\"const\":2},{}]},\"b\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{}]}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_9\"}",
                 digest: "82a85156d511f787422ce55ff136cd65010a9bc44baa9e8eaff43d02bb293012",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_10",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"type\":\"null\"}]},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":2}]},\"c\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"oneOf\":[{\"type\":\"string\"},{\"enum\":[\"red\",\"green\"]}]}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_2_10\"}",
                 digest: "caac5fe0573c32a715443fffcf80eb41cc419a08e69649ccd3c257639e1b6baf",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_11",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_11\"}",
                 digest: "f415f7e7a55233cbd02cdf524f570222fbf24f65d0a536e1f2b4a41a37a8a3a9",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_12",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"null\"}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"type\":\"boolean\"},\"c\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"items\":{},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_12\"}",
                 digest: "e0388c73854f5bf351572f305d25fa699d6b02fea275bba1511efbf7e90b8975",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_13",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"items\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_13\"}",
                 digest: "e8b2ea2c52a1ab1f81ec818f8d77f8c8cdc7e34a2a6a25bbe697d4542e6047f2",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "random_2_14",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::None,
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_14\"}",
                 digest: "0d3d5e08425da81a6574d2a5a085e0509879c165ac1122078a87f10de3cce7c3",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -5517,139 +2427,76 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <Random20Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <Random20Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random20)
                 }
-                ::core::option::Option::Some(1) => {
-                    <Random21Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <Random21Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random21)
                 }
-                ::core::option::Option::Some(7) => {
-                    <Random22Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <Random22Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random22)
                 }
-                ::core::option::Option::Some(8) => {
-                    <Random23Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <Random23Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random23)
                 }
-                ::core::option::Option::Some(9) => {
-                    <Random24Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(9) => {
+                    <Random24Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random24)
                 }
-                ::core::option::Option::Some(10) => {
-                    <Random25Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(10) => {
+                    <Random25Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random25)
                 }
-                ::core::option::Option::Some(11) => {
-                    <Random26Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(11) => {
+                    <Random26Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random26)
                 }
-                ::core::option::Option::Some(12) => {
-                    <Random27Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(12) => {
+                    <Random27Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random27)
                 }
-                ::core::option::Option::Some(13) => {
-                    <Random28Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(13) => {
+                    <Random28Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random28)
                 }
-                ::core::option::Option::Some(14) => {
-                    <Random29Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(14) => {
+                    <Random29Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random29)
                 }
-                ::core::option::Option::Some(2) => {
-                    <Random210Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <Random210Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random210)
                 }
-                ::core::option::Option::Some(3) => {
-                    <Random211Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <Random211Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random211)
                 }
-                ::core::option::Option::Some(4) => {
-                    <Random212Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(4) => {
+                    <Random212Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random212)
                 }
-                ::core::option::Option::Some(5) => {
-                    <Random213Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(5) => {
+                    <Random213Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random213)
                 }
-                ::core::option::Option::Some(6) => {
-                    <Random214Args as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(6) => {
+                    <Random214Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random214)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -5678,194 +2525,167 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("random_2_0", ::toolseal::__private::root_schema(< Random20Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random20Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_2_1", ::toolseal::__private::root_schema(<
-                Random21Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random21Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_2_2", ::toolseal::__private::root_schema(< Random22Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random22Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_2_3", ::toolseal::__private::root_schema(<
-                Random23Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random23Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_2_4", ::toolseal::__private::root_schema(< Random24Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random24Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_2_5", ::toolseal::__private::root_schema(<
-                Random25Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random25Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_2_6", ::toolseal::__private::root_schema(< Random26Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random26Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_2_7", ::toolseal::__private::root_schema(<
-                Random27Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random27Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_2_8", ::toolseal::__private::root_schema(< Random28Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random28Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_2_9", ::toolseal::__private::root_schema(<
-                Random29Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random29Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_2_10", ::toolseal::__private::root_schema(< Random210Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random210Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_2_11", ::toolseal::__private::root_schema(<
-                Random211Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random211Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_2_12", ::toolseal::__private::root_schema(< Random212Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random212Args as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("random_2_13", ::toolseal::__private::root_schema(<
-                Random213Args as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < Random213Args as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("random_2_14", ::toolseal::__private::root_schema(< Random214Args as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                Random214Args as ::toolseal::__private::schemars::JsonSchema >
+                ("random_2_0", rt::root_schema(< Random20Args as rt::schemars::JsonSchema
+                > ::schema_name, < Random20Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_2_1", rt::root_schema(< Random21Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random21Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_2_2",
+                rt::root_schema(< Random22Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random22Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_2_3", rt::root_schema(< Random23Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random23Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_2_4",
+                rt::root_schema(< Random24Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random24Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_2_5", rt::root_schema(< Random25Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random25Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_2_6",
+                rt::root_schema(< Random26Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random26Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_2_7", rt::root_schema(< Random27Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random27Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_2_8",
+                rt::root_schema(< Random28Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random28Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_2_9", rt::root_schema(< Random29Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random29Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_2_10",
+                rt::root_schema(< Random210Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random210Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_2_11", rt::root_schema(< Random211Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random211Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_2_12",
+                rt::root_schema(< Random212Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random212Args as rt::schemars::JsonSchema >
+                ::json_schema)), ("random_2_13", rt::root_schema(< Random213Args as
+                rt::schemars::JsonSchema > ::schema_name, < Random213Args as
+                rt::schemars::JsonSchema > ::json_schema)), ("random_2_14",
+                rt::root_schema(< Random214Args as rt::schemars::JsonSchema >
+                ::schema_name, < Random214Args as rt::schemars::JsonSchema >
                 ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::Random20(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random21(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random22(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random23(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random24(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random25(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random26(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random27(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random28(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random29(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random210(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random211(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random212(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random213(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Random214(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::Random20(a) => map.serialize_entry("arguments", a)?,

@@ -13,15 +13,8 @@ pub struct EchoArgs {
 /// Type of message to demonstrate different annotation patterns
 ///
 /// Constraints: one of `"error"`, `"success"`, `"debug"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum GetAnnotatedMessageMessageType {
     /// `"error"`
@@ -74,15 +67,8 @@ pub struct GetResourceLinksArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"Text"`, `"Blob"`. Default: `"Text"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum GetResourceReferenceResourceType {
     /// `"Text"`
@@ -110,15 +96,8 @@ pub struct GetResourceReferenceArgs {
 /// Choose city
 ///
 /// Constraints: one of `"New York"`, `"Chicago"`, `"Los Angeles"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum GetStructuredContentLocation {
     /// `"New York"`
@@ -179,15 +158,8 @@ pub struct GzipFileAsResourceData(String);
 /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 ///
 /// Constraints: one of `"resourceLink"`, `"resource"`. Default: `"resourceLink"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum GzipFileAsResourceOutputType {
     /// `"resourceLink"`
@@ -284,1689 +256,802 @@ pub enum ToolCall {
     /// Demonstrates a long running operation with progress updates.
     TriggerLongRunningOperation(TriggerLongRunningOperationArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    impl ::toolseal::__private::FromJson for EchoArgs {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    impl rt::FromJson for EchoArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["message"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "message" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let message = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("message"), cx)
-            );
-            match (message,) {
-                (::core::option::Option::Some(message),) => {
-                    ::core::result::Result::Ok(Self { message })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "message", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { message: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EchoArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for EchoArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EchoArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EchoArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "message",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["message"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `echo` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl GetAnnotatedMessageMessageType {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Error => "error",
-                Self::Success => "success",
-                Self::Debug => "debug",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetAnnotatedMessageMessageType {
+    ::toolseal::__json_schema!(
+        EchoArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("message", rt::subschema:: < String >)], required : & ["message"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `echo` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        GetAnnotatedMessageMessageType[Error, Success, Debug] = rt::StringEnum { values :
+        & ["error", "success", "debug"], keyword : rt::Keyword::Enum, expected :
+        "one of \"error\", \"success\", \"debug\"", description :
+        Some("Type of message to demonstrate different annotation patterns"), }
+    );
+    impl rt::FromJson for GetAnnotatedMessageArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "error" => return ::core::result::Result::Ok(Self::Error),
-                    "success" => return ::core::result::Result::Ok(Self::Success),
-                    "debug" => return ::core::result::Result::Ok(Self::Debug),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"error\", \"success\", \"debug\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetAnnotatedMessageMessageType);
-    impl ::toolseal::__private::schemars::JsonSchema for GetAnnotatedMessageMessageType {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetAnnotatedMessageMessageType")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "GetAnnotatedMessageMessageType"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"error\""),
-                        ::toolseal::__private::json_literal("\"success\""),
-                        ::toolseal::__private::json_literal("\"debug\"")
-                    ],
-                ),
-            );
-            s.insert(
-                "description".into(),
-                "Type of message to demonstrate different annotation patterns".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetAnnotatedMessageArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["messageType", "includeImage"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "messageType" => 0,
                         "includeImage" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let message_type = ::toolseal::__signature_first!(
-                first, < GetAnnotatedMessageMessageType as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("messageType"), cx)
-            );
-            let include_image = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("includeImage"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(false), }
-            );
-            match (message_type, include_image) {
-                (
-                    ::core::option::Option::Some(message_type),
-                    ::core::option::Option::Some(include_image),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        message_type,
-                        include_image,
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "messageType", cx, &mut first)?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "includeImage",
+                cx,
+                &mut first,
+                || false,
+            )?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        message_type: f0,
+                        include_image: f1,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetAnnotatedMessageArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetAnnotatedMessageArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetAnnotatedMessageArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetAnnotatedMessageArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "messageType",
-                            ::toolseal::__private::subschema::<
-                                GetAnnotatedMessageMessageType,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "includeImage",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["messageType"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get-annotated-message` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetEnvArgs {
+    ::toolseal::__json_schema!(
+        GetAnnotatedMessageArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("messageType", rt::subschema:: < GetAnnotatedMessageMessageType
+        >), ("includeImage", rt::subschema:: < bool >)], required : & ["messageType"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Arguments of the `get-annotated-message` tool."), })
+    );
+    impl rt::FromJson for GetEnvArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetEnvArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetEnvArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetEnvArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetEnvArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get-env` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(GetResourceLinksCount, f64);
-    impl ::toolseal::__private::FromJson for GetResourceLinksCount {
+    ::toolseal::__json_schema!(
+        GetEnvArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `get-env` tool."), })
+    );
+    ::toolseal::__value_type!(
+        GetResourceLinksCount(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .minimum(1.0).maximum(10.0)
+        .description("Number of resource links to return (1-10)")
+    );
+    impl rt::FromJson for GetResourceLinksArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(10.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetResourceLinksCount);
-    impl ::toolseal::__private::schemars::JsonSchema for GetResourceLinksCount {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetResourceLinksCount")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetResourceLinksCount"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(10.0));
-            s.insert(
-                "description".into(),
-                "Number of resource links to return (1-10)".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetResourceLinksArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["count"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "count" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let count = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => <
-                GetResourceLinksCount as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("count"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(GetResourceLinksCount { 0 : 3.0 }), }
-            );
-            match (count,) {
-                (::core::option::Option::Some(count),) => {
-                    ::core::result::Result::Ok(Self { count })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::defaulted(
+                slots[0],
+                at,
+                "count",
+                cx,
+                &mut first,
+                || GetResourceLinksCount { 0: 3.0 },
+            )?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { count: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetResourceLinksArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetResourceLinksArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetResourceLinksArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetResourceLinksArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "count",
-                            ::toolseal::__private::subschema::<GetResourceLinksCount>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get-resource-links` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl GetResourceReferenceResourceType {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Text => "Text",
-                Self::Blob => "Blob",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetResourceReferenceResourceType {
+    ::toolseal::__json_schema!(
+        GetResourceLinksArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("count", rt::subschema:: < GetResourceLinksCount >)], required : & [],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Arguments of the `get-resource-links` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        GetResourceReferenceResourceType[Text, Blob] = rt::StringEnum { values : &
+        ["Text", "Blob"], keyword : rt::Keyword::Enum, expected :
+        "one of \"Text\", \"Blob\"", description : None, }
+    );
+    impl rt::FromJson for GetResourceReferenceArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "Text" => return ::core::result::Result::Ok(Self::Text),
-                    "Blob" => return ::core::result::Result::Ok(Self::Blob),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"Text\", \"Blob\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetResourceReferenceResourceType);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for GetResourceReferenceResourceType {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetResourceReferenceResourceType")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "GetResourceReferenceResourceType"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"Text\""),
-                        ::toolseal::__private::json_literal("\"Blob\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetResourceReferenceArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["resourceType", "resourceId"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "resourceType" => 0,
                         "resourceId" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let resource_type = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => <
-                GetResourceReferenceResourceType as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("resourceType"), cx),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(GetResourceReferenceResourceType::Text), }
-            );
-            let resource_id = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("resourceId"),
-                cx), ::core::option::Option::None => ::core::result::Result::Ok(1.0), }
-            );
-            match (resource_type, resource_id) {
-                (
-                    ::core::option::Option::Some(resource_type),
-                    ::core::option::Option::Some(resource_id),
-                ) => ::core::result::Result::Ok(Self { resource_type, resource_id }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::defaulted(
+                slots[0],
+                at,
+                "resourceType",
+                cx,
+                &mut first,
+                || GetResourceReferenceResourceType::Text,
+            )?;
+            let f1 = rt::defaulted(slots[1], at, "resourceId", cx, &mut first, || 1.0)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        resource_type: f0,
+                        resource_id: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetResourceReferenceArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetResourceReferenceArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetResourceReferenceArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetResourceReferenceArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "resourceType",
-                            ::toolseal::__private::subschema::<
-                                GetResourceReferenceResourceType,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "resourceId",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get-resource-reference` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl GetStructuredContentLocation {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::NewYork => "New York",
-                Self::Chicago => "Chicago",
-                Self::LosAngeles => "Los Angeles",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetStructuredContentLocation {
+    ::toolseal::__json_schema!(
+        GetResourceReferenceArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("resourceType", rt::subschema:: <
+        GetResourceReferenceResourceType >), ("resourceId", rt::subschema:: < f64 >)],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `get-resource-reference` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        GetStructuredContentLocation[NewYork, Chicago, LosAngeles] = rt::StringEnum {
+        values : & ["New York", "Chicago", "Los Angeles"], keyword : rt::Keyword::Enum,
+        expected : "one of \"New York\", \"Chicago\", \"Los Angeles\"", description :
+        Some("Choose city"), }
+    );
+    impl rt::FromJson for GetStructuredContentArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "New York" => return ::core::result::Result::Ok(Self::NewYork),
-                    "Chicago" => return ::core::result::Result::Ok(Self::Chicago),
-                    "Los Angeles" => return ::core::result::Result::Ok(Self::LosAngeles),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"New York\", \"Chicago\", \"Los Angeles\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetStructuredContentLocation);
-    impl ::toolseal::__private::schemars::JsonSchema for GetStructuredContentLocation {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetStructuredContentLocation")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "GetStructuredContentLocation"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"New York\""),
-                        ::toolseal::__private::json_literal("\"Chicago\""),
-                        ::toolseal::__private::json_literal("\"Los Angeles\"")
-                    ],
-                ),
-            );
-            s.insert("description".into(), "Choose city".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetStructuredContentArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["location"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "location" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let location = ::toolseal::__signature_first!(
-                first, < GetStructuredContentLocation as ::toolseal::__private::FromJson
-                > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("location"), cx)
-            );
-            match (location,) {
-                (::core::option::Option::Some(location),) => {
-                    ::core::result::Result::Ok(Self { location })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "location", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { location: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetStructuredContentArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetStructuredContentArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetStructuredContentArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetStructuredContentArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "location",
-                            ::toolseal::__private::subschema::<
-                                GetStructuredContentLocation,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["location"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get-structured-content` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetStructuredContentOutput {
+    ::toolseal::__json_schema!(
+        GetStructuredContentArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("location", rt::subschema:: < GetStructuredContentLocation >)],
+        required : & ["location"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `get-structured-content` tool."), })
+    );
+    impl rt::FromJson for GetStructuredContentOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["temperature", "conditions", "humidity"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "temperature" => 0,
                         "conditions" => 1,
                         "humidity" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let temperature = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("temperature"), cx)
-            );
-            let conditions = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("conditions"), cx)
-            );
-            let humidity = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("humidity"), cx)
-            );
-            match (temperature, conditions, humidity) {
-                (
-                    ::core::option::Option::Some(temperature),
-                    ::core::option::Option::Some(conditions),
-                    ::core::option::Option::Some(humidity),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        temperature,
-                        conditions,
-                        humidity,
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "temperature", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "conditions", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "humidity", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        temperature: f0,
+                        conditions: f1,
+                        humidity: f2,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetStructuredContentOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for GetStructuredContentOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetStructuredContentOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "GetStructuredContentOutput"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "temperature",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "conditions",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "humidity",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["temperature", "conditions", "humidity"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `get-structured-content` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetSumArgs {
+    ::toolseal::__json_schema!(
+        GetStructuredContentOutput, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("temperature", rt::subschema:: < f64 >), ("conditions",
+        rt::subschema:: < String >), ("humidity", rt::subschema:: < f64 >)], required : &
+        ["temperature", "conditions", "humidity"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `get-structured-content` tool."), })
+    );
+    impl rt::FromJson for GetSumArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["a", "b"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "a" => 0,
                         "b" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let a = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("a"), cx)
-            );
-            let b = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("b"), cx)
-            );
-            match (a, b) {
-                (::core::option::Option::Some(a), ::core::option::Option::Some(b)) => {
-                    ::core::result::Result::Ok(Self { a, b })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetSumArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetSumArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetSumArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetSumArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "a",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "b",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["a", "b"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get-sum` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetTinyImageArgs {
+    ::toolseal::__json_schema!(
+        GetSumArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
+        rt::subschema:: < f64 >), ("b", rt::subschema:: < f64 >)], required : & ["a",
+        "b"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `get-sum` tool."), })
+    );
+    impl rt::FromJson for GetTinyImageArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetTinyImageArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetTinyImageArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetTinyImageArgs")
+    ::toolseal::__json_schema!(
+        GetTinyImageArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [], required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `get-tiny-image` tool."), })
+    );
+    ::toolseal::__value_type!(
+        GzipFileAsResourceData(String), rt::StringType = rt::StringType::new()
+        .format(rt::Format::Uri)
+        .description("URL or data URI of the file content to compress")
+    );
+    ::toolseal::__string_enum!(
+        GzipFileAsResourceOutputType[ResourceLink, Resource] = rt::StringEnum { values :
+        & ["resourceLink", "resource"], keyword : rt::Keyword::Enum, expected :
+        "one of \"resourceLink\", \"resource\"", description :
+        Some("How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object."),
         }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetTinyImageArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get-tiny-image` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(GzipFileAsResourceData, String);
-    impl ::toolseal::__private::FromJson for GzipFileAsResourceData {
+    );
+    impl rt::FromJson for GzipFileAsResourceArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let s = ::toolseal::__private::check::string(v, at)?;
-            ::toolseal::__private::check::format(
-                s,
-                at,
-                ::toolseal::__private::Format::Uri,
-            )?;
-            ::core::result::Result::Ok(Self(s.to_owned()))
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GzipFileAsResourceData);
-    impl ::toolseal::__private::schemars::JsonSchema for GzipFileAsResourceData {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GzipFileAsResourceData")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GzipFileAsResourceData"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "string".into());
-            s.insert("format".into(), "uri".into());
-            s.insert(
-                "description".into(),
-                "URL or data URI of the file content to compress".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl GzipFileAsResourceOutputType {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::ResourceLink => "resourceLink",
-                Self::Resource => "resource",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for GzipFileAsResourceOutputType {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "resourceLink" => {
-                        return ::core::result::Result::Ok(Self::ResourceLink);
-                    }
-                    "resource" => return ::core::result::Result::Ok(Self::Resource),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"resourceLink\", \"resource\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GzipFileAsResourceOutputType);
-    impl ::toolseal::__private::schemars::JsonSchema for GzipFileAsResourceOutputType {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GzipFileAsResourceOutputType")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "GzipFileAsResourceOutputType"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"resourceLink\""),
-                        ::toolseal::__private::json_literal("\"resource\"")
-                    ],
-                ),
-            );
-            s.insert(
-                "description".into(),
-                "How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object."
-                    .into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for GzipFileAsResourceArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["name", "data", "outputType"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "name" => 0,
                         "data" => 1,
                         "outputType" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let name = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("name"), cx),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::std::string::String::from("README.md.gz")),
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::defaulted(
+                slots[0],
+                at,
+                "name",
+                cx,
+                &mut first,
+                || ::std::string::String::from("README.md.gz"),
+            )?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "data",
+                cx,
+                &mut first,
+                || GzipFileAsResourceData {
+                    0: ::std::string::String::from(
+                        "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md",
+                    ),
+                },
+            )?;
+            let f2 = rt::defaulted(
+                slots[2],
+                at,
+                "outputType",
+                cx,
+                &mut first,
+                || GzipFileAsResourceOutputType::ResourceLink,
+            )?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        name: f0,
+                        data: f1,
+                        output_type: f2,
+                    })
                 }
-            );
-            let data = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                GzipFileAsResourceData as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("data"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(GzipFileAsResourceData { 0 :
-                ::std::string::String::from("https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md")
-                }), }
-            );
-            let output_type = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                GzipFileAsResourceOutputType as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("outputType"), cx), ::core::option::Option::None
-                =>
-                ::core::result::Result::Ok(GzipFileAsResourceOutputType::ResourceLink), }
-            );
-            match (name, data, output_type) {
-                (
-                    ::core::option::Option::Some(name),
-                    ::core::option::Option::Some(data),
-                    ::core::option::Option::Some(output_type),
-                ) => ::core::result::Result::Ok(Self { name, data, output_type }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GzipFileAsResourceArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GzipFileAsResourceArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GzipFileAsResourceArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GzipFileAsResourceArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "data",
-                            ::toolseal::__private::subschema::<GzipFileAsResourceData>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "outputType",
-                            ::toolseal::__private::subschema::<
-                                GzipFileAsResourceOutputType,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `gzip-file-as-resource` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SimulateResearchQueryArgs {
+    ::toolseal::__json_schema!(
+        GzipFileAsResourceArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("name", rt::subschema:: < String >), ("data", rt::subschema:: <
+        GzipFileAsResourceData >), ("outputType", rt::subschema:: <
+        GzipFileAsResourceOutputType >)], required : & [], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `gzip-file-as-resource` tool."), })
+    );
+    impl rt::FromJson for SimulateResearchQueryArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["topic", "ambiguous"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "topic" => 0,
                         "ambiguous" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let topic = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("topic"),
-                cx)
-            );
-            let ambiguous = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("ambiguous"),
-                cx), ::core::option::Option::None => ::core::result::Result::Ok(false), }
-            );
-            match (topic, ambiguous) {
-                (
-                    ::core::option::Option::Some(topic),
-                    ::core::option::Option::Some(ambiguous),
-                ) => ::core::result::Result::Ok(Self { topic, ambiguous }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "topic", cx, &mut first)?;
+            let f1 = rt::defaulted(slots[1], at, "ambiguous", cx, &mut first, || false)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { topic: f0, ambiguous: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SimulateResearchQueryArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for SimulateResearchQueryArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SimulateResearchQueryArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SimulateResearchQueryArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "topic",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "ambiguous",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["topic"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `simulate-research-query` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ToggleSimulatedLoggingArgs {
+    ::toolseal::__json_schema!(
+        SimulateResearchQueryArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("topic", rt::subschema:: < String >), ("ambiguous",
+        rt::subschema:: < bool >)], required : & ["topic"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `simulate-research-query` tool."), })
+    );
+    impl rt::FromJson for ToggleSimulatedLoggingArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(ToggleSimulatedLoggingArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ToggleSimulatedLoggingArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ToggleSimulatedLoggingArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ToggleSimulatedLoggingArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `toggle-simulated-logging` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ToggleSubscriberUpdatesArgs {
+    ::toolseal::__json_schema!(
+        ToggleSimulatedLoggingArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [], required : & [], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `toggle-simulated-logging` tool."), })
+    );
+    impl rt::FromJson for ToggleSubscriberUpdatesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(ToggleSubscriberUpdatesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ToggleSubscriberUpdatesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ToggleSubscriberUpdatesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ToggleSubscriberUpdatesArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `toggle-subscriber-updates` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for TriggerLongRunningOperationArgs {
+    ::toolseal::__json_schema!(
+        ToggleSubscriberUpdatesArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [], required : & [], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `toggle-subscriber-updates` tool."), })
+    );
+    impl rt::FromJson for TriggerLongRunningOperationArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["duration", "steps"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "duration" => 0,
                         "steps" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let duration = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("duration"),
-                cx), ::core::option::Option::None => ::core::result::Result::Ok(10.0), }
-            );
-            let steps = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("steps"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok(5.0), }
-            );
-            match (duration, steps) {
-                (
-                    ::core::option::Option::Some(duration),
-                    ::core::option::Option::Some(steps),
-                ) => ::core::result::Result::Ok(Self { duration, steps }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::defaulted(slots[0], at, "duration", cx, &mut first, || 10.0)?;
+            let f1 = rt::defaulted(slots[1], at, "steps", cx, &mut first, || 5.0)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { duration: f0, steps: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(TriggerLongRunningOperationArgs);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for TriggerLongRunningOperationArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("TriggerLongRunningOperationArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "TriggerLongRunningOperationArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "duration",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "steps",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `trigger-long-running-operation` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        TriggerLongRunningOperationArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("duration", rt::subschema:: < f64 >), ("steps", rt::subschema::
+        < f64 >)], required : & [], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `trigger-long-running-operation` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-everything.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "echo",
-                title: ::core::option::Option::Some("Echo Tool"),
-                description: ::core::option::Option::Some(
-                    "Echoes back the input string",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: Some("Echo Tool"),
+                description: Some("Echoes back the input string"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Echoes back the input string\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\"}",
                 digest: "2955a2bafb4e7de576be8a0449ed43d0543ce6042d2247638fc7a661c51477c9",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get-annotated-message",
-                title: ::core::option::Option::Some("Get Annotated Message Tool"),
-                description: ::core::option::Option::Some(
+                title: Some("Get Annotated Message Tool"),
+                description: Some(
                     "Demonstrates how annotations can be used to provide metadata about content.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"},\"name\":\"get-annotated-message\"}",
                 digest: "e078ad7e4070953a8076ac7665ed53ab7de41d1ad8beff48d4d6b6d0ef4bec65",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get-env",
-                title: ::core::option::Option::Some("Print Environment Tool"),
-                description: ::core::option::Option::Some(
+                title: Some("Print Environment Tool"),
+                description: Some(
                     "Returns all environment variables, helpful for debugging MCP server configuration",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns all environment variables, helpful for debugging MCP server configuration\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-env\"}",
                 digest: "2fd3c616e85a91fa1918df9d976bccfe90ddc623142f2c4d750c0e81ddaf7c13",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get-resource-links",
-                title: ::core::option::Option::Some("Get Resource Links Tool"),
-                description: ::core::option::Option::Some(
+                title: Some("Get Resource Links Tool"),
+                description: Some(
                     "Returns up to ten resource links that reference different types of resources",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns up to ten resource links that reference different types of resources\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"get-resource-links\"}",
                 digest: "60b8e6ff7ae21f59123875fb6be6f1faf8bc343fed8d6fae96a398f458423088",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get-resource-reference",
-                title: ::core::option::Option::Some("Get Resource Reference Tool"),
-                description: ::core::option::Option::Some(
+                title: Some("Get Resource Reference Tool"),
+                description: Some(
                     "Returns a resource reference that can be used by MCP clients",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a resource reference that can be used by MCP clients\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-resource-reference\"}",
                 digest: "1a4001a1f20255b93695ef6f8e8e4b7b286bc949265938303355a81c3f3df7db",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get-structured-content",
-                title: ::core::option::Option::Some("Get Structured Content Tool"),
-                description: ::core::option::Option::Some(
+                title: Some("Get Structured Content Tool"),
+                description: Some(
                     "Returns structured content along with an output schema for client data validation",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns structured content along with an output schema for client data validation\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"},\"name\":\"get-structured-content\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"}}",
                 digest: "696aa0b89431f71ae6324a517df4585ac7ba9ac4ca011f8544ff8f0b1f8754eb",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get-sum",
-                title: ::core::option::Option::Some("Get Sum Tool"),
-                description: ::core::option::Option::Some(
-                    "Returns the sum of two numbers",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: Some("Get Sum Tool"),
+                description: Some("Returns the sum of two numbers"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the sum of two numbers\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\"}",
                 digest: "f54fcce8a916c7ff945f2c6ddde29f82ac4e2d74ac30fbb6ed6ae51c04dea80a",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get-tiny-image",
-                title: ::core::option::Option::Some("Get Tiny Image Tool"),
-                description: ::core::option::Option::Some(
-                    "Returns a tiny MCP logo image.",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: Some("Get Tiny Image Tool"),
+                description: Some("Returns a tiny MCP logo image."),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a tiny MCP logo image.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-tiny-image\"}",
                 digest: "118cf2ec509a8a9b72f67f8036ebe5ca147e10b9fcde4915ea903f6f89bfa3f2",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "gzip-file-as-resource",
-                title: ::core::option::Option::Some("GZip File as Resource Tool"),
-                description: ::core::option::Option::Some(
+                title: Some("GZip File as Resource Tool"),
+                description: Some(
                     "Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(true),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(true),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":false},\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"gzip-file-as-resource\"}",
                 digest: "15b8386b21b89db0d31259d96066f91ebcef73afb6e12307849510dbeb2bdf8f",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "simulate-research-query",
-                title: ::core::option::Option::Some("Simulate Research Query"),
-                description: ::core::option::Option::Some(
+                title: Some("Simulate Research Query"),
+                description: Some(
                     "Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"},\"name\":\"simulate-research-query\"}",
                 digest: "4a19b0431e7552088127df02bc3ca1b64df999a8b423580e5b7731e857395204",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "toggle-simulated-logging",
-                title: ::core::option::Option::Some("Toggle Simulated Logging"),
-                description: ::core::option::Option::Some(
+                title: Some("Toggle Simulated Logging"),
+                description: Some(
                     "Toggles simulated, random-leveled logging on or off.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated, random-leveled logging on or off.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-simulated-logging\"}",
                 digest: "7ea61fc861881d0c90c9e42832153cd9a6b0e323716048db3cf8e8ac2f19b0a4",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "toggle-subscriber-updates",
-                title: ::core::option::Option::Some("Toggle Subscriber Updates"),
-                description: ::core::option::Option::Some(
+                title: Some("Toggle Subscriber Updates"),
+                description: Some(
                     "Toggles simulated resource subscription updates on or off.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated resource subscription updates on or off.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-subscriber-updates\"}",
                 digest: "d94065639ef44eb128898276af73e460a04f48297ae04211e7a017946a8e42b2",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "trigger-long-running-operation",
-                title: ::core::option::Option::Some(
-                    "Trigger Long Running Operation Tool",
-                ),
-                description: ::core::option::Option::Some(
+                title: Some("Trigger Long Running Operation Tool"),
+                description: Some(
                     "Demonstrates a long running operation with progress updates.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates a long running operation with progress updates.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"trigger-long-running-operation\"}",
                 digest: "2114160fd1629a9b9f246cf02cf68209346f26026730dcf89061e1abc38ba519",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -1986,111 +1071,70 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <EchoArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
-                        .map(Self::Echo)
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <EchoArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Echo)
                 }
-                ::core::option::Option::Some(1) => {
-                    <GetAnnotatedMessageArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <GetAnnotatedMessageArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetAnnotatedMessage)
                 }
-                ::core::option::Option::Some(2) => {
-                    <GetEnvArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <GetEnvArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetEnv)
                 }
-                ::core::option::Option::Some(3) => {
-                    <GetResourceLinksArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <GetResourceLinksArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetResourceLinks)
                 }
-                ::core::option::Option::Some(4) => {
-                    <GetResourceReferenceArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(4) => {
+                    <GetResourceReferenceArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetResourceReference)
                 }
-                ::core::option::Option::Some(5) => {
-                    <GetStructuredContentArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(5) => {
+                    <GetStructuredContentArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetStructuredContent)
                 }
-                ::core::option::Option::Some(6) => {
-                    <GetSumArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(6) => {
+                    <GetSumArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetSum)
                 }
-                ::core::option::Option::Some(7) => {
-                    <GetTinyImageArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <GetTinyImageArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetTinyImage)
                 }
-                ::core::option::Option::Some(8) => {
-                    <GzipFileAsResourceArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <GzipFileAsResourceArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GzipFileAsResource)
                 }
-                ::core::option::Option::Some(9) => {
-                    <SimulateResearchQueryArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(9) => {
+                    <SimulateResearchQueryArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::SimulateResearchQuery)
                 }
-                ::core::option::Option::Some(10) => {
-                    <ToggleSimulatedLoggingArgs as ::toolseal::__private::FromJson>::from_json(
+                Some(10) => {
+                    <ToggleSimulatedLoggingArgs as rt::FromJson>::from_json(
                             args,
                             &at,
                             cx,
                         )
                         .map(Self::ToggleSimulatedLogging)
                 }
-                ::core::option::Option::Some(11) => {
-                    <ToggleSubscriberUpdatesArgs as ::toolseal::__private::FromJson>::from_json(
+                Some(11) => {
+                    <ToggleSubscriberUpdatesArgs as rt::FromJson>::from_json(
                             args,
                             &at,
                             cx,
                         )
                         .map(Self::ToggleSubscriberUpdates)
                 }
-                ::core::option::Option::Some(12) => {
-                    <TriggerLongRunningOperationArgs as ::toolseal::__private::FromJson>::from_json(
+                Some(12) => {
+                    <TriggerLongRunningOperationArgs as rt::FromJson>::from_json(
                             args,
                             &at,
                             cx,
@@ -2098,11 +1142,8 @@ const _: () = {
                         .map(Self::TriggerLongRunningOperation)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -2129,183 +1170,156 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("echo", ::toolseal::__private::root_schema(< EchoArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < EchoArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get-annotated-message", ::toolseal::__private::root_schema(<
-                GetAnnotatedMessageArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GetAnnotatedMessageArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get-env", ::toolseal::__private::root_schema(< GetEnvArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GetEnvArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get-resource-links", ::toolseal::__private::root_schema(<
-                GetResourceLinksArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GetResourceLinksArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get-resource-reference", ::toolseal::__private::root_schema(<
-                GetResourceReferenceArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GetResourceReferenceArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get-structured-content", ::toolseal::__private::root_schema(<
-                GetStructuredContentArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GetStructuredContentArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get-sum", ::toolseal::__private::root_schema(< GetSumArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < GetSumArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get-tiny-image", ::toolseal::__private::root_schema(< GetTinyImageArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetTinyImageArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("gzip-file-as-resource",
-                ::toolseal::__private::root_schema(< GzipFileAsResourceArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GzipFileAsResourceArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("simulate-research-query",
-                ::toolseal::__private::root_schema(< SimulateResearchQueryArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                SimulateResearchQueryArgs as ::toolseal::__private::schemars::JsonSchema
-                > ::json_schema)), ("toggle-simulated-logging",
-                ::toolseal::__private::root_schema(< ToggleSimulatedLoggingArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ToggleSimulatedLoggingArgs as ::toolseal::__private::schemars::JsonSchema
-                > ::json_schema)), ("toggle-subscriber-updates",
-                ::toolseal::__private::root_schema(< ToggleSubscriberUpdatesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ToggleSubscriberUpdatesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("trigger-long-running-operation", ::toolseal::__private::root_schema(<
-                TriggerLongRunningOperationArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                TriggerLongRunningOperationArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("echo", rt::root_schema(< EchoArgs as rt::schemars::JsonSchema >
+                ::schema_name, < EchoArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("get-annotated-message", rt::root_schema(< GetAnnotatedMessageArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GetAnnotatedMessageArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get-env", rt::root_schema(<
+                GetEnvArgs as rt::schemars::JsonSchema > ::schema_name, < GetEnvArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get-resource-links",
+                rt::root_schema(< GetResourceLinksArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetResourceLinksArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("get-resource-reference", rt::root_schema(<
+                GetResourceReferenceArgs as rt::schemars::JsonSchema > ::schema_name, <
+                GetResourceReferenceArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("get-structured-content", rt::root_schema(< GetStructuredContentArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GetStructuredContentArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get-sum", rt::root_schema(<
+                GetSumArgs as rt::schemars::JsonSchema > ::schema_name, < GetSumArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get-tiny-image",
+                rt::root_schema(< GetTinyImageArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetTinyImageArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("gzip-file-as-resource", rt::root_schema(<
+                GzipFileAsResourceArgs as rt::schemars::JsonSchema > ::schema_name, <
+                GzipFileAsResourceArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("simulate-research-query", rt::root_schema(< SimulateResearchQueryArgs
+                as rt::schemars::JsonSchema > ::schema_name, < SimulateResearchQueryArgs
+                as rt::schemars::JsonSchema > ::json_schema)),
+                ("toggle-simulated-logging", rt::root_schema(< ToggleSimulatedLoggingArgs
+                as rt::schemars::JsonSchema > ::schema_name, < ToggleSimulatedLoggingArgs
+                as rt::schemars::JsonSchema > ::json_schema)),
+                ("toggle-subscriber-updates", rt::root_schema(<
+                ToggleSubscriberUpdatesArgs as rt::schemars::JsonSchema > ::schema_name,
+                < ToggleSubscriberUpdatesArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("trigger-long-running-operation", rt::root_schema(<
+                TriggerLongRunningOperationArgs as rt::schemars::JsonSchema >
+                ::schema_name, < TriggerLongRunningOperationArgs as
+                rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::Echo(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetAnnotatedMessage(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetEnv(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetResourceLinks(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetResourceReference(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetStructuredContent(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetSum(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetTinyImage(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GzipFileAsResource(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::SimulateResearchQuery(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ToggleSimulatedLogging(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ToggleSubscriberUpdates(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::TriggerLongRunningOperation(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::Echo(a) => map.serialize_entry("arguments", a)?,

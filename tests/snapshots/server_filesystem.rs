@@ -107,15 +107,8 @@ pub struct ListDirectoryOutput {
 /// Sort entries by name or size
 ///
 /// Constraints: one of `"name"`, `"size"`. Default: `"name"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListDirectoryWithSizesSortBy {
     /// `"name"`
@@ -188,15 +181,8 @@ pub struct ReadMediaFileArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"image"`, `"audio"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ReadMediaFileOutputContentItemObjectType {
     /// `"image"`
@@ -218,15 +204,8 @@ pub struct ReadMediaFileOutputContentItemObject {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly `"resource"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ReadMediaFileOutputContentItemObject2Type {
     /// `"resource"`
@@ -376,3125 +355,1509 @@ pub enum ToolCall {
     /// Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.
     WriteFile(WriteFileArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    impl ::toolseal::__private::FromJson for CreateDirectoryArgs {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    impl rt::FromJson for CreateDirectoryArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            match (path,) {
-                (::core::option::Option::Some(path),) => {
-                    ::core::result::Result::Ok(Self { path })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { path: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateDirectoryArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateDirectoryArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateDirectoryArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateDirectoryArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_directory` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateDirectoryOutput {
+    ::toolseal::__json_schema!(
+        CreateDirectoryArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("path", rt::subschema:: < String >)], required : & ["path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `create_directory` tool."), })
+    );
+    impl rt::FromJson for CreateDirectoryOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateDirectoryOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateDirectoryOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateDirectoryOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateDirectoryOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `create_directory` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DirectoryTreeArgs {
+    ::toolseal::__json_schema!(
+        CreateDirectoryOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("content", rt::subschema:: < String >)], required : & ["content"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Structured output of the `create_directory` tool."),
+        })
+    );
+    impl rt::FromJson for DirectoryTreeArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "excludePatterns"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "excludePatterns" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let exclude_patterns = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("excludePatterns"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok({ static
-                DEFAULT : ::std::sync::OnceLock < ::std::vec::Vec < String > > =
-                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
-                DEFAULT, "[]") }), }
-            );
-            match (path, exclude_patterns) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(exclude_patterns),
-                ) => ::core::result::Result::Ok(Self { path, exclude_patterns }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "excludePatterns",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "[]")
+                },
+            )?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        path: f0,
+                        exclude_patterns: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DirectoryTreeArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for DirectoryTreeArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DirectoryTreeArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DirectoryTreeArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "excludePatterns",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `directory_tree` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DirectoryTreeOutput {
+    ::toolseal::__json_schema!(
+        DirectoryTreeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >), ("excludePatterns", rt::subschema:: <
+        ::std::vec::Vec < String > >)], required : & ["path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `directory_tree` tool."), })
+    );
+    impl rt::FromJson for DirectoryTreeOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DirectoryTreeOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for DirectoryTreeOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DirectoryTreeOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DirectoryTreeOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `directory_tree` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for EditFileEditsItem {
+    ::toolseal::__json_schema!(
+        DirectoryTreeOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("content", rt::subschema:: < String >)], required : & ["content"], additional
+        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `directory_tree` tool."), })
+    );
+    impl rt::FromJson for EditFileEditsItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["oldText", "newText"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "oldText" => 0,
                         "newText" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let old_text = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("oldText"), cx)
-            );
-            let new_text = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("newText"), cx)
-            );
-            match (old_text, new_text) {
-                (
-                    ::core::option::Option::Some(old_text),
-                    ::core::option::Option::Some(new_text),
-                ) => ::core::result::Result::Ok(Self { old_text, new_text }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "oldText", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "newText", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { old_text: f0, new_text: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EditFileEditsItem);
-    impl ::toolseal::__private::schemars::JsonSchema for EditFileEditsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EditFileEditsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EditFileEditsItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "oldText",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "newText",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["oldText", "newText"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for EditFileArgs {
+    ::toolseal::__json_schema!(
+        EditFileEditsItem, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("oldText", rt::subschema:: < String >), ("newText", rt::subschema:: < String
+        >)], required : & ["oldText", "newText"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for EditFileArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "edits", "dryRun"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "edits" => 1,
                         "dryRun" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let edits = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < EditFileEditsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("edits"), cx)
-            );
-            let dry_run = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("dryRun"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok(false), }
-            );
-            match (path, edits, dry_run) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(edits),
-                    ::core::option::Option::Some(dry_run),
-                ) => ::core::result::Result::Ok(Self { path, edits, dry_run }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "edits", cx, &mut first)?;
+            let f2 = rt::defaulted(slots[2], at, "dryRun", cx, &mut first, || false)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        path: f0,
+                        edits: f1,
+                        dry_run: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EditFileArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for EditFileArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EditFileArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EditFileArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "edits",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<EditFileEditsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "dryRun",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path", "edits"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `edit_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for EditFileOutput {
+    ::toolseal::__json_schema!(
+        EditFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >), ("edits", rt::subschema:: <
+        ::std::vec::Vec < EditFileEditsItem > >), ("dryRun", rt::subschema:: < bool >)],
+        required : & ["path", "edits"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `edit_file` tool."), })
+    );
+    impl rt::FromJson for EditFileOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(EditFileOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for EditFileOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("EditFileOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "EditFileOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `edit_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetFileInfoArgs {
+    ::toolseal::__json_schema!(
+        EditFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `edit_file` tool."), })
+    );
+    impl rt::FromJson for GetFileInfoArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            match (path,) {
-                (::core::option::Option::Some(path),) => {
-                    ::core::result::Result::Ok(Self { path })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { path: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetFileInfoArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetFileInfoArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetFileInfoArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetFileInfoArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_file_info` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetFileInfoOutput {
+    ::toolseal::__json_schema!(
+        GetFileInfoArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >)], required : & ["path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `get_file_info` tool."), })
+    );
+    impl rt::FromJson for GetFileInfoOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetFileInfoOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for GetFileInfoOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetFileInfoOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetFileInfoOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `get_file_info` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListAllowedDirectoriesArgs {
+    ::toolseal::__json_schema!(
+        GetFileInfoOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `get_file_info` tool."), })
+    );
+    impl rt::FromJson for ListAllowedDirectoriesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListAllowedDirectoriesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ListAllowedDirectoriesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListAllowedDirectoriesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ListAllowedDirectoriesArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `list_allowed_directories` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListAllowedDirectoriesOutput {
+    ::toolseal::__json_schema!(
+        ListAllowedDirectoriesArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [], required : & [], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `list_allowed_directories` tool."), })
+    );
+    impl rt::FromJson for ListAllowedDirectoriesOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListAllowedDirectoriesOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for ListAllowedDirectoriesOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListAllowedDirectoriesOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ListAllowedDirectoriesOutput"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `list_allowed_directories` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListDirectoryArgs {
+    ::toolseal::__json_schema!(
+        ListAllowedDirectoriesOutput, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("content", rt::subschema:: < String >)], required : &
+        ["content"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description :
+        Some("Structured output of the `list_allowed_directories` tool."), })
+    );
+    impl rt::FromJson for ListDirectoryArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            match (path,) {
-                (::core::option::Option::Some(path),) => {
-                    ::core::result::Result::Ok(Self { path })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { path: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListDirectoryArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListDirectoryArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListDirectoryArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `list_directory` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListDirectoryOutput {
+    ::toolseal::__json_schema!(
+        ListDirectoryArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >)], required : & ["path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `list_directory` tool."), })
+    );
+    impl rt::FromJson for ListDirectoryOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListDirectoryOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListDirectoryOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListDirectoryOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `list_directory` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl ListDirectoryWithSizesSortBy {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Name => "name",
-                Self::Size => "size",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListDirectoryWithSizesSortBy {
+    ::toolseal::__json_schema!(
+        ListDirectoryOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("content", rt::subschema:: < String >)], required : & ["content"], additional
+        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `list_directory` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        ListDirectoryWithSizesSortBy[Name, Size] = rt::StringEnum { values : & ["name",
+        "size"], keyword : rt::Keyword::Enum, expected : "one of \"name\", \"size\"",
+        description : Some("Sort entries by name or size"), }
+    );
+    impl rt::FromJson for ListDirectoryWithSizesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "name" => return ::core::result::Result::Ok(Self::Name),
-                    "size" => return ::core::result::Result::Ok(Self::Size),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"name\", \"size\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesSortBy);
-    impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryWithSizesSortBy {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListDirectoryWithSizesSortBy")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ListDirectoryWithSizesSortBy"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"name\""),
-                        ::toolseal::__private::json_literal("\"size\"")
-                    ],
-                ),
-            );
-            s.insert("description".into(), "Sort entries by name or size".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListDirectoryWithSizesArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "sortBy"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "sortBy" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let sort_by = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                ListDirectoryWithSizesSortBy as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("sortBy"), cx), ::core::option::Option::None =>
-                ::core::result::Result::Ok(ListDirectoryWithSizesSortBy::Name), }
-            );
-            match (path, sort_by) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(sort_by),
-                ) => ::core::result::Result::Ok(Self { path, sort_by }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::defaulted(
+                slots[1],
+                at,
+                "sortBy",
+                cx,
+                &mut first,
+                || ListDirectoryWithSizesSortBy::Name,
+            )?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { path: f0, sort_by: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryWithSizesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListDirectoryWithSizesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ListDirectoryWithSizesArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "sortBy",
-                            ::toolseal::__private::subschema::<
-                                ListDirectoryWithSizesSortBy,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `list_directory_with_sizes` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListDirectoryWithSizesOutput {
+    ::toolseal::__json_schema!(
+        ListDirectoryWithSizesArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("path", rt::subschema:: < String >), ("sortBy", rt::subschema::
+        < ListDirectoryWithSizesSortBy >)], required : & ["path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `list_directory_with_sizes` tool."), })
+    );
+    impl rt::FromJson for ListDirectoryWithSizesOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for ListDirectoryWithSizesOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListDirectoryWithSizesOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ListDirectoryWithSizesOutput"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `list_directory_with_sizes` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for MoveFileArgs {
+    ::toolseal::__json_schema!(
+        ListDirectoryWithSizesOutput, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("content", rt::subschema:: < String >)], required : &
+        ["content"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description :
+        Some("Structured output of the `list_directory_with_sizes` tool."), })
+    );
+    impl rt::FromJson for MoveFileArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["source", "destination"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "source" => 0,
                         "destination" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let source = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("source"),
-                cx)
-            );
-            let destination = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("destination"), cx)
-            );
-            match (source, destination) {
-                (
-                    ::core::option::Option::Some(source),
-                    ::core::option::Option::Some(destination),
-                ) => ::core::result::Result::Ok(Self { source, destination }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "source", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "destination", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        source: f0,
+                        destination: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(MoveFileArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for MoveFileArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("MoveFileArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "MoveFileArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "source",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "destination",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["source", "destination"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `move_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for MoveFileOutput {
+    ::toolseal::__json_schema!(
+        MoveFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("source", rt::subschema:: < String >), ("destination", rt::subschema:: < String
+        >)], required : & ["source", "destination"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `move_file` tool."), })
+    );
+    impl rt::FromJson for MoveFileOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(MoveFileOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for MoveFileOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("MoveFileOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "MoveFileOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `move_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadFileArgs {
+    ::toolseal::__json_schema!(
+        MoveFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `move_file` tool."), })
+    );
+    impl rt::FromJson for ReadFileArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "tail", "head"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "tail" => 1,
                         "head" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let tail = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("tail"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let head = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("head"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (path, tail, head) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(tail),
-                    ::core::option::Option::Some(head),
-                ) => ::core::result::Result::Ok(Self { path, tail, head }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "tail", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "head", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        path: f0,
+                        tail: f1,
+                        head: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadFileArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadFileArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadFileArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadFileArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "tail",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "head",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `read_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadFileOutput {
+    ::toolseal::__json_schema!(
+        ReadFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >), ("tail", rt::subschema:: < f64 >),
+        ("head", rt::subschema:: < f64 >)], required : & ["path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `read_file` tool."), })
+    );
+    impl rt::FromJson for ReadFileOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadFileOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadFileOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadFileOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadFileOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `read_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMediaFileArgs {
+    ::toolseal::__json_schema!(
+        ReadFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `read_file` tool."), })
+    );
+    impl rt::FromJson for ReadMediaFileArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            match (path,) {
-                (::core::option::Option::Some(path),) => {
-                    ::core::result::Result::Ok(Self { path })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { path: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadMediaFileArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMediaFileArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadMediaFileArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `read_media_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl ReadMediaFileOutputContentItemObjectType {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Image => "image",
-                Self::Audio => "audio",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItemObjectType {
+    ::toolseal::__json_schema!(
+        ReadMediaFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >)], required : & ["path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `read_media_file` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        ReadMediaFileOutputContentItemObjectType[Image, Audio] = rt::StringEnum { values
+        : & ["image", "audio"], keyword : rt::Keyword::Enum, expected :
+        "one of \"image\", \"audio\"", description : None, }
+    );
+    impl rt::FromJson for ReadMediaFileOutputContentItemObject {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "image" => return ::core::result::Result::Ok(Self::Image),
-                    "audio" => return ::core::result::Result::Ok(Self::Audio),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"image\", \"audio\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObjectType);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for ReadMediaFileOutputContentItemObjectType {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObjectType")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::",
-                    "ReadMediaFileOutputContentItemObjectType"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"image\""),
-                        ::toolseal::__private::json_literal("\"audio\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItemObject {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["type", "data", "mimeType"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "type" => 0,
                         "data" => 1,
                         "mimeType" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let r#type = ::toolseal::__signature_first!(
-                first, < ReadMediaFileOutputContentItemObjectType as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("type"), cx)
-            );
-            let data = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("data"),
-                cx)
-            );
-            let mime_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("mimeType"), cx)
-            );
-            match (r#type, data, mime_type) {
-                (
-                    ::core::option::Option::Some(r#type),
-                    ::core::option::Option::Some(data),
-                    ::core::option::Option::Some(mime_type),
-                ) => ::core::result::Result::Ok(Self { r#type, data, mime_type }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "type", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "data", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "mimeType", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        r#type: f0,
+                        data: f1,
+                        mime_type: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for ReadMediaFileOutputContentItemObject {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObject")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ReadMediaFileOutputContentItemObject"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "type",
-                            ::toolseal::__private::subschema::<
-                                ReadMediaFileOutputContentItemObjectType,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "data",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "mimeType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["type", "data", "mimeType"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl ReadMediaFileOutputContentItemObject2Type {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Resource => "resource",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItemObject2Type {
+    ::toolseal::__json_schema!(
+        ReadMediaFileOutputContentItemObject, g => rt::object_schema(g, &
+        rt::ObjectSchema { properties : & [("type", rt::subschema:: <
+        ReadMediaFileOutputContentItemObjectType >), ("data", rt::subschema:: < String
+        >), ("mimeType", rt::subschema:: < String >)], required : & ["type", "data",
+        "mimeType"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : None, })
+    );
+    ::toolseal::__string_enum!(
+        ReadMediaFileOutputContentItemObject2Type[Resource] = rt::StringEnum { values : &
+        ["resource"], keyword : rt::Keyword::Const, expected : "the value \"resource\"",
+        description : None, }
+    );
+    impl rt::FromJson for ReadMediaFileOutputContentItemObject2Resource {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "resource" => return ::core::result::Result::Ok(Self::Resource),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Const,
-                    "the value \"resource\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject2Type);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for ReadMediaFileOutputContentItemObject2Type {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObject2Type")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::",
-                    "ReadMediaFileOutputContentItemObject2Type"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "const".into(),
-                ::toolseal::__private::json_literal("\"resource\""),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson
-    for ReadMediaFileOutputContentItemObject2Resource {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["uri", "mimeType", "blob"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "uri" => 0,
                         "mimeType" => 1,
                         "blob" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let uri = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("uri"),
-                cx)
-            );
-            let mime_type = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("mimeType"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let blob = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("blob"),
-                cx)
-            );
-            match (uri, mime_type, blob) {
-                (
-                    ::core::option::Option::Some(uri),
-                    ::core::option::Option::Some(mime_type),
-                    ::core::option::Option::Some(blob),
-                ) => ::core::result::Result::Ok(Self { uri, mime_type, blob }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "uri", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "mimeType", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "blob", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        uri: f0,
+                        mime_type: f1,
+                        blob: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(
         ReadMediaFileOutputContentItemObject2Resource
     );
-    impl ::toolseal::__private::schemars::JsonSchema
-    for ReadMediaFileOutputContentItemObject2Resource {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObject2Resource")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::",
-                    "ReadMediaFileOutputContentItemObject2Resource"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "uri",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "mimeType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "blob",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["uri", "blob"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItemObject2 {
+    ::toolseal::__json_schema!(
+        ReadMediaFileOutputContentItemObject2Resource, g => rt::object_schema(g, &
+        rt::ObjectSchema { properties : & [("uri", rt::subschema:: < String >),
+        ("mimeType", rt::subschema:: < String >), ("blob", rt::subschema:: < String >)],
+        required : & ["uri", "blob"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for ReadMediaFileOutputContentItemObject2 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["type", "resource"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "type" => 0,
                         "resource" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let r#type = ::toolseal::__signature_first!(
-                first, < ReadMediaFileOutputContentItemObject2Type as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("type"), cx)
-            );
-            let resource = ::toolseal::__signature_first!(
-                first, < ReadMediaFileOutputContentItemObject2Resource as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("resource"), cx)
-            );
-            match (r#type, resource) {
-                (
-                    ::core::option::Option::Some(r#type),
-                    ::core::option::Option::Some(resource),
-                ) => ::core::result::Result::Ok(Self { r#type, resource }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "type", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "resource", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { r#type: f0, resource: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject2);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for ReadMediaFileOutputContentItemObject2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItemObject2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ReadMediaFileOutputContentItemObject2"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "type",
-                            ::toolseal::__private::subschema::<
-                                ReadMediaFileOutputContentItemObject2Type,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "resource",
-                            ::toolseal::__private::subschema::<
-                                ReadMediaFileOutputContentItemObject2Resource,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["type", "resource"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMediaFileOutputContentItem {
+    ::toolseal::__json_schema!(
+        ReadMediaFileOutputContentItemObject2, g => rt::object_schema(g, &
+        rt::ObjectSchema { properties : & [("type", rt::subschema:: <
+        ReadMediaFileOutputContentItemObject2Type >), ("resource", rt::subschema:: <
+        ReadMediaFileOutputContentItemObject2Resource >)], required : & ["type",
+        "resource"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for ReadMediaFileOutputContentItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <ReadMediaFileOutputContentItemObject as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Object(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <ReadMediaFileOutputContentItemObject2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Object2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: object"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: object",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object2),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItem);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadMediaFileOutputContentItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMediaFileOutputContentItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ReadMediaFileOutputContentItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: <
-                        ReadMediaFileOutputContentItemObject > (g),
-                        ::toolseal::__private::subschema:: <
-                        ReadMediaFileOutputContentItemObject2 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMediaFileOutput {
+    ::toolseal::__json_schema!(
+        ReadMediaFileOutputContentItem, g => rt::union_schema(g, "anyOf", &
+        [rt::subschema:: < ReadMediaFileOutputContentItemObject >, rt::subschema:: <
+        ReadMediaFileOutputContentItemObject2 >], None)
+    );
+    impl rt::FromJson for ReadMediaFileOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < ReadMediaFileOutputContentItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadMediaFileOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMediaFileOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadMediaFileOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<ReadMediaFileOutputContentItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `read_media_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(ReadMultipleFilesPaths, ::std::vec::Vec < String >);
-    impl ::toolseal::__private::FromJson for ReadMultipleFilesPaths {
+    ::toolseal::__json_schema!(
+        ReadMediaFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("content", rt::subschema:: < ::std::vec::Vec < ReadMediaFileOutputContentItem
+        > >)], required : & ["content"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Structured output of the `read_media_file` tool."), })
+    );
+    ::toolseal::__value_type!(
+        ReadMultipleFilesPaths(::std::vec::Vec < String >), rt::ArrayType < String > =
+        rt::ArrayType::new().min_items(1)
+        .description("Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.")
+    );
+    impl rt::FromJson for ReadMultipleFilesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let items = ::toolseal::__private::check::array(v, at)?;
-            ::toolseal::__private::check::items(
-                items,
-                at,
-                ::core::option::Option::Some(1),
-                ::core::option::Option::None,
-                false,
-            )?;
-            ::toolseal::__private::elements(items, at, cx).map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesPaths);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadMultipleFilesPaths {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMultipleFilesPaths")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadMultipleFilesPaths"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "array".into());
-            s.insert("items".into(), ::toolseal::__private::subschema::<String>(g));
-            s.insert("minItems".into(), 1u64.into());
-            s.insert(
-                "description".into(),
-                "Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories."
-                    .into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMultipleFilesArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["paths"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "paths" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let paths = ::toolseal::__signature_first!(
-                first, < ReadMultipleFilesPaths as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("paths"), cx)
-            );
-            match (paths,) {
-                (::core::option::Option::Some(paths),) => {
-                    ::core::result::Result::Ok(Self { paths })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "paths", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { paths: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadMultipleFilesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMultipleFilesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadMultipleFilesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "paths",
-                            ::toolseal::__private::subschema::<ReadMultipleFilesPaths>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["paths"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `read_multiple_files` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadMultipleFilesOutput {
+    ::toolseal::__json_schema!(
+        ReadMultipleFilesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("paths", rt::subschema:: < ReadMultipleFilesPaths >)], required : &
+        ["paths"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `read_multiple_files` tool."), })
+    );
+    impl rt::FromJson for ReadMultipleFilesOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadMultipleFilesOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadMultipleFilesOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadMultipleFilesOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `read_multiple_files` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadTextFileArgs {
+    ::toolseal::__json_schema!(
+        ReadMultipleFilesOutput, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("content", rt::subschema:: < String >)], required : &
+        ["content"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description :
+        Some("Structured output of the `read_multiple_files` tool."), })
+    );
+    impl rt::FromJson for ReadTextFileArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "tail", "head"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "tail" => 1,
                         "head" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let tail = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("tail"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let head = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("head"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (path, tail, head) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(tail),
-                    ::core::option::Option::Some(head),
-                ) => ::core::result::Result::Ok(Self { path, tail, head }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "tail", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "head", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        path: f0,
+                        tail: f1,
+                        head: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadTextFileArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadTextFileArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadTextFileArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadTextFileArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "tail",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "head",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `read_text_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadTextFileOutput {
+    ::toolseal::__json_schema!(
+        ReadTextFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >), ("tail", rt::subschema:: < f64 >),
+        ("head", rt::subschema:: < f64 >)], required : & ["path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `read_text_file` tool."), })
+    );
+    impl rt::FromJson for ReadTextFileOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadTextFileOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadTextFileOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadTextFileOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadTextFileOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `read_text_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchFilesArgs {
+    ::toolseal::__json_schema!(
+        ReadTextFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `read_text_file` tool."), })
+    );
+    impl rt::FromJson for SearchFilesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "pattern", "excludePatterns"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "pattern" => 1,
                         "excludePatterns" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let pattern = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pattern"), cx)
-            );
-            let exclude_patterns = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("excludePatterns"), cx),
-                ::core::option::Option::None => ::core::result::Result::Ok({ static
-                DEFAULT : ::std::sync::OnceLock < ::std::vec::Vec < String > > =
-                ::std::sync::OnceLock::new(); ::toolseal::__private::default_value(&
-                DEFAULT, "[]") }), }
-            );
-            match (path, pattern, exclude_patterns) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(pattern),
-                    ::core::option::Option::Some(exclude_patterns),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        path,
-                        pattern,
-                        exclude_patterns,
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "pattern", cx, &mut first)?;
+            let f2 = rt::defaulted(
+                slots[2],
+                at,
+                "excludePatterns",
+                cx,
+                &mut first,
+                || {
+                    static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
+                    rt::default_value(&DEFAULT, "[]")
+                },
+            )?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        path: f0,
+                        pattern: f1,
+                        exclude_patterns: f2,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchFilesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchFilesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchFilesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchFilesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pattern",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "excludePatterns",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path", "pattern"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `search_files` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchFilesOutput {
+    ::toolseal::__json_schema!(
+        SearchFilesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >), ("pattern", rt::subschema:: < String >),
+        ("excludePatterns", rt::subschema:: < ::std::vec::Vec < String > >)], required :
+        & ["path", "pattern"], additional : rt::AdditionalSchema::Closed, min_properties
+        : None, max_properties : None, description :
+        Some("Arguments of the `search_files` tool."), })
+    );
+    impl rt::FromJson for SearchFilesOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchFilesOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchFilesOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchFilesOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchFilesOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `search_files` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for WriteFileArgs {
+    ::toolseal::__json_schema!(
+        SearchFilesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `search_files` tool."), })
+    );
+    impl rt::FromJson for WriteFileArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "content" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (path, content) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(content),
-                ) => ::core::result::Result::Ok(Self { path, content }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "content", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { path: f0, content: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(WriteFileArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for WriteFileArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("WriteFileArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "WriteFileArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path", "content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `write_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for WriteFileOutput {
+    ::toolseal::__json_schema!(
+        WriteFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >), ("content", rt::subschema:: < String >)],
+        required : & ["path", "content"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `write_file` tool."), })
+    );
+    impl rt::FromJson for WriteFileOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "content" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (content,) {
-                (::core::option::Option::Some(content),) => {
-                    ::core::result::Result::Ok(Self { content })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { content: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(WriteFileOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for WriteFileOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("WriteFileOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "WriteFileOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `write_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        WriteFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `write_file` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-filesystem.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "create_directory",
-                title: ::core::option::Option::Some("Create Directory"),
-                description: ::core::option::Option::Some(
+                title: Some("Create Directory"),
+                description: Some(
                     "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"create_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "65a8100d75794106b9ac46c370ed488bb2b697b4226b0f52a34ce9266693fcb6",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "directory_tree",
-                title: ::core::option::Option::Some("Directory Tree"),
-                description: ::core::option::Option::Some(
+                title: Some("Directory Tree"),
+                description: Some(
                     "Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"directory_tree\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "0a2bbba458895ae288b0e9d216030e3215709e5c69e48501f394508f76f7623a",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "edit_file",
-                title: ::core::option::Option::Some("Edit File"),
-                description: ::core::option::Option::Some(
+                title: Some("Edit File"),
+                description: Some(
                     "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(true),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"},\"name\":\"edit_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "70a70331d7ee9a43c472de4dfe30d9c13b5b05b659859eee9781063ff0799483",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_file_info",
-                title: ::core::option::Option::Some("Get File Info"),
-                description: ::core::option::Option::Some(
+                title: Some("Get File Info"),
+                description: Some(
                     "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"get_file_info\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "1abcdeae60d9a4aa153dda30099ba90a46c1becb097fa0e0e18a292165082381",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "list_allowed_directories",
-                title: ::core::option::Option::Some("List Allowed Directories"),
-                description: ::core::option::Option::Some(
+                title: Some("List Allowed Directories"),
+                description: Some(
                     "Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"list_allowed_directories\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "2fd9d5d503cac4b0cc2d4e94319ab0813212d9bd4e18fba8cf01599d5daaf3b4",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "list_directory",
-                title: ::core::option::Option::Some("List Directory"),
-                description: ::core::option::Option::Some(
+                title: Some("List Directory"),
+                description: Some(
                     "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "bb6f7559bbfe99cddeccb4be20c7734737f733558649407e3a0f7e8780ccd939",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "list_directory_with_sizes",
-                title: ::core::option::Option::Some("List Directory with Sizes"),
-                description: ::core::option::Option::Some(
+                title: Some("List Directory with Sizes"),
+                description: Some(
                     "Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory_with_sizes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "7ca1582f6b3f87ab4f0f4e16be8000a127bd890a46339c12f38f29e5b90926dc",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "move_file",
-                title: ::core::option::Option::Some("Move File"),
-                description: ::core::option::Option::Some(
+                title: Some("Move File"),
+                description: Some(
                     "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(true),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"},\"name\":\"move_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "2da97c5e3c3f41ec6e11b1efb196961314c744b9605bd689755fed37693fbf49",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "read_file",
-                title: ::core::option::Option::Some("Read File (Deprecated)"),
-                description: ::core::option::Option::Some(
+                title: Some("Read File (Deprecated)"),
+                description: Some(
                     "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "832dfa7b016bde2ee031446194327fd9fd9b09be918c38d3fd692cc52c5e16a1",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "read_media_file",
-                title: ::core::option::Option::Some("Read Media File"),
-                description: ::core::option::Option::Some(
+                title: Some("Read Media File"),
+                description: Some(
                     "Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_media_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "5847ec84c824b89f6c3c8867d325693c8bb7811dfffd162422688c3e3573404f",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "read_multiple_files",
-                title: ::core::option::Option::Some("Read Multiple Files"),
-                description: ::core::option::Option::Some(
+                title: Some("Read Multiple Files"),
+                description: Some(
                     "Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"},\"name\":\"read_multiple_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "62c2b6464a7d3a9d81523b9e5de4dc310c4a5ca393637d22da5812003f5e3799",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "read_text_file",
-                title: ::core::option::Option::Some("Read Text File"),
-                description: ::core::option::Option::Some(
+                title: Some("Read Text File"),
+                description: Some(
                     "Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_text_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "9888d5b04be85432da2a27572407ddf800cc14c58a60aa002f7b2cdec9000f89",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "search_files",
-                title: ::core::option::Option::Some("Search Files"),
-                description: ::core::option::Option::Some(
+                title: Some("Search Files"),
+                description: Some(
                     "Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"},\"name\":\"search_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "12c3e315ac7b86d99b26fdc169b10949b8d361a0502de53266e30f9d1d5fae11",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "write_file",
-                title: ::core::option::Option::Some("Write File"),
-                description: ::core::option::Option::Some(
+                title: Some("Write File"),
+                description: Some(
                     "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(true),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"name\":\"write_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
                 digest: "1e4d94b04c749d880328ebd83299bcc3aea8d4094e064f87b99c8aa8479404b0",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -3515,131 +1878,80 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <CreateDirectoryArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <CreateDirectoryArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreateDirectory)
                 }
-                ::core::option::Option::Some(1) => {
-                    <DirectoryTreeArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <DirectoryTreeArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::DirectoryTree)
                 }
-                ::core::option::Option::Some(2) => {
-                    <EditFileArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <EditFileArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::EditFile)
                 }
-                ::core::option::Option::Some(3) => {
-                    <GetFileInfoArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <GetFileInfoArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetFileInfo)
                 }
-                ::core::option::Option::Some(4) => {
-                    <ListAllowedDirectoriesArgs as ::toolseal::__private::FromJson>::from_json(
+                Some(4) => {
+                    <ListAllowedDirectoriesArgs as rt::FromJson>::from_json(
                             args,
                             &at,
                             cx,
                         )
                         .map(Self::ListAllowedDirectories)
                 }
-                ::core::option::Option::Some(5) => {
-                    <ListDirectoryArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(5) => {
+                    <ListDirectoryArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ListDirectory)
                 }
-                ::core::option::Option::Some(6) => {
-                    <ListDirectoryWithSizesArgs as ::toolseal::__private::FromJson>::from_json(
+                Some(6) => {
+                    <ListDirectoryWithSizesArgs as rt::FromJson>::from_json(
                             args,
                             &at,
                             cx,
                         )
                         .map(Self::ListDirectoryWithSizes)
                 }
-                ::core::option::Option::Some(7) => {
-                    <MoveFileArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <MoveFileArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::MoveFile)
                 }
-                ::core::option::Option::Some(8) => {
-                    <ReadFileArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <ReadFileArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ReadFile)
                 }
-                ::core::option::Option::Some(9) => {
-                    <ReadMediaFileArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(9) => {
+                    <ReadMediaFileArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ReadMediaFile)
                 }
-                ::core::option::Option::Some(10) => {
-                    <ReadMultipleFilesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(10) => {
+                    <ReadMultipleFilesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ReadMultipleFiles)
                 }
-                ::core::option::Option::Some(11) => {
-                    <ReadTextFileArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(11) => {
+                    <ReadTextFileArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ReadTextFile)
                 }
-                ::core::option::Option::Some(12) => {
-                    <SearchFilesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(12) => {
+                    <SearchFilesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::SearchFiles)
                 }
-                ::core::option::Option::Some(13) => {
-                    <WriteFileArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(13) => {
+                    <WriteFileArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::WriteFile)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -3667,189 +1979,161 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("create_directory", ::toolseal::__private::root_schema(<
-                CreateDirectoryArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < CreateDirectoryArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("directory_tree", ::toolseal::__private::root_schema(< DirectoryTreeArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                DirectoryTreeArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("edit_file", ::toolseal::__private::root_schema(<
-                EditFileArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < EditFileArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get_file_info", ::toolseal::__private::root_schema(< GetFileInfoArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetFileInfoArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("list_allowed_directories",
-                ::toolseal::__private::root_schema(< ListAllowedDirectoriesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ListAllowedDirectoriesArgs as ::toolseal::__private::schemars::JsonSchema
-                > ::json_schema)), ("list_directory",
-                ::toolseal::__private::root_schema(< ListDirectoryArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ListDirectoryArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("list_directory_with_sizes",
-                ::toolseal::__private::root_schema(< ListDirectoryWithSizesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ListDirectoryWithSizesArgs as ::toolseal::__private::schemars::JsonSchema
-                > ::json_schema)), ("move_file", ::toolseal::__private::root_schema(<
-                MoveFileArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < MoveFileArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("read_file", ::toolseal::__private::root_schema(< ReadFileArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ReadFileArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("read_media_file", ::toolseal::__private::root_schema(<
-                ReadMediaFileArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < ReadMediaFileArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("read_multiple_files", ::toolseal::__private::root_schema(<
-                ReadMultipleFilesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < ReadMultipleFilesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("read_text_file", ::toolseal::__private::root_schema(< ReadTextFileArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ReadTextFileArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("search_files", ::toolseal::__private::root_schema(<
-                SearchFilesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < SearchFilesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("write_file", ::toolseal::__private::root_schema(< WriteFileArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                WriteFileArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)),
+                ("create_directory", rt::root_schema(< CreateDirectoryArgs as
+                rt::schemars::JsonSchema > ::schema_name, < CreateDirectoryArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("directory_tree",
+                rt::root_schema(< DirectoryTreeArgs as rt::schemars::JsonSchema >
+                ::schema_name, < DirectoryTreeArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("edit_file", rt::root_schema(< EditFileArgs as
+                rt::schemars::JsonSchema > ::schema_name, < EditFileArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get_file_info",
+                rt::root_schema(< GetFileInfoArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetFileInfoArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("list_allowed_directories", rt::root_schema(<
+                ListAllowedDirectoriesArgs as rt::schemars::JsonSchema > ::schema_name, <
+                ListAllowedDirectoriesArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("list_directory", rt::root_schema(< ListDirectoryArgs as
+                rt::schemars::JsonSchema > ::schema_name, < ListDirectoryArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("list_directory_with_sizes",
+                rt::root_schema(< ListDirectoryWithSizesArgs as rt::schemars::JsonSchema
+                > ::schema_name, < ListDirectoryWithSizesArgs as rt::schemars::JsonSchema
+                > ::json_schema)), ("move_file", rt::root_schema(< MoveFileArgs as
+                rt::schemars::JsonSchema > ::schema_name, < MoveFileArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("read_file",
+                rt::root_schema(< ReadFileArgs as rt::schemars::JsonSchema >
+                ::schema_name, < ReadFileArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("read_media_file", rt::root_schema(< ReadMediaFileArgs
+                as rt::schemars::JsonSchema > ::schema_name, < ReadMediaFileArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("read_multiple_files",
+                rt::root_schema(< ReadMultipleFilesArgs as rt::schemars::JsonSchema >
+                ::schema_name, < ReadMultipleFilesArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("read_text_file", rt::root_schema(< ReadTextFileArgs as
+                rt::schemars::JsonSchema > ::schema_name, < ReadTextFileArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("search_files",
+                rt::root_schema(< SearchFilesArgs as rt::schemars::JsonSchema >
+                ::schema_name, < SearchFilesArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("write_file", rt::root_schema(< WriteFileArgs as
+                rt::schemars::JsonSchema > ::schema_name, < WriteFileArgs as
+                rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::CreateDirectory(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::DirectoryTree(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::EditFile(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetFileInfo(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ListAllowedDirectories(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ListDirectory(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ListDirectoryWithSizes(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::MoveFile(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ReadFile(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ReadMediaFile(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ReadMultipleFiles(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ReadTextFile(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::SearchFiles(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::WriteFile(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::CreateDirectory(a) => map.serialize_entry("arguments", a)?,

@@ -93,15 +93,8 @@ pub struct CreatePullRequestArgs {
 /// The review action to perform
 ///
 /// Constraints: one of `"APPROVE"`, `"REQUEST_CHANGES"`, `"COMMENT"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum CreatePullRequestReviewEvent {
     /// `"APPROVE"`
@@ -301,15 +294,8 @@ pub struct ListCommitsArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"asc"`, `"desc"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListIssuesDirection {
     /// `"asc"`
@@ -321,15 +307,8 @@ pub enum ListIssuesDirection {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"created"`, `"updated"`, `"comments"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListIssuesSort {
     /// `"created"`
@@ -344,15 +323,8 @@ pub enum ListIssuesSort {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"open"`, `"closed"`, `"all"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListIssuesState {
     /// `"open"`
@@ -394,15 +366,8 @@ pub struct ListIssuesArgs {
 /// State of the pull requests to return
 ///
 /// Constraints: one of `"open"`, `"closed"`, `"all"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListPullRequestsState {
     /// `"open"`
@@ -419,15 +384,8 @@ pub enum ListPullRequestsState {
 /// What to sort results by
 ///
 /// Constraints: one of `"created"`, `"updated"`, `"popularity"`, `"long-running"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListPullRequestsSort {
     /// `"created"`
@@ -447,15 +405,8 @@ pub enum ListPullRequestsSort {
 /// The direction of the sort
 ///
 /// Constraints: one of `"asc"`, `"desc"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum ListPullRequestsDirection {
     /// `"asc"`
@@ -506,15 +457,8 @@ pub struct ListPullRequestsArgs {
 /// Merge method to use
 ///
 /// Constraints: one of `"merge"`, `"squash"`, `"rebase"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum MergePullRequestMergeMethod {
     /// `"merge"`
@@ -613,15 +557,8 @@ pub type SearchIssuesPage = SearchCodePage;
 pub type SearchIssuesPerPage = SearchCodePerPage;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"comments"`, `"reactions"`, `"reactions-+1"`, `"reactions--1"`, `"reactions-smile"`, `"reactions-thinking_face"`, `"reactions-heart"`, `"reactions-tada"`, `"interactions"`, `"created"`, `"updated"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum SearchIssuesSort {
     /// `"comments"`
@@ -703,15 +640,8 @@ pub type SearchUsersPage = SearchCodePage;
 pub type SearchUsersPerPage = SearchCodePerPage;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"followers"`, `"repositories"`, `"joined"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum SearchUsersSort {
     /// `"followers"`
@@ -745,15 +675,8 @@ pub struct SearchUsersArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"open"`, `"closed"`.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    ::toolseal::__private::serde::Serialize
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub enum UpdateIssueState {
     /// `"open"`
@@ -858,249 +781,116 @@ pub enum ToolCall {
     /// Update a pull request branch with the latest changes from the base branch
     UpdatePullRequestBranch(UpdatePullRequestBranchArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    impl ::toolseal::__private::FromJson for AddIssueCommentArgs {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    impl rt::FromJson for AddIssueCommentArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "issue_number", "body"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "issue_number" => 2,
                         "body" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2, 3],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let issue_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("issue_number"), cx)
-            );
-            let body = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[3]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("body"),
-                cx)
-            );
-            match (owner, repo, issue_number, body) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(issue_number),
-                    ::core::option::Option::Some(body),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        issue_number,
-                        body,
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "issue_number", cx, &mut first)?;
+            let f3 = rt::required(slots[3], at, "body", cx, &mut first)?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        issue_number: f2,
+                        body: f3,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddIssueCommentArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for AddIssueCommentArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("AddIssueCommentArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "AddIssueCommentArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "issue_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "body",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "issue_number", "body"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `add_issue_comment` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateBranchArgs {
+    ::toolseal::__json_schema!(
+        AddIssueCommentArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("issue_number", rt::subschema:: < f64 >), ("body", rt::subschema:: < String >)],
+        required : & ["owner", "repo", "issue_number", "body"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `add_issue_comment` tool."), })
+    );
+    impl rt::FromJson for CreateBranchArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "branch", "from_branch"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "branch" => 2,
                         "from_branch" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let branch = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("branch"),
-                cx)
-            );
-            let from_branch = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("from_branch"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, branch, from_branch) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(branch),
-                    ::core::option::Option::Some(from_branch),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        branch,
-                        from_branch,
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "branch", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "from_branch", cx, &mut first)?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        branch: f2,
+                        from_branch: f3,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateBranchArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateBranchArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateBranchArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateBranchArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branch",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "from_branch",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "branch"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_branch` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateIssueArgs {
+    ::toolseal::__json_schema!(
+        CreateBranchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("branch", rt::subschema:: < String >), ("from_branch", rt::subschema:: < String
+        >)], required : & ["owner", "repo", "branch"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `create_branch` tool."), })
+    );
+    impl rt::FromJson for CreateIssueArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "owner",
                     "repo",
@@ -1110,7 +900,7 @@ const _: () = {
                     "milestone",
                     "labels",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
@@ -1119,157 +909,64 @@ const _: () = {
                         "assignees" => 4,
                         "milestone" => 5,
                         "labels" => 6,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let title = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("title"),
-                cx)
-            );
-            let body = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("body"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let assignees = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("assignees"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let milestone = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("milestone"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let labels = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("labels"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, title, body, assignees, milestone, labels) {
+            let slots = rt::check::slots::<7usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "title", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "body", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "assignees", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "milestone", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "labels", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6) {
                 (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(title),
-                    ::core::option::Option::Some(body),
-                    ::core::option::Option::Some(assignees),
-                    ::core::option::Option::Some(milestone),
-                    ::core::option::Option::Some(labels),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        title,
-                        body,
-                        assignees,
-                        milestone,
-                        labels,
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        title: f2,
+                        body: f3,
+                        assignees: f4,
+                        milestone: f5,
+                        labels: f6,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateIssueArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateIssueArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateIssueArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateIssueArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "title",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "body",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "assignees",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "milestone",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "labels",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "title"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_issue` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateOrUpdateFileArgs {
+    ::toolseal::__json_schema!(
+        CreateIssueArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("title", rt::subschema:: < String >), ("body", rt::subschema:: < String >),
+        ("assignees", rt::subschema:: < ::std::vec::Vec < String > >), ("milestone",
+        rt::subschema:: < f64 >), ("labels", rt::subschema:: < ::std::vec::Vec < String >
+        >)], required : & ["owner", "repo", "title"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `create_issue` tool."), })
+    );
+    impl rt::FromJson for CreateOrUpdateFileArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "owner",
                     "repo",
@@ -1279,7 +976,7 @@ const _: () = {
                     "branch",
                     "sha",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
@@ -1288,152 +985,64 @@ const _: () = {
                         "message" => 4,
                         "branch" => 5,
                         "sha" => 6,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2, 3, 4, 5],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[3]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            let message = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[4]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("message"), cx)
-            );
-            let branch = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[5]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("branch"),
-                cx)
-            );
-            let sha = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("sha"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, path, content, message, branch, sha) {
+            let slots = rt::check::slots::<7usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "path", cx, &mut first)?;
+            let f3 = rt::required(slots[3], at, "content", cx, &mut first)?;
+            let f4 = rt::required(slots[4], at, "message", cx, &mut first)?;
+            let f5 = rt::required(slots[5], at, "branch", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "sha", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6) {
                 (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(content),
-                    ::core::option::Option::Some(message),
-                    ::core::option::Option::Some(branch),
-                    ::core::option::Option::Some(sha),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        path,
-                        content,
-                        message,
-                        branch,
-                        sha,
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        path: f2,
+                        content: f3,
+                        message: f4,
+                        branch: f5,
+                        sha: f6,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateOrUpdateFileArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateOrUpdateFileArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateOrUpdateFileArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateOrUpdateFileArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "message",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branch",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "sha",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "path", "content", "message", "branch"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_or_update_file` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreatePullRequestArgs {
+    ::toolseal::__json_schema!(
+        CreateOrUpdateFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("path", rt::subschema:: < String >), ("content", rt::subschema:: < String >),
+        ("message", rt::subschema:: < String >), ("branch", rt::subschema:: < String >),
+        ("sha", rt::subschema:: < String >)], required : & ["owner", "repo", "path",
+        "content", "message", "branch"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `create_or_update_file` tool."), })
+    );
+    impl rt::FromJson for CreatePullRequestArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "owner",
                     "repo",
@@ -1444,7 +1053,7 @@ const _: () = {
                     "draft",
                     "maintainer_can_modify",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
@@ -1454,507 +1063,196 @@ const _: () = {
                         "base" => 5,
                         "draft" => 6,
                         "maintainer_can_modify" => 7,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2, 4, 5],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<8usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let title = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("title"),
-                cx)
-            );
-            let body = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("body"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let head = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[4]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("head"),
-                cx)
-            );
-            let base = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[5]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("base"),
-                cx)
-            );
-            let draft = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("draft"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let maintainer_can_modify = ::toolseal::__signature_first!(
-                first, match slots[7] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("maintainer_can_modify"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, title, body, head, base, draft, maintainer_can_modify) {
+            let slots = rt::check::slots::<8usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "title", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "body", cx, &mut first)?;
+            let f4 = rt::required(slots[4], at, "head", cx, &mut first)?;
+            let f5 = rt::required(slots[5], at, "base", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "draft", cx, &mut first)?;
+            let f7 = rt::optional(
+                slots[7],
+                at,
+                "maintainer_can_modify",
+                cx,
+                &mut first,
+            )?;
+            match (f0, f1, f2, f3, f4, f5, f6, f7) {
                 (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(title),
-                    ::core::option::Option::Some(body),
-                    ::core::option::Option::Some(head),
-                    ::core::option::Option::Some(base),
-                    ::core::option::Option::Some(draft),
-                    ::core::option::Option::Some(maintainer_can_modify),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
+                    Some(f7),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        title,
-                        body,
-                        head,
-                        base,
-                        draft,
-                        maintainer_can_modify,
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        title: f2,
+                        body: f3,
+                        head: f4,
+                        base: f5,
+                        draft: f6,
+                        maintainer_can_modify: f7,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreatePullRequestArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreatePullRequestArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreatePullRequestArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "title",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "body",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "head",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "base",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "draft",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "maintainer_can_modify",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "title", "head", "base"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_pull_request` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl CreatePullRequestReviewEvent {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Approve => "APPROVE",
-                Self::RequestChanges => "REQUEST_CHANGES",
-                Self::Comment => "COMMENT",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreatePullRequestReviewEvent {
+    ::toolseal::__json_schema!(
+        CreatePullRequestArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("title", rt::subschema:: < String >), ("body", rt::subschema:: < String >),
+        ("head", rt::subschema:: < String >), ("base", rt::subschema:: < String >),
+        ("draft", rt::subschema:: < bool >), ("maintainer_can_modify", rt::subschema:: <
+        bool >)], required : & ["owner", "repo", "title", "head", "base"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `create_pull_request` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        CreatePullRequestReviewEvent[Approve, RequestChanges, Comment] = rt::StringEnum {
+        values : & ["APPROVE", "REQUEST_CHANGES", "COMMENT"], keyword :
+        rt::Keyword::Enum, expected :
+        "one of \"APPROVE\", \"REQUEST_CHANGES\", \"COMMENT\"", description :
+        Some("The review action to perform"), }
+    );
+    impl rt::FromJson for CreatePullRequestReviewCommentsItemObject {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "APPROVE" => return ::core::result::Result::Ok(Self::Approve),
-                    "REQUEST_CHANGES" => {
-                        return ::core::result::Result::Ok(Self::RequestChanges);
-                    }
-                    "COMMENT" => return ::core::result::Result::Ok(Self::Comment),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"APPROVE\", \"REQUEST_CHANGES\", \"COMMENT\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewEvent);
-    impl ::toolseal::__private::schemars::JsonSchema for CreatePullRequestReviewEvent {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreatePullRequestReviewEvent")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "CreatePullRequestReviewEvent"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"APPROVE\""),
-                        ::toolseal::__private::json_literal("\"REQUEST_CHANGES\""),
-                        ::toolseal::__private::json_literal("\"COMMENT\"")
-                    ],
-                ),
-            );
-            s.insert("description".into(), "The review action to perform".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreatePullRequestReviewCommentsItemObject {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "position", "body"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "position" => 1,
                         "body" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let position = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("position"), cx)
-            );
-            let body = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("body"),
-                cx)
-            );
-            match (path, position, body) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(position),
-                    ::core::option::Option::Some(body),
-                ) => ::core::result::Result::Ok(Self { path, position, body }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "position", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "body", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        path: f0,
+                        position: f1,
+                        body: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItemObject);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for CreatePullRequestReviewCommentsItemObject {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreatePullRequestReviewCommentsItemObject")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::",
-                    "CreatePullRequestReviewCommentsItemObject"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "position",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "body",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path", "position", "body"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreatePullRequestReviewCommentsItemObject2 {
+    ::toolseal::__json_schema!(
+        CreatePullRequestReviewCommentsItemObject, g => rt::object_schema(g, &
+        rt::ObjectSchema { properties : & [("path", rt::subschema:: < String >),
+        ("position", rt::subschema:: < f64 >), ("body", rt::subschema:: < String >)],
+        required : & ["path", "position", "body"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for CreatePullRequestReviewCommentsItemObject2 {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "line", "body"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "line" => 1,
                         "body" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let line = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("line"),
-                cx)
-            );
-            let body = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("body"),
-                cx)
-            );
-            match (path, line, body) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(line),
-                    ::core::option::Option::Some(body),
-                ) => ::core::result::Result::Ok(Self { path, line, body }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "line", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "body", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        path: f0,
+                        line: f1,
+                        body: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItemObject2);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for CreatePullRequestReviewCommentsItemObject2 {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreatePullRequestReviewCommentsItemObject2")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::",
-                    "CreatePullRequestReviewCommentsItemObject2"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "line",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "body",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path", "line", "body"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreatePullRequestReviewCommentsItem {
+    ::toolseal::__json_schema!(
+        CreatePullRequestReviewCommentsItemObject2, g => rt::object_schema(g, &
+        rt::ObjectSchema { properties : & [("path", rt::subschema:: < String >), ("line",
+        rt::subschema:: < f64 >), ("body", rt::subschema:: < String >)], required : &
+        ["path", "line", "body"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for CreatePullRequestReviewCommentsItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <CreatePullRequestReviewCommentsItemObject as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Object(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <CreatePullRequestReviewCommentsItemObject2 as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Object2(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: object"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: object",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object2),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItem);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for CreatePullRequestReviewCommentsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreatePullRequestReviewCommentsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "CreatePullRequestReviewCommentsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: <
-                        CreatePullRequestReviewCommentsItemObject > (g),
-                        ::toolseal::__private::subschema:: <
-                        CreatePullRequestReviewCommentsItemObject2 > (g)
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreatePullRequestReviewArgs {
+    ::toolseal::__json_schema!(
+        CreatePullRequestReviewCommentsItem, g => rt::union_schema(g, "anyOf", &
+        [rt::subschema:: < CreatePullRequestReviewCommentsItemObject >, rt::subschema:: <
+        CreatePullRequestReviewCommentsItemObject2 >], None)
+    );
+    impl rt::FromJson for CreatePullRequestReviewArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "owner",
                     "repo",
@@ -1964,7 +1262,7 @@ const _: () = {
                     "event",
                     "comments",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
@@ -1973,1390 +1271,551 @@ const _: () = {
                         "body" => 4,
                         "event" => 5,
                         "comments" => 6,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2, 4, 5],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<7usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let pull_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pull_number"), cx)
-            );
-            let commit_id = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("commit_id"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let body = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[4]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("body"),
-                cx)
-            );
-            let event = ::toolseal::__signature_first!(
-                first, < CreatePullRequestReviewEvent as ::toolseal::__private::FromJson
-                > ::from_json(slots[5].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("event"), cx)
-            );
-            let comments = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < CreatePullRequestReviewCommentsItem > as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("comments"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, pull_number, commit_id, body, event, comments) {
+            let slots = rt::check::slots::<7usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "commit_id", cx, &mut first)?;
+            let f4 = rt::required(slots[4], at, "body", cx, &mut first)?;
+            let f5 = rt::required(slots[5], at, "event", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "comments", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6) {
                 (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(pull_number),
-                    ::core::option::Option::Some(commit_id),
-                    ::core::option::Option::Some(body),
-                    ::core::option::Option::Some(event),
-                    ::core::option::Option::Some(comments),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        pull_number,
-                        commit_id,
-                        body,
-                        event,
-                        comments,
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        pull_number: f2,
+                        commit_id: f3,
+                        body: f4,
+                        event: f5,
+                        comments: f6,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreatePullRequestReviewArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreatePullRequestReviewArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "CreatePullRequestReviewArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pull_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "commit_id",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "body",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "event",
-                            ::toolseal::__private::subschema::<
-                                CreatePullRequestReviewEvent,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "comments",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<CreatePullRequestReviewCommentsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "pull_number", "body", "event"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_pull_request_review` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateRepositoryArgs {
+    ::toolseal::__json_schema!(
+        CreatePullRequestReviewArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
+        String >), ("pull_number", rt::subschema:: < f64 >), ("commit_id",
+        rt::subschema:: < String >), ("body", rt::subschema:: < String >), ("event",
+        rt::subschema:: < CreatePullRequestReviewEvent >), ("comments", rt::subschema:: <
+        ::std::vec::Vec < CreatePullRequestReviewCommentsItem > >)], required : &
+        ["owner", "repo", "pull_number", "body", "event"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `create_pull_request_review` tool."), })
+    );
+    impl rt::FromJson for CreateRepositoryArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["name", "description", "private", "autoInit"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "name" => 0,
                         "description" => 1,
                         "private" => 2,
                         "autoInit" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
-                cx)
-            );
-            let description = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("description"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let private = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("private"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let auto_init = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < bool as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("autoInit"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (name, description, private, auto_init) {
-                (
-                    ::core::option::Option::Some(name),
-                    ::core::option::Option::Some(description),
-                    ::core::option::Option::Some(private),
-                    ::core::option::Option::Some(auto_init),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        name,
-                        description,
-                        private,
-                        auto_init,
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "name", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "description", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "private", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "autoInit", cx, &mut first)?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        name: f0,
+                        description: f1,
+                        private: f2,
+                        auto_init: f3,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRepositoryArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateRepositoryArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateRepositoryArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateRepositoryArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "description",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "private",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "autoInit",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["name"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_repository` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ForkRepositoryArgs {
+    ::toolseal::__json_schema!(
+        CreateRepositoryArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("name", rt::subschema:: < String >), ("description", rt::subschema:: < String
+        >), ("private", rt::subschema:: < bool >), ("autoInit", rt::subschema:: < bool
+        >)], required : & ["name"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `create_repository` tool."), })
+    );
+    impl rt::FromJson for ForkRepositoryArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "organization"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "organization" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let organization = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("organization"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, organization) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(organization),
-                ) => ::core::result::Result::Ok(Self { owner, repo, organization }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "organization", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        organization: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ForkRepositoryArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ForkRepositoryArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ForkRepositoryArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ForkRepositoryArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "organization",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `fork_repository` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetFileContentsArgs {
+    ::toolseal::__json_schema!(
+        ForkRepositoryArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("organization", rt::subschema:: < String >)], required : & ["owner", "repo"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Arguments of the `fork_repository` tool."), })
+    );
+    impl rt::FromJson for GetFileContentsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "path", "branch"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "path" => 2,
                         "branch" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let branch = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("branch"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, path, branch) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(branch),
-                ) => ::core::result::Result::Ok(Self { owner, repo, path, branch }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "path", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "branch", cx, &mut first)?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        path: f2,
+                        branch: f3,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetFileContentsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetFileContentsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetFileContentsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetFileContentsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branch",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "path"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_file_contents` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetIssueArgs {
+    ::toolseal::__json_schema!(
+        GetFileContentsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("path", rt::subschema:: < String >), ("branch", rt::subschema:: < String >)],
+        required : & ["owner", "repo", "path"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `get_file_contents` tool."), })
+    );
+    impl rt::FromJson for GetIssueArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "issue_number"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "issue_number" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let issue_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("issue_number"), cx)
-            );
-            match (owner, repo, issue_number) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(issue_number),
-                ) => ::core::result::Result::Ok(Self { owner, repo, issue_number }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "issue_number", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        issue_number: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetIssueArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetIssueArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetIssueArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetIssueArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "issue_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "issue_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_issue` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetPullRequestArgs {
+    ::toolseal::__json_schema!(
+        GetIssueArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("issue_number", rt::subschema:: < f64 >)], required : & ["owner", "repo",
+        "issue_number"], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `get_issue` tool."), })
+    );
+    impl rt::FromJson for GetPullRequestArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "pull_number" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let pull_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pull_number"), cx)
-            );
-            match (owner, repo, pull_number) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(pull_number),
-                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        pull_number: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetPullRequestArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetPullRequestArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pull_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "pull_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_pull_request` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetPullRequestCommentsArgs {
+    ::toolseal::__json_schema!(
+        GetPullRequestArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("pull_number", rt::subschema:: < f64 >)], required : & ["owner", "repo",
+        "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `get_pull_request` tool."), })
+    );
+    impl rt::FromJson for GetPullRequestCommentsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "pull_number" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let pull_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pull_number"), cx)
-            );
-            match (owner, repo, pull_number) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(pull_number),
-                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        pull_number: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestCommentsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestCommentsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetPullRequestCommentsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "GetPullRequestCommentsArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pull_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "pull_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_pull_request_comments` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetPullRequestFilesArgs {
+    ::toolseal::__json_schema!(
+        GetPullRequestCommentsArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
+        String >), ("pull_number", rt::subschema:: < f64 >)], required : & ["owner",
+        "repo", "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties
+        : None, max_properties : None, description :
+        Some("Arguments of the `get_pull_request_comments` tool."), })
+    );
+    impl rt::FromJson for GetPullRequestFilesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "pull_number" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let pull_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pull_number"), cx)
-            );
-            match (owner, repo, pull_number) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(pull_number),
-                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        pull_number: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestFilesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestFilesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetPullRequestFilesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetPullRequestFilesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pull_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "pull_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_pull_request_files` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetPullRequestReviewsArgs {
+    ::toolseal::__json_schema!(
+        GetPullRequestFilesArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
+        String >), ("pull_number", rt::subschema:: < f64 >)], required : & ["owner",
+        "repo", "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties
+        : None, max_properties : None, description :
+        Some("Arguments of the `get_pull_request_files` tool."), })
+    );
+    impl rt::FromJson for GetPullRequestReviewsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "pull_number" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let pull_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pull_number"), cx)
-            );
-            match (owner, repo, pull_number) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(pull_number),
-                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        pull_number: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestReviewsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestReviewsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetPullRequestReviewsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "GetPullRequestReviewsArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pull_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "pull_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_pull_request_reviews` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for GetPullRequestStatusArgs {
+    ::toolseal::__json_schema!(
+        GetPullRequestReviewsArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
+        String >), ("pull_number", rt::subschema:: < f64 >)], required : & ["owner",
+        "repo", "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties
+        : None, max_properties : None, description :
+        Some("Arguments of the `get_pull_request_reviews` tool."), })
+    );
+    impl rt::FromJson for GetPullRequestStatusArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "pull_number" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let pull_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pull_number"), cx)
-            );
-            match (owner, repo, pull_number) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(pull_number),
-                ) => ::core::result::Result::Ok(Self { owner, repo, pull_number }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        pull_number: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(GetPullRequestStatusArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for GetPullRequestStatusArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("GetPullRequestStatusArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "GetPullRequestStatusArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pull_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "pull_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `get_pull_request_status` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListCommitsArgs {
+    ::toolseal::__json_schema!(
+        GetPullRequestStatusArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
+        String >), ("pull_number", rt::subschema:: < f64 >)], required : & ["owner",
+        "repo", "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties
+        : None, max_properties : None, description :
+        Some("Arguments of the `get_pull_request_status` tool."), })
+    );
+    impl rt::FromJson for ListCommitsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "sha", "page", "perPage"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "sha" => 2,
                         "page" => 3,
                         "perPage" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let sha = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("sha"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let page = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("page"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let per_page = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("perPage"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, sha, page, per_page) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(sha),
-                    ::core::option::Option::Some(page),
-                    ::core::option::Option::Some(per_page),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        sha,
-                        page,
-                        per_page,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "sha", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "page", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "perPage", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        sha: f2,
+                        page: f3,
+                        per_page: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListCommitsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ListCommitsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListCommitsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListCommitsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "sha",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "page",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "perPage",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `list_commits` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl ListIssuesDirection {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Asc => "asc",
-                Self::Desc => "desc",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListIssuesDirection {
+    ::toolseal::__json_schema!(
+        ListCommitsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("sha", rt::subschema:: < String >), ("page", rt::subschema:: < f64 >),
+        ("perPage", rt::subschema:: < f64 >)], required : & ["owner", "repo"], additional
+        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `list_commits` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        ListIssuesDirection[Asc, Desc] = rt::StringEnum { values : & ["asc", "desc"],
+        keyword : rt::Keyword::Enum, expected : "one of \"asc\", \"desc\"", description :
+        None, }
+    );
+    ::toolseal::__string_enum!(
+        ListIssuesSort[Created, Updated, Comments] = rt::StringEnum { values : &
+        ["created", "updated", "comments"], keyword : rt::Keyword::Enum, expected :
+        "one of \"created\", \"updated\", \"comments\"", description : None, }
+    );
+    ::toolseal::__string_enum!(
+        ListIssuesState[Open, Closed, All] = rt::StringEnum { values : & ["open",
+        "closed", "all"], keyword : rt::Keyword::Enum, expected :
+        "one of \"open\", \"closed\", \"all\"", description : None, }
+    );
+    impl rt::FromJson for ListIssuesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "asc" => return ::core::result::Result::Ok(Self::Asc),
-                    "desc" => return ::core::result::Result::Ok(Self::Desc),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"asc\", \"desc\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListIssuesDirection);
-    impl ::toolseal::__private::schemars::JsonSchema for ListIssuesDirection {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListIssuesDirection")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListIssuesDirection"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"asc\""),
-                        ::toolseal::__private::json_literal("\"desc\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl ListIssuesSort {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Created => "created",
-                Self::Updated => "updated",
-                Self::Comments => "comments",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListIssuesSort {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "created" => return ::core::result::Result::Ok(Self::Created),
-                    "updated" => return ::core::result::Result::Ok(Self::Updated),
-                    "comments" => return ::core::result::Result::Ok(Self::Comments),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"created\", \"updated\", \"comments\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListIssuesSort);
-    impl ::toolseal::__private::schemars::JsonSchema for ListIssuesSort {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListIssuesSort")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListIssuesSort"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"created\""),
-                        ::toolseal::__private::json_literal("\"updated\""),
-                        ::toolseal::__private::json_literal("\"comments\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl ListIssuesState {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Open => "open",
-                Self::Closed => "closed",
-                Self::All => "all",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListIssuesState {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "open" => return ::core::result::Result::Ok(Self::Open),
-                    "closed" => return ::core::result::Result::Ok(Self::Closed),
-                    "all" => return ::core::result::Result::Ok(Self::All),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"open\", \"closed\", \"all\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListIssuesState);
-    impl ::toolseal::__private::schemars::JsonSchema for ListIssuesState {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListIssuesState")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListIssuesState"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"open\""),
-                        ::toolseal::__private::json_literal("\"closed\""),
-                        ::toolseal::__private::json_literal("\"all\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListIssuesArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "owner",
                     "repo",
@@ -3368,7 +1827,7 @@ const _: () = {
                     "sort",
                     "state",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
@@ -3379,385 +1838,89 @@ const _: () = {
                         "since" => 6,
                         "sort" => 7,
                         "state" => 8,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let direction = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ListIssuesDirection as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("direction"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let labels = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("labels"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let page = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("page"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let per_page = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("per_page"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let since = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("since"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let sort = ::toolseal::__signature_first!(
-                first, match slots[7] { ::core::option::Option::Some(x) => <
-                ListIssuesSort as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("sort"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let state = ::toolseal::__signature_first!(
-                first, match slots[8] { ::core::option::Option::Some(x) => <
-                ListIssuesState as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("state"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, direction, labels, page, per_page, since, sort, state) {
+            let slots = rt::check::slots::<9usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "direction", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "labels", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "page", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "per_page", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "since", cx, &mut first)?;
+            let f7 = rt::optional(slots[7], at, "sort", cx, &mut first)?;
+            let f8 = rt::optional(slots[8], at, "state", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6, f7, f8) {
                 (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(direction),
-                    ::core::option::Option::Some(labels),
-                    ::core::option::Option::Some(page),
-                    ::core::option::Option::Some(per_page),
-                    ::core::option::Option::Some(since),
-                    ::core::option::Option::Some(sort),
-                    ::core::option::Option::Some(state),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
+                    Some(f7),
+                    Some(f8),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        direction,
-                        labels,
-                        page,
-                        per_page,
-                        since,
-                        sort,
-                        state,
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        direction: f2,
+                        labels: f3,
+                        page: f4,
+                        per_page: f5,
+                        since: f6,
+                        sort: f7,
+                        state: f8,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListIssuesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ListIssuesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListIssuesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListIssuesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "direction",
-                            ::toolseal::__private::subschema::<ListIssuesDirection>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "labels",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "page",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "per_page",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "since",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "sort",
-                            ::toolseal::__private::subschema::<ListIssuesSort>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "state",
-                            ::toolseal::__private::subschema::<ListIssuesState>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `list_issues` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl ListPullRequestsState {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Open => "open",
-                Self::Closed => "closed",
-                Self::All => "all",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListPullRequestsState {
+    ::toolseal::__json_schema!(
+        ListIssuesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("direction", rt::subschema:: < ListIssuesDirection >), ("labels",
+        rt::subschema:: < ::std::vec::Vec < String > >), ("page", rt::subschema:: < f64
+        >), ("per_page", rt::subschema:: < f64 >), ("since", rt::subschema:: < String >),
+        ("sort", rt::subschema:: < ListIssuesSort >), ("state", rt::subschema:: <
+        ListIssuesState >)], required : & ["owner", "repo"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `list_issues` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        ListPullRequestsState[Open, Closed, All] = rt::StringEnum { values : & ["open",
+        "closed", "all"], keyword : rt::Keyword::Enum, expected :
+        "one of \"open\", \"closed\", \"all\"", description :
+        Some("State of the pull requests to return"), }
+    );
+    ::toolseal::__string_enum!(
+        ListPullRequestsSort[Created, Updated, Popularity, LongRunning] = rt::StringEnum
+        { values : & ["created", "updated", "popularity", "long-running"], keyword :
+        rt::Keyword::Enum, expected :
+        "one of \"created\", \"updated\", \"popularity\", \"long-running\"", description
+        : Some("What to sort results by"), }
+    );
+    ::toolseal::__string_enum!(
+        ListPullRequestsDirection[Asc, Desc] = rt::StringEnum { values : & ["asc",
+        "desc"], keyword : rt::Keyword::Enum, expected : "one of \"asc\", \"desc\"",
+        description : Some("The direction of the sort"), }
+    );
+    impl rt::FromJson for ListPullRequestsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "open" => return ::core::result::Result::Ok(Self::Open),
-                    "closed" => return ::core::result::Result::Ok(Self::Closed),
-                    "all" => return ::core::result::Result::Ok(Self::All),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"open\", \"closed\", \"all\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListPullRequestsState);
-    impl ::toolseal::__private::schemars::JsonSchema for ListPullRequestsState {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListPullRequestsState")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListPullRequestsState"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"open\""),
-                        ::toolseal::__private::json_literal("\"closed\""),
-                        ::toolseal::__private::json_literal("\"all\"")
-                    ],
-                ),
-            );
-            s.insert(
-                "description".into(),
-                "State of the pull requests to return".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl ListPullRequestsSort {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Created => "created",
-                Self::Updated => "updated",
-                Self::Popularity => "popularity",
-                Self::LongRunning => "long-running",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListPullRequestsSort {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "created" => return ::core::result::Result::Ok(Self::Created),
-                    "updated" => return ::core::result::Result::Ok(Self::Updated),
-                    "popularity" => return ::core::result::Result::Ok(Self::Popularity),
-                    "long-running" => {
-                        return ::core::result::Result::Ok(Self::LongRunning);
-                    }
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"created\", \"updated\", \"popularity\", \"long-running\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListPullRequestsSort);
-    impl ::toolseal::__private::schemars::JsonSchema for ListPullRequestsSort {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListPullRequestsSort")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListPullRequestsSort"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"created\""),
-                        ::toolseal::__private::json_literal("\"updated\""),
-                        ::toolseal::__private::json_literal("\"popularity\""),
-                        ::toolseal::__private::json_literal("\"long-running\"")
-                    ],
-                ),
-            );
-            s.insert("description".into(), "What to sort results by".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    #[allow(dead_code)]
-    impl ListPullRequestsDirection {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Asc => "asc",
-                Self::Desc => "desc",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListPullRequestsDirection {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "asc" => return ::core::result::Result::Ok(Self::Asc),
-                    "desc" => return ::core::result::Result::Ok(Self::Desc),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"asc\", \"desc\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListPullRequestsDirection);
-    impl ::toolseal::__private::schemars::JsonSchema for ListPullRequestsDirection {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListPullRequestsDirection")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ListPullRequestsDirection"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"asc\""),
-                        ::toolseal::__private::json_literal("\"desc\"")
-                    ],
-                ),
-            );
-            s.insert("description".into(), "The direction of the sort".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for ListPullRequestsArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "owner",
                     "repo",
@@ -3769,7 +1932,7 @@ const _: () = {
                     "per_page",
                     "page",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
@@ -3780,251 +1943,77 @@ const _: () = {
                         "direction" => 6,
                         "per_page" => 7,
                         "page" => 8,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let state = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                ListPullRequestsState as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("state"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let head = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("head"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let base = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("base"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let sort = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => <
-                ListPullRequestsSort as ::toolseal::__private::FromJson > ::from_json(x,
-                & at.key("sort"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let direction = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => <
-                ListPullRequestsDirection as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("direction"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let per_page = ::toolseal::__signature_first!(
-                first, match slots[7] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("per_page"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let page = ::toolseal::__signature_first!(
-                first, match slots[8] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("page"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, state, head, base, sort, direction, per_page, page) {
+            let slots = rt::check::slots::<9usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "state", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "head", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "base", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "sort", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "direction", cx, &mut first)?;
+            let f7 = rt::optional(slots[7], at, "per_page", cx, &mut first)?;
+            let f8 = rt::optional(slots[8], at, "page", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6, f7, f8) {
                 (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(state),
-                    ::core::option::Option::Some(head),
-                    ::core::option::Option::Some(base),
-                    ::core::option::Option::Some(sort),
-                    ::core::option::Option::Some(direction),
-                    ::core::option::Option::Some(per_page),
-                    ::core::option::Option::Some(page),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
+                    Some(f7),
+                    Some(f8),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        state,
-                        head,
-                        base,
-                        sort,
-                        direction,
-                        per_page,
-                        page,
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        state: f2,
+                        head: f3,
+                        base: f4,
+                        sort: f5,
+                        direction: f6,
+                        per_page: f7,
+                        page: f8,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ListPullRequestsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ListPullRequestsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ListPullRequestsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ListPullRequestsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "state",
-                            ::toolseal::__private::subschema::<ListPullRequestsState>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "head",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "base",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "sort",
-                            ::toolseal::__private::subschema::<ListPullRequestsSort>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "direction",
-                            ::toolseal::__private::subschema::<ListPullRequestsDirection>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "per_page",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "page",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `list_pull_requests` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl MergePullRequestMergeMethod {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Merge => "merge",
-                Self::Squash => "squash",
-                Self::Rebase => "rebase",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for MergePullRequestMergeMethod {
+    ::toolseal::__json_schema!(
+        ListPullRequestsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("state", rt::subschema:: < ListPullRequestsState >), ("head", rt::subschema:: <
+        String >), ("base", rt::subschema:: < String >), ("sort", rt::subschema:: <
+        ListPullRequestsSort >), ("direction", rt::subschema:: <
+        ListPullRequestsDirection >), ("per_page", rt::subschema:: < f64 >), ("page",
+        rt::subschema:: < f64 >)], required : & ["owner", "repo"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `list_pull_requests` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        MergePullRequestMergeMethod[Merge, Squash, Rebase] = rt::StringEnum { values : &
+        ["merge", "squash", "rebase"], keyword : rt::Keyword::Enum, expected :
+        "one of \"merge\", \"squash\", \"rebase\"", description :
+        Some("Merge method to use"), }
+    );
+    impl rt::FromJson for MergePullRequestArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "merge" => return ::core::result::Result::Ok(Self::Merge),
-                    "squash" => return ::core::result::Result::Ok(Self::Squash),
-                    "rebase" => return ::core::result::Result::Ok(Self::Rebase),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"merge\", \"squash\", \"rebase\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(MergePullRequestMergeMethod);
-    impl ::toolseal::__private::schemars::JsonSchema for MergePullRequestMergeMethod {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("MergePullRequestMergeMethod")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "MergePullRequestMergeMethod"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"merge\""),
-                        ::toolseal::__private::json_literal("\"squash\""),
-                        ::toolseal::__private::json_literal("\"rebase\"")
-                    ],
-                ),
-            );
-            s.insert("description".into(), "Merge method to use".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for MergePullRequestArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "owner",
                     "repo",
@@ -4033,7 +2022,7 @@ const _: () = {
                     "commit_message",
                     "merge_method",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
@@ -4041,1162 +2030,370 @@ const _: () = {
                         "commit_title" => 3,
                         "commit_message" => 4,
                         "merge_method" => 5,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<6usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let pull_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pull_number"), cx)
-            );
-            let commit_title = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("commit_title"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let commit_message = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("commit_message"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let merge_method = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => <
-                MergePullRequestMergeMethod as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("merge_method"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (
-                owner,
-                repo,
-                pull_number,
-                commit_title,
-                commit_message,
-                merge_method,
-            ) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(pull_number),
-                    ::core::option::Option::Some(commit_title),
-                    ::core::option::Option::Some(commit_message),
-                    ::core::option::Option::Some(merge_method),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        pull_number,
-                        commit_title,
-                        commit_message,
-                        merge_method,
+            let slots = rt::check::slots::<6usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "commit_title", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "commit_message", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "merge_method", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4), Some(f5)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        pull_number: f2,
+                        commit_title: f3,
+                        commit_message: f4,
+                        merge_method: f5,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(MergePullRequestArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for MergePullRequestArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("MergePullRequestArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "MergePullRequestArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pull_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "commit_title",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "commit_message",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "merge_method",
-                            ::toolseal::__private::subschema::<
-                                MergePullRequestMergeMethod,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "pull_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `merge_pull_request` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for PushFilesFilesItem {
+    ::toolseal::__json_schema!(
+        MergePullRequestArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("pull_number", rt::subschema:: < f64 >), ("commit_title", rt::subschema:: <
+        String >), ("commit_message", rt::subschema:: < String >), ("merge_method",
+        rt::subschema:: < MergePullRequestMergeMethod >)], required : & ["owner", "repo",
+        "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `merge_pull_request` tool."), })
+    );
+    impl rt::FromJson for PushFilesFilesItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["path", "content"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "path" => 0,
                         "content" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let path = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("path"),
-                cx)
-            );
-            let content = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("content"), cx)
-            );
-            match (path, content) {
-                (
-                    ::core::option::Option::Some(path),
-                    ::core::option::Option::Some(content),
-                ) => ::core::result::Result::Ok(Self { path, content }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "content", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { path: f0, content: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(PushFilesFilesItem);
-    impl ::toolseal::__private::schemars::JsonSchema for PushFilesFilesItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("PushFilesFilesItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "PushFilesFilesItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "path",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "content",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["path", "content"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for PushFilesArgs {
+    ::toolseal::__json_schema!(
+        PushFilesFilesItem, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("path", rt::subschema:: < String >), ("content", rt::subschema:: < String >)],
+        required : & ["path", "content"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for PushFilesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "branch", "files", "message"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "branch" => 2,
                         "files" => 3,
                         "message" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2, 3, 4],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let branch = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("branch"),
-                cx)
-            );
-            let files = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < PushFilesFilesItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[3].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("files"), cx)
-            );
-            let message = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[4]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("message"), cx)
-            );
-            match (owner, repo, branch, files, message) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(branch),
-                    ::core::option::Option::Some(files),
-                    ::core::option::Option::Some(message),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        branch,
-                        files,
-                        message,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "branch", cx, &mut first)?;
+            let f3 = rt::required(slots[3], at, "files", cx, &mut first)?;
+            let f4 = rt::required(slots[4], at, "message", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        branch: f2,
+                        files: f3,
+                        message: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(PushFilesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for PushFilesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("PushFilesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "PushFilesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branch",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "files",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<PushFilesFilesItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "message",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "branch", "files", "message"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `push_files` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    ::toolseal::__newtype_access!(SearchCodePage, f64);
-    impl ::toolseal::__private::FromJson for SearchCodePage {
+    ::toolseal::__json_schema!(
+        PushFilesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("branch", rt::subschema:: < String >), ("files", rt::subschema:: <
+        ::std::vec::Vec < PushFilesFilesItem > >), ("message", rt::subschema:: < String
+        >)], required : & ["owner", "repo", "branch", "files", "message"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `push_files` tool."), })
+    );
+    ::toolseal::__value_type!(
+        SearchCodePage(f64), rt::NumberType < f64 > = rt::NumberType::new().minimum(1.0)
+    );
+    ::toolseal::__value_type!(
+        SearchCodePerPage(f64), rt::NumberType < f64 > = rt::NumberType::new()
+        .minimum(1.0).maximum(100.0)
+    );
+    impl rt::FromJson for SearchCodeArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::None,
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchCodePage);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchCodePage {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchCodePage")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchCodePage"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SearchCodePerPage, f64);
-    impl ::toolseal::__private::FromJson for SearchCodePerPage {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::number_f64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(100.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchCodePerPage);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchCodePerPage {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchCodePerPage")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchCodePerPage"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "number".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert("maximum".into(), ::toolseal::__private::number_value(100.0));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchCodeArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["q", "order", "page", "per_page"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "q" => 0,
                         "order" => 1,
                         "page" => 2,
                         "per_page" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let q = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("q"), cx)
-            );
-            let order = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                SearchCodeOrder as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("order"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let page = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                SearchCodePage as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("page"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let per_page = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                SearchCodePerPage as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("per_page"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (q, order, page, per_page) {
-                (
-                    ::core::option::Option::Some(q),
-                    ::core::option::Option::Some(order),
-                    ::core::option::Option::Some(page),
-                    ::core::option::Option::Some(per_page),
-                ) => ::core::result::Result::Ok(Self { q, order, page, per_page }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "q", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "order", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "page", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "per_page", cx, &mut first)?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        q: f0,
+                        order: f1,
+                        page: f2,
+                        per_page: f3,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchCodeArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchCodeArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchCodeArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchCodeArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "q",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "order",
-                            ::toolseal::__private::subschema::<SearchCodeOrder>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "page",
-                            ::toolseal::__private::subschema::<SearchCodePage>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "per_page",
-                            ::toolseal::__private::subschema::<SearchCodePerPage>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["q"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `search_code` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl SearchIssuesSort {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Comments => "comments",
-                Self::Reactions => "reactions",
-                Self::Reactions1 => "reactions-+1",
-                Self::Reactions1_2 => "reactions--1",
-                Self::ReactionsSmile => "reactions-smile",
-                Self::ReactionsThinkingFace => "reactions-thinking_face",
-                Self::ReactionsHeart => "reactions-heart",
-                Self::ReactionsTada => "reactions-tada",
-                Self::Interactions => "interactions",
-                Self::Created => "created",
-                Self::Updated => "updated",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchIssuesSort {
+    ::toolseal::__json_schema!(
+        SearchCodeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("q", rt::subschema:: < String >), ("order", rt::subschema:: < SearchCodeOrder
+        >), ("page", rt::subschema:: < SearchCodePage >), ("per_page", rt::subschema:: <
+        SearchCodePerPage >)], required : & ["q"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `search_code` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        SearchIssuesSort[Comments, Reactions, Reactions1, Reactions1_2, ReactionsSmile,
+        ReactionsThinkingFace, ReactionsHeart, ReactionsTada, Interactions, Created,
+        Updated] = rt::StringEnum { values : & ["comments", "reactions", "reactions-+1",
+        "reactions--1", "reactions-smile", "reactions-thinking_face", "reactions-heart",
+        "reactions-tada", "interactions", "created", "updated"], keyword :
+        rt::Keyword::Enum, expected :
+        "one of \"comments\", \"reactions\", \"reactions-+1\", \"reactions--1\", \"reactions-smile\", \"reactions-thinking_face\", \"reactions-heart\", \"reactions-tada\", … (3 more)",
+        description : None, }
+    );
+    impl rt::FromJson for SearchIssuesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "comments" => return ::core::result::Result::Ok(Self::Comments),
-                    "reactions" => return ::core::result::Result::Ok(Self::Reactions),
-                    "reactions-+1" => return ::core::result::Result::Ok(Self::Reactions1),
-                    "reactions--1" => {
-                        return ::core::result::Result::Ok(Self::Reactions1_2);
-                    }
-                    "reactions-smile" => {
-                        return ::core::result::Result::Ok(Self::ReactionsSmile);
-                    }
-                    "reactions-thinking_face" => {
-                        return ::core::result::Result::Ok(Self::ReactionsThinkingFace);
-                    }
-                    "reactions-heart" => {
-                        return ::core::result::Result::Ok(Self::ReactionsHeart);
-                    }
-                    "reactions-tada" => {
-                        return ::core::result::Result::Ok(Self::ReactionsTada);
-                    }
-                    "interactions" => {
-                        return ::core::result::Result::Ok(Self::Interactions);
-                    }
-                    "created" => return ::core::result::Result::Ok(Self::Created),
-                    "updated" => return ::core::result::Result::Ok(Self::Updated),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"comments\", \"reactions\", \"reactions-+1\", \"reactions--1\", \"reactions-smile\", \"reactions-thinking_face\", \"reactions-heart\", \"reactions-tada\", … (3 more)",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchIssuesSort);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesSort {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchIssuesSort")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchIssuesSort"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"comments\""),
-                        ::toolseal::__private::json_literal("\"reactions\""),
-                        ::toolseal::__private::json_literal("\"reactions-+1\""),
-                        ::toolseal::__private::json_literal("\"reactions--1\""),
-                        ::toolseal::__private::json_literal("\"reactions-smile\""),
-                        ::toolseal::__private::json_literal("\"reactions-thinking_face\""),
-                        ::toolseal::__private::json_literal("\"reactions-heart\""),
-                        ::toolseal::__private::json_literal("\"reactions-tada\""),
-                        ::toolseal::__private::json_literal("\"interactions\""),
-                        ::toolseal::__private::json_literal("\"created\""),
-                        ::toolseal::__private::json_literal("\"updated\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchIssuesArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["q", "order", "page", "per_page", "sort"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "q" => 0,
                         "order" => 1,
                         "page" => 2,
                         "per_page" => 3,
                         "sort" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let q = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("q"), cx)
-            );
-            let order = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                SearchIssuesOrder as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("order"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let page = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                SearchIssuesPage as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("page"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let per_page = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                SearchIssuesPerPage as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("per_page"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let sort = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => <
-                SearchIssuesSort as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("sort"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (q, order, page, per_page, sort) {
-                (
-                    ::core::option::Option::Some(q),
-                    ::core::option::Option::Some(order),
-                    ::core::option::Option::Some(page),
-                    ::core::option::Option::Some(per_page),
-                    ::core::option::Option::Some(sort),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        q,
-                        order,
-                        page,
-                        per_page,
-                        sort,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "q", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "order", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "page", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "per_page", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "sort", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        q: f0,
+                        order: f1,
+                        page: f2,
+                        per_page: f3,
+                        sort: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchIssuesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchIssuesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchIssuesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchIssuesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "q",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "order",
-                            ::toolseal::__private::subschema::<SearchIssuesOrder>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "page",
-                            ::toolseal::__private::subschema::<SearchIssuesPage>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "per_page",
-                            ::toolseal::__private::subschema::<SearchIssuesPerPage>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "sort",
-                            ::toolseal::__private::subschema::<SearchIssuesSort>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["q"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `search_issues` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchRepositoriesArgs {
+    ::toolseal::__json_schema!(
+        SearchIssuesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("q", rt::subschema:: < String >), ("order", rt::subschema:: < SearchIssuesOrder
+        >), ("page", rt::subschema:: < SearchIssuesPage >), ("per_page", rt::subschema::
+        < SearchIssuesPerPage >), ("sort", rt::subschema:: < SearchIssuesSort >)],
+        required : & ["q"], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `search_issues` tool."), })
+    );
+    impl rt::FromJson for SearchRepositoriesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["query", "page", "perPage"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "query" => 0,
                         "page" => 1,
                         "perPage" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let query = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("query"),
-                cx)
-            );
-            let page = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("page"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let per_page = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("perPage"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (query, page, per_page) {
-                (
-                    ::core::option::Option::Some(query),
-                    ::core::option::Option::Some(page),
-                    ::core::option::Option::Some(per_page),
-                ) => ::core::result::Result::Ok(Self { query, page, per_page }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "query", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "page", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "perPage", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        query: f0,
+                        page: f1,
+                        per_page: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchRepositoriesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchRepositoriesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchRepositoriesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchRepositoriesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "query",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "page",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "perPage",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["query"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `search_repositories` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl SearchUsersSort {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Followers => "followers",
-                Self::Repositories => "repositories",
-                Self::Joined => "joined",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchUsersSort {
+    ::toolseal::__json_schema!(
+        SearchRepositoriesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("query", rt::subschema:: < String >), ("page", rt::subschema:: < f64 >),
+        ("perPage", rt::subschema:: < f64 >)], required : & ["query"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `search_repositories` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        SearchUsersSort[Followers, Repositories, Joined] = rt::StringEnum { values : &
+        ["followers", "repositories", "joined"], keyword : rt::Keyword::Enum, expected :
+        "one of \"followers\", \"repositories\", \"joined\"", description : None, }
+    );
+    impl rt::FromJson for SearchUsersArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "followers" => return ::core::result::Result::Ok(Self::Followers),
-                    "repositories" => {
-                        return ::core::result::Result::Ok(Self::Repositories);
-                    }
-                    "joined" => return ::core::result::Result::Ok(Self::Joined),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"followers\", \"repositories\", \"joined\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchUsersSort);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchUsersSort {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchUsersSort")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchUsersSort"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"followers\""),
-                        ::toolseal::__private::json_literal("\"repositories\""),
-                        ::toolseal::__private::json_literal("\"joined\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchUsersArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["q", "order", "page", "per_page", "sort"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "q" => 0,
                         "order" => 1,
                         "page" => 2,
                         "per_page" => 3,
                         "sort" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let q = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("q"), cx)
-            );
-            let order = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => <
-                SearchUsersOrder as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("order"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let page = ::toolseal::__signature_first!(
-                first, match slots[2] { ::core::option::Option::Some(x) => <
-                SearchUsersPage as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("page"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let per_page = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => <
-                SearchUsersPerPage as ::toolseal::__private::FromJson > ::from_json(x, &
-                at.key("per_page"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let sort = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => <
-                SearchUsersSort as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("sort"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (q, order, page, per_page, sort) {
-                (
-                    ::core::option::Option::Some(q),
-                    ::core::option::Option::Some(order),
-                    ::core::option::Option::Some(page),
-                    ::core::option::Option::Some(per_page),
-                    ::core::option::Option::Some(sort),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        q,
-                        order,
-                        page,
-                        per_page,
-                        sort,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "q", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "order", cx, &mut first)?;
+            let f2 = rt::optional(slots[2], at, "page", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "per_page", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "sort", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        q: f0,
+                        order: f1,
+                        page: f2,
+                        per_page: f3,
+                        sort: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchUsersArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchUsersArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchUsersArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchUsersArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "q",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "order",
-                            ::toolseal::__private::subschema::<SearchUsersOrder>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "page",
-                            ::toolseal::__private::subschema::<SearchUsersPage>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "per_page",
-                            ::toolseal::__private::subschema::<SearchUsersPerPage>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "sort",
-                            ::toolseal::__private::subschema::<SearchUsersSort>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["q"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `search_users` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    #[allow(dead_code)]
-    impl UpdateIssueState {
-        /// The value as written in the registry.
-        pub fn as_str(&self) -> &'static str {
-            match self {
-                Self::Open => "open",
-                Self::Closed => "closed",
-            }
-        }
-    }
-    impl ::toolseal::__private::FromJson for UpdateIssueState {
+    ::toolseal::__json_schema!(
+        SearchUsersArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("q", rt::subschema:: < String >), ("order", rt::subschema:: < SearchUsersOrder
+        >), ("page", rt::subschema:: < SearchUsersPage >), ("per_page", rt::subschema:: <
+        SearchUsersPerPage >), ("sort", rt::subschema:: < SearchUsersSort >)], required :
+        & ["q"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description :
+        Some("Arguments of the `search_users` tool."), })
+    );
+    ::toolseal::__string_enum!(
+        UpdateIssueState[Open, Closed] = rt::StringEnum { values : & ["open", "closed"],
+        keyword : rt::Keyword::Enum, expected : "one of \"open\", \"closed\"",
+        description : None, }
+    );
+    impl rt::FromJson for UpdateIssueArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            _: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            if let ::toolseal::__private::Json::String(s) = v {
-                match s.as_ref() {
-                    "open" => return ::core::result::Result::Ok(Self::Open),
-                    "closed" => return ::core::result::Result::Ok(Self::Closed),
-                    _ => {}
-                }
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::violation(
-                    at,
-                    ::toolseal::__private::Keyword::Enum,
-                    "one of \"open\", \"closed\"",
-                    v.kind(),
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UpdateIssueState);
-    impl ::toolseal::__private::schemars::JsonSchema for UpdateIssueState {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UpdateIssueState")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UpdateIssueState"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "enum".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::json_literal("\"open\""),
-                        ::toolseal::__private::json_literal("\"closed\"")
-                    ],
-                ),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for UpdateIssueArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "owner",
                     "repo",
@@ -5208,7 +2405,7 @@ const _: () = {
                     "labels",
                     "state",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
@@ -5219,746 +2416,526 @@ const _: () = {
                         "milestone" => 6,
                         "labels" => 7,
                         "state" => 8,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let issue_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("issue_number"), cx)
-            );
-            let title = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("title"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let body = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("body"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let assignees = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("assignees"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let milestone = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => < f64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("milestone"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let labels = ::toolseal::__signature_first!(
-                first, match slots[7] { ::core::option::Option::Some(x) => <
-                ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("labels"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let state = ::toolseal::__signature_first!(
-                first, match slots[8] { ::core::option::Option::Some(x) => <
-                UpdateIssueState as ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("state"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (
-                owner,
-                repo,
-                issue_number,
-                title,
-                body,
-                assignees,
-                milestone,
-                labels,
-                state,
-            ) {
+            let slots = rt::check::slots::<9usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "issue_number", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "title", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "body", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "assignees", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "milestone", cx, &mut first)?;
+            let f7 = rt::optional(slots[7], at, "labels", cx, &mut first)?;
+            let f8 = rt::optional(slots[8], at, "state", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6, f7, f8) {
                 (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(issue_number),
-                    ::core::option::Option::Some(title),
-                    ::core::option::Option::Some(body),
-                    ::core::option::Option::Some(assignees),
-                    ::core::option::Option::Some(milestone),
-                    ::core::option::Option::Some(labels),
-                    ::core::option::Option::Some(state),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
+                    Some(f7),
+                    Some(f8),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        issue_number,
-                        title,
-                        body,
-                        assignees,
-                        milestone,
-                        labels,
-                        state,
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        issue_number: f2,
+                        title: f3,
+                        body: f4,
+                        assignees: f5,
+                        milestone: f6,
+                        labels: f7,
+                        state: f8,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UpdateIssueArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for UpdateIssueArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UpdateIssueArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "UpdateIssueArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "issue_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "title",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "body",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "assignees",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "milestone",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "labels",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "state",
-                            ::toolseal::__private::subschema::<UpdateIssueState>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "issue_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `update_issue` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for UpdatePullRequestBranchArgs {
+    ::toolseal::__json_schema!(
+        UpdateIssueArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
+        ("issue_number", rt::subschema:: < f64 >), ("title", rt::subschema:: < String >),
+        ("body", rt::subschema:: < String >), ("assignees", rt::subschema:: <
+        ::std::vec::Vec < String > >), ("milestone", rt::subschema:: < f64 >), ("labels",
+        rt::subschema:: < ::std::vec::Vec < String > >), ("state", rt::subschema:: <
+        UpdateIssueState >)], required : & ["owner", "repo", "issue_number"], additional
+        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `update_issue` tool."), })
+    );
+    impl rt::FromJson for UpdatePullRequestBranchArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["owner", "repo", "pull_number", "expected_head_sha"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "owner" => 0,
                         "repo" => 1,
                         "pull_number" => 2,
                         "expected_head_sha" => 3,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let owner = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("owner"),
-                cx)
-            );
-            let repo = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("repo"),
-                cx)
-            );
-            let pull_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("pull_number"), cx)
-            );
-            let expected_head_sha = ::toolseal::__signature_first!(
-                first, match slots[3] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at
-                .key("expected_head_sha"), cx).map(::core::option::Option::Some),
-                ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (owner, repo, pull_number, expected_head_sha) {
-                (
-                    ::core::option::Option::Some(owner),
-                    ::core::option::Option::Some(repo),
-                    ::core::option::Option::Some(pull_number),
-                    ::core::option::Option::Some(expected_head_sha),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        owner,
-                        repo,
-                        pull_number,
-                        expected_head_sha,
+            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
+            let f3 = rt::optional(slots[3], at, "expected_head_sha", cx, &mut first)?;
+            match (f0, f1, f2, f3) {
+                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
+                    Ok(Self {
+                        owner: f0,
+                        repo: f1,
+                        pull_number: f2,
+                        expected_head_sha: f3,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(UpdatePullRequestBranchArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for UpdatePullRequestBranchArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("UpdatePullRequestBranchArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "UpdatePullRequestBranchArgs"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "owner",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "repo",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "pull_number",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "expected_head_sha",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["owner", "repo", "pull_number"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `update_pull_request_branch` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        UpdatePullRequestBranchArgs, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
+        String >), ("pull_number", rt::subschema:: < f64 >), ("expected_head_sha",
+        rt::subschema:: < String >)], required : & ["owner", "repo", "pull_number"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description :
+        Some("Arguments of the `update_pull_request_branch` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-github.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "add_issue_comment",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Add a comment to an existing issue",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Add a comment to an existing issue"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Add a comment to an existing issue\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"},\"name\":\"add_issue_comment\"}",
                 digest: "72803cbc17f979c893c506d85c26784440f4c70144098a49e4c7f86e93642500",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "create_branch",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Create a new branch in a GitHub repository",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Create a new branch in a GitHub repository"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Create a new branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Name for the new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Optional: source branch to create from (defaults to the repository's default branch)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"},\"name\":\"create_branch\"}",
                 digest: "67a187c1fe64e90e37120b2dc6470b0f8ab462566c43d5472a7b513216d4f3f6",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "create_issue",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Create a new issue in a GitHub repository",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Create a new issue in a GitHub repository"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Create a new issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\"],\"type\":\"object\"},\"name\":\"create_issue\"}",
                 digest: "020db3ecf4bd7bae0ebdf1364ad8cb9341fbe8dc2397589ba8fccb526b37911a",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "create_or_update_file",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Create or update a single file in a GitHub repository",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Create or update a single file in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to create/update the file in\",\"type\":\"string\"},\"content\":{\"description\":\"Content of the file\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path where to create/update the file\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"SHA of the file being replaced (required when updating existing files)\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"content\",\"message\",\"branch\"],\"type\":\"object\"},\"name\":\"create_or_update_file\"}",
                 digest: "f033311ca8c542fccd42df73b96ada74525cb2bef9196cfbc097ed2d64254f79",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "create_pull_request",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Create a new pull request in a GitHub repository",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Create a new pull request in a GitHub repository"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Create a new pull request in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"The name of the branch you want the changes pulled into\",\"type\":\"string\"},\"body\":{\"description\":\"Pull request body/description\",\"type\":\"string\"},\"draft\":{\"description\":\"Whether to create the pull request as a draft\",\"type\":\"boolean\"},\"head\":{\"description\":\"The name of the branch where your changes are implemented\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Whether maintainers can modify the pull request\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"Pull request title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"},\"name\":\"create_pull_request\"}",
                 digest: "90b73c9094c3723d8f2bf86fe04cb7253529fdd20035fed020814304bf20dc1e",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "create_pull_request_review",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Create a review on a pull request",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Create a review on a pull request"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Create a review on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"The body text of the review\",\"type\":\"string\"},\"comments\":{\"description\":\"Comments to post as part of the review (specify either position or line, not both)\",\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"},\"position\":{\"description\":\"The position in the diff where you want to add a review comment\",\"type\":\"number\"}},\"required\":[\"path\",\"position\",\"body\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"line\":{\"description\":\"The line number in the file where you want to add a review comment\",\"type\":\"number\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"}},\"required\":[\"path\",\"line\",\"body\"],\"type\":\"object\"}]},\"type\":\"array\"},\"commit_id\":{\"description\":\"The SHA of the commit that needs a review\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\",\"body\",\"event\"],\"type\":\"object\"},\"name\":\"create_pull_request_review\"}",
                 digest: "0155fb1a8bf56db6ef99ef54bbc4eaeeb49a156bf4151ff964c5662923c69d74",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "create_repository",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Create a new GitHub repository in your account",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Create a new GitHub repository in your account"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Create a new GitHub repository in your account\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"autoInit\":{\"description\":\"Initialize with README.md\",\"type\":\"boolean\"},\"description\":{\"description\":\"Repository description\",\"type\":\"string\"},\"name\":{\"description\":\"Repository name\",\"type\":\"string\"},\"private\":{\"description\":\"Whether the repository should be private\",\"type\":\"boolean\"}},\"required\":[\"name\"],\"type\":\"object\"},\"name\":\"create_repository\"}",
                 digest: "d1d018c8430121c2748c706bc95b1ae0c677b0a908eb4da13575a9b0306b9721",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "fork_repository",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Fork a GitHub repository to your account or specified organization",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Fork a GitHub repository to your account or specified organization\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"organization\":{\"description\":\"Optional: organization to fork to (defaults to your personal account)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"fork_repository\"}",
                 digest: "351aa863e36bcce768a8c8dd42131a21ae8fc6edda745cdce14d9b213c26b52c",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_file_contents",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Get the contents of a file or directory from a GitHub repository",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get the contents of a file or directory from a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to get contents from\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file or directory\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\"],\"type\":\"object\"},\"name\":\"get_file_contents\"}",
                 digest: "8c190725e0c744c1fd5f8a082b9948b7a1bbbe824373e4251a202104262e905a",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_issue",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Get details of a specific issue in a GitHub repository.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get details of a specific issue in a GitHub repository.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"get_issue\"}",
                 digest: "8f874f74996bb849f7e7cc16340d299a4c15a38707ecc7abf3a43b0c755cd4fe",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_pull_request",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Get details of a specific pull request",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Get details of a specific pull request"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get details of a specific pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request\"}",
                 digest: "0304666f07338895a02951aab1924bb73dde2075a68fca85ede3462fe5274ce2",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_pull_request_comments",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Get the review comments on a pull request",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Get the review comments on a pull request"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get the review comments on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_comments\"}",
                 digest: "45752f08f8ca9b0e86d6e38bca6555a4f93f72fbd51c5e579cad5510abc073d3",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_pull_request_files",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Get the list of files changed in a pull request",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Get the list of files changed in a pull request"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get the list of files changed in a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_files\"}",
                 digest: "efb39d49f7c685b88c1b7b940bafbb7d68bc81549a95c0903ae3698166968aab",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_pull_request_reviews",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Get the reviews on a pull request",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Get the reviews on a pull request"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get the reviews on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_reviews\"}",
                 digest: "a8452feff689dad5764948b418d574be7ebcdad6a525ece93098c835d48753bb",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "get_pull_request_status",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Get the combined status of all status checks for a pull request",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get the combined status of all status checks for a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_status\"}",
                 digest: "9104b921fe81d6c340089e1d95fe17884dd849a36d2d0ef60311801ada6de782",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "list_commits",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Get list of commits of a branch in a GitHub repository",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Get list of commits of a branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"sha\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_commits\"}",
                 digest: "fc449a6a26ccabba9a9ab74c955cbc92f151b5f70752957cde0fa12912f7a7ac",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "list_issues",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "List issues in a GitHub repository with filtering options",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"List issues in a GitHub repository with filtering options\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"direction\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"per_page\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"since\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"created\",\"updated\",\"comments\"],\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_issues\"}",
                 digest: "dfe3ecf3b223b1ab9f151ee91ee2106183beafc2df61fc671b7235892ea0f8f2",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "list_pull_requests",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "List and filter repository pull requests",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("List and filter repository pull requests"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"List and filter repository pull requests\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"Filter by base branch name\",\"type\":\"string\"},\"direction\":{\"description\":\"The direction of the sort\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"head\":{\"description\":\"Filter by head user or head organization and branch name\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"page\":{\"description\":\"Page number of the results\",\"type\":\"number\"},\"per_page\":{\"description\":\"Results per page (max 100)\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sort\":{\"description\":\"What to sort results by\",\"enum\":[\"created\",\"updated\",\"popularity\",\"long-running\"],\"type\":\"string\"},\"state\":{\"description\":\"State of the pull requests to return\",\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_pull_requests\"}",
                 digest: "553aaa44088f03b0e8fad87814168c17c5c544d0c13da2b0566b26adc3e193d7",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "merge_pull_request",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Merge a pull request"),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Merge a pull request"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Merge a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"commit_message\":{\"description\":\"Extra detail to append to automatic commit message\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for the automatic commit message\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method to use\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"merge_pull_request\"}",
                 digest: "5edda3bef0ace6f95036993ae01c6478ae8a1e244d7552f70755fd40a623d69d",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "push_files",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Push multiple files to a GitHub repository in a single commit",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Push multiple files to a GitHub repository in a single commit\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to push to (e.g., 'main' or 'master')\",\"type\":\"string\"},\"files\":{\"description\":\"Array of files to push\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"},\"name\":\"push_files\"}",
                 digest: "e57af4eb0d1c35ea30ef8dbad0140a1dda115a3632ec96778389099516914c97",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "search_code",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Search for code across GitHub repositories",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Search for code across GitHub repositories"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Search for code across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_code\"}",
                 digest: "c38cbaddecc2125d17216030a412cc3a3b8dc3e280d313f4faad9d4c8f1c7e23",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "search_issues",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Search for issues and pull requests across GitHub repositories",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Search for issues and pull requests across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_issues\"}",
                 digest: "b6f513e2c30536d0e3a5c1422ff2c6cba2961aa6afff9c347dec072166406c7f",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "search_repositories",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Search for GitHub repositories",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Search for GitHub repositories"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Search for GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"page\":{\"description\":\"Page number for pagination (default: 1)\",\"type\":\"number\"},\"perPage\":{\"description\":\"Number of results per page (default: 30, max: 100)\",\"type\":\"number\"},\"query\":{\"description\":\"Search query (see GitHub search syntax)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_repositories\"}",
                 digest: "6a8c050fd6115437100b363f0dc9cba81ca54a34198ef399b14950902ea2ffd1",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "search_users",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some("Search for users on GitHub"),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Search for users on GitHub"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Search for users on GitHub\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_users\"}",
                 digest: "f3457309a8bba755bd068dc22fe652ffdb396452241acd42ef9d6e4331545dd1",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "update_issue",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
-                    "Update an existing issue in a GitHub repository",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                title: None,
+                description: Some("Update an existing issue in a GitHub repository"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Update an existing issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"update_issue\"}",
                 digest: "308e98cfbafcb84a3133f7d9f1d5b9badc2eda45c9f2ef6e5ae3e0ee2efe15fb",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "update_pull_request_branch",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Update a pull request branch with the latest changes from the base branch",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Update a pull request branch with the latest changes from the base branch\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"expected_head_sha\":{\"description\":\"The expected SHA of the pull request's HEAD ref\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"update_pull_request_branch\"}",
                 digest: "aac9049ac4101da4c507f2efb1b3653100d3156bad747eaea4dab3e044afc236",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -5991,215 +2968,123 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <AddIssueCommentArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <AddIssueCommentArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::AddIssueComment)
                 }
-                ::core::option::Option::Some(1) => {
-                    <CreateBranchArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <CreateBranchArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreateBranch)
                 }
-                ::core::option::Option::Some(2) => {
-                    <CreateIssueArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <CreateIssueArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreateIssue)
                 }
-                ::core::option::Option::Some(3) => {
-                    <CreateOrUpdateFileArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <CreateOrUpdateFileArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreateOrUpdateFile)
                 }
-                ::core::option::Option::Some(4) => {
-                    <CreatePullRequestArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(4) => {
+                    <CreatePullRequestArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreatePullRequest)
                 }
-                ::core::option::Option::Some(5) => {
-                    <CreatePullRequestReviewArgs as ::toolseal::__private::FromJson>::from_json(
+                Some(5) => {
+                    <CreatePullRequestReviewArgs as rt::FromJson>::from_json(
                             args,
                             &at,
                             cx,
                         )
                         .map(Self::CreatePullRequestReview)
                 }
-                ::core::option::Option::Some(6) => {
-                    <CreateRepositoryArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(6) => {
+                    <CreateRepositoryArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreateRepository)
                 }
-                ::core::option::Option::Some(7) => {
-                    <ForkRepositoryArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <ForkRepositoryArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ForkRepository)
                 }
-                ::core::option::Option::Some(8) => {
-                    <GetFileContentsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <GetFileContentsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetFileContents)
                 }
-                ::core::option::Option::Some(9) => {
-                    <GetIssueArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(9) => {
+                    <GetIssueArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetIssue)
                 }
-                ::core::option::Option::Some(10) => {
-                    <GetPullRequestArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(10) => {
+                    <GetPullRequestArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetPullRequest)
                 }
-                ::core::option::Option::Some(11) => {
-                    <GetPullRequestCommentsArgs as ::toolseal::__private::FromJson>::from_json(
+                Some(11) => {
+                    <GetPullRequestCommentsArgs as rt::FromJson>::from_json(
                             args,
                             &at,
                             cx,
                         )
                         .map(Self::GetPullRequestComments)
                 }
-                ::core::option::Option::Some(12) => {
-                    <GetPullRequestFilesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(12) => {
+                    <GetPullRequestFilesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetPullRequestFiles)
                 }
-                ::core::option::Option::Some(13) => {
-                    <GetPullRequestReviewsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(13) => {
+                    <GetPullRequestReviewsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetPullRequestReviews)
                 }
-                ::core::option::Option::Some(14) => {
-                    <GetPullRequestStatusArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(14) => {
+                    <GetPullRequestStatusArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetPullRequestStatus)
                 }
-                ::core::option::Option::Some(15) => {
-                    <ListCommitsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(15) => {
+                    <ListCommitsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ListCommits)
                 }
-                ::core::option::Option::Some(16) => {
-                    <ListIssuesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(16) => {
+                    <ListIssuesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ListIssues)
                 }
-                ::core::option::Option::Some(17) => {
-                    <ListPullRequestsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(17) => {
+                    <ListPullRequestsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ListPullRequests)
                 }
-                ::core::option::Option::Some(18) => {
-                    <MergePullRequestArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(18) => {
+                    <MergePullRequestArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::MergePullRequest)
                 }
-                ::core::option::Option::Some(19) => {
-                    <PushFilesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(19) => {
+                    <PushFilesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::PushFiles)
                 }
-                ::core::option::Option::Some(20) => {
-                    <SearchCodeArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(20) => {
+                    <SearchCodeArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::SearchCode)
                 }
-                ::core::option::Option::Some(21) => {
-                    <SearchIssuesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(21) => {
+                    <SearchIssuesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::SearchIssues)
                 }
-                ::core::option::Option::Some(22) => {
-                    <SearchRepositoriesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(22) => {
+                    <SearchRepositoriesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::SearchRepositories)
                 }
-                ::core::option::Option::Some(23) => {
-                    <SearchUsersArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(23) => {
+                    <SearchUsersArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::SearchUsers)
                 }
-                ::core::option::Option::Some(24) => {
-                    <UpdateIssueArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(24) => {
+                    <UpdateIssueArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::UpdateIssue)
                 }
-                ::core::option::Option::Some(25) => {
-                    <UpdatePullRequestBranchArgs as ::toolseal::__private::FromJson>::from_json(
+                Some(25) => {
+                    <UpdatePullRequestBranchArgs as rt::FromJson>::from_json(
                             args,
                             &at,
                             cx,
@@ -6207,11 +3092,8 @@ const _: () = {
                         .map(Self::UpdatePullRequestBranch)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -6251,286 +3133,243 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("add_issue_comment", ::toolseal::__private::root_schema(<
-                AddIssueCommentArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < AddIssueCommentArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("create_branch", ::toolseal::__private::root_schema(< CreateBranchArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                CreateBranchArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("create_issue", ::toolseal::__private::root_schema(<
-                CreateIssueArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < CreateIssueArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("create_or_update_file", ::toolseal::__private::root_schema(<
-                CreateOrUpdateFileArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < CreateOrUpdateFileArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("create_pull_request", ::toolseal::__private::root_schema(<
-                CreatePullRequestArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < CreatePullRequestArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("create_pull_request_review", ::toolseal::__private::root_schema(<
-                CreatePullRequestReviewArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                CreatePullRequestReviewArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("create_repository", ::toolseal::__private::root_schema(<
-                CreateRepositoryArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < CreateRepositoryArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("fork_repository", ::toolseal::__private::root_schema(<
-                ForkRepositoryArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < ForkRepositoryArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get_file_contents", ::toolseal::__private::root_schema(<
-                GetFileContentsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < GetFileContentsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("get_issue", ::toolseal::__private::root_schema(< GetIssueArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetIssueArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("get_pull_request",
-                ::toolseal::__private::root_schema(< GetPullRequestArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetPullRequestArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("get_pull_request_comments",
-                ::toolseal::__private::root_schema(< GetPullRequestCommentsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetPullRequestCommentsArgs as ::toolseal::__private::schemars::JsonSchema
-                > ::json_schema)), ("get_pull_request_files",
-                ::toolseal::__private::root_schema(< GetPullRequestFilesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetPullRequestFilesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("get_pull_request_reviews",
-                ::toolseal::__private::root_schema(< GetPullRequestReviewsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetPullRequestReviewsArgs as ::toolseal::__private::schemars::JsonSchema
-                > ::json_schema)), ("get_pull_request_status",
-                ::toolseal::__private::root_schema(< GetPullRequestStatusArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                GetPullRequestStatusArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("list_commits", ::toolseal::__private::root_schema(<
-                ListCommitsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < ListCommitsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("list_issues", ::toolseal::__private::root_schema(< ListIssuesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ListIssuesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("list_pull_requests",
-                ::toolseal::__private::root_schema(< ListPullRequestsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ListPullRequestsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("merge_pull_request",
-                ::toolseal::__private::root_schema(< MergePullRequestArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                MergePullRequestArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("push_files", ::toolseal::__private::root_schema(<
-                PushFilesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < PushFilesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("search_code", ::toolseal::__private::root_schema(< SearchCodeArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                SearchCodeArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("search_issues", ::toolseal::__private::root_schema(<
-                SearchIssuesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < SearchIssuesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("search_repositories", ::toolseal::__private::root_schema(<
-                SearchRepositoriesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < SearchRepositoriesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("search_users", ::toolseal::__private::root_schema(< SearchUsersArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                SearchUsersArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("update_issue", ::toolseal::__private::root_schema(<
-                UpdateIssueArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < UpdateIssueArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("update_pull_request_branch", ::toolseal::__private::root_schema(<
-                UpdatePullRequestBranchArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                UpdatePullRequestBranchArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("add_issue_comment", rt::root_schema(< AddIssueCommentArgs as
+                rt::schemars::JsonSchema > ::schema_name, < AddIssueCommentArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("create_branch",
+                rt::root_schema(< CreateBranchArgs as rt::schemars::JsonSchema >
+                ::schema_name, < CreateBranchArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("create_issue", rt::root_schema(< CreateIssueArgs as
+                rt::schemars::JsonSchema > ::schema_name, < CreateIssueArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("create_or_update_file",
+                rt::root_schema(< CreateOrUpdateFileArgs as rt::schemars::JsonSchema >
+                ::schema_name, < CreateOrUpdateFileArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("create_pull_request", rt::root_schema(<
+                CreatePullRequestArgs as rt::schemars::JsonSchema > ::schema_name, <
+                CreatePullRequestArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("create_pull_request_review", rt::root_schema(<
+                CreatePullRequestReviewArgs as rt::schemars::JsonSchema > ::schema_name,
+                < CreatePullRequestReviewArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("create_repository", rt::root_schema(<
+                CreateRepositoryArgs as rt::schemars::JsonSchema > ::schema_name, <
+                CreateRepositoryArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("fork_repository", rt::root_schema(< ForkRepositoryArgs as
+                rt::schemars::JsonSchema > ::schema_name, < ForkRepositoryArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get_file_contents",
+                rt::root_schema(< GetFileContentsArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetFileContentsArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("get_issue", rt::root_schema(< GetIssueArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GetIssueArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get_pull_request",
+                rt::root_schema(< GetPullRequestArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetPullRequestArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("get_pull_request_comments", rt::root_schema(<
+                GetPullRequestCommentsArgs as rt::schemars::JsonSchema > ::schema_name, <
+                GetPullRequestCommentsArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("get_pull_request_files", rt::root_schema(< GetPullRequestFilesArgs as
+                rt::schemars::JsonSchema > ::schema_name, < GetPullRequestFilesArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("get_pull_request_reviews",
+                rt::root_schema(< GetPullRequestReviewsArgs as rt::schemars::JsonSchema >
+                ::schema_name, < GetPullRequestReviewsArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("get_pull_request_status", rt::root_schema(<
+                GetPullRequestStatusArgs as rt::schemars::JsonSchema > ::schema_name, <
+                GetPullRequestStatusArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("list_commits", rt::root_schema(< ListCommitsArgs as
+                rt::schemars::JsonSchema > ::schema_name, < ListCommitsArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("list_issues",
+                rt::root_schema(< ListIssuesArgs as rt::schemars::JsonSchema >
+                ::schema_name, < ListIssuesArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("list_pull_requests", rt::root_schema(<
+                ListPullRequestsArgs as rt::schemars::JsonSchema > ::schema_name, <
+                ListPullRequestsArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("merge_pull_request", rt::root_schema(< MergePullRequestArgs as
+                rt::schemars::JsonSchema > ::schema_name, < MergePullRequestArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("push_files",
+                rt::root_schema(< PushFilesArgs as rt::schemars::JsonSchema >
+                ::schema_name, < PushFilesArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("search_code", rt::root_schema(< SearchCodeArgs as
+                rt::schemars::JsonSchema > ::schema_name, < SearchCodeArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("search_issues",
+                rt::root_schema(< SearchIssuesArgs as rt::schemars::JsonSchema >
+                ::schema_name, < SearchIssuesArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("search_repositories", rt::root_schema(<
+                SearchRepositoriesArgs as rt::schemars::JsonSchema > ::schema_name, <
+                SearchRepositoriesArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("search_users", rt::root_schema(< SearchUsersArgs as
+                rt::schemars::JsonSchema > ::schema_name, < SearchUsersArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("update_issue",
+                rt::root_schema(< UpdateIssueArgs as rt::schemars::JsonSchema >
+                ::schema_name, < UpdateIssueArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("update_pull_request_branch", rt::root_schema(<
+                UpdatePullRequestBranchArgs as rt::schemars::JsonSchema > ::schema_name,
+                < UpdatePullRequestBranchArgs as rt::schemars::JsonSchema >
+                ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::AddIssueComment(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::CreateBranch(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::CreateIssue(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::CreateOrUpdateFile(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::CreatePullRequest(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::CreatePullRequestReview(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::CreateRepository(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ForkRepository(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetFileContents(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetIssue(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetPullRequest(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetPullRequestComments(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetPullRequestFiles(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetPullRequestReviews(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::GetPullRequestStatus(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ListCommits(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ListIssues(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ListPullRequests(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::MergePullRequest(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::PushFiles(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::SearchCode(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::SearchIssues(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::SearchRepositories(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::SearchUsers(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::UpdateIssue(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::UpdatePullRequestBranch(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::AddIssueComment(a) => map.serialize_entry("arguments", a)?,

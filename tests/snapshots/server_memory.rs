@@ -54,17 +54,7 @@ pub struct CreateEntitiesArgs {
     pub entities: ::std::vec::Vec<CreateEntitiesEntitiesItem>,
 }
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct CreateEntitiesOutputEntitiesItem {
-    /// The name of the entity
-    pub name: String,
-    /// The type of the entity
-    #[serde(rename = "entityType")]
-    pub entity_type: String,
-    /// An array of observation contents associated with the entity
-    pub observations: ::std::vec::Vec<String>,
-}
+pub type CreateEntitiesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `create_entities` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -92,17 +82,7 @@ pub struct CreateRelationsArgs {
     pub relations: ::std::vec::Vec<CreateRelationsRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct CreateRelationsOutputRelationsItem {
-    /// The name of the entity where the relation starts
-    pub from: String,
-    /// The name of the entity where the relation ends
-    pub to: String,
-    /// The type of the relation
-    #[serde(rename = "relationType")]
-    pub relation_type: String,
-}
+pub type CreateRelationsOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `create_relations` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -153,17 +133,7 @@ pub struct DeleteObservationsOutput {
     pub message: String,
 }
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct DeleteRelationsRelationsItem {
-    /// The name of the entity where the relation starts
-    pub from: String,
-    /// The name of the entity where the relation ends
-    pub to: String,
-    /// The type of the relation
-    #[serde(rename = "relationType")]
-    pub relation_type: String,
-}
+pub type DeleteRelationsRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `delete_relations` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -189,29 +159,9 @@ pub struct OpenNodesArgs {
     pub names: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct OpenNodesOutputEntitiesItem {
-    /// The name of the entity
-    pub name: String,
-    /// The type of the entity
-    #[serde(rename = "entityType")]
-    pub entity_type: String,
-    /// An array of observation contents associated with the entity
-    pub observations: ::std::vec::Vec<String>,
-}
+pub type OpenNodesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct OpenNodesOutputRelationsItem {
-    /// The name of the entity where the relation starts
-    pub from: String,
-    /// The name of the entity where the relation ends
-    pub to: String,
-    /// The type of the relation
-    #[serde(rename = "relationType")]
-    pub relation_type: String,
-}
+pub type OpenNodesOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `open_nodes` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -226,29 +176,9 @@ pub struct OpenNodesOutput {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadGraphArgs {}
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct ReadGraphOutputEntitiesItem {
-    /// The name of the entity
-    pub name: String,
-    /// The type of the entity
-    #[serde(rename = "entityType")]
-    pub entity_type: String,
-    /// An array of observation contents associated with the entity
-    pub observations: ::std::vec::Vec<String>,
-}
+pub type ReadGraphOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct ReadGraphOutputRelationsItem {
-    /// The name of the entity where the relation starts
-    pub from: String,
-    /// The name of the entity where the relation ends
-    pub to: String,
-    /// The type of the relation
-    #[serde(rename = "relationType")]
-    pub relation_type: String,
-}
+pub type ReadGraphOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `read_graph` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -266,29 +196,9 @@ pub struct SearchNodesArgs {
     pub query: String,
 }
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct SearchNodesOutputEntitiesItem {
-    /// The name of the entity
-    pub name: String,
-    /// The type of the entity
-    #[serde(rename = "entityType")]
-    pub entity_type: String,
-    /// An array of observation contents associated with the entity
-    pub observations: ::std::vec::Vec<String>,
-}
+pub type SearchNodesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
-pub struct SearchNodesOutputRelationsItem {
-    /// The name of the entity where the relation starts
-    pub from: String,
-    /// The name of the entity where the relation ends
-    pub to: String,
-    /// The type of the relation
-    #[serde(rename = "relationType")]
-    pub relation_type: String,
-}
+pub type SearchNodesOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `search_nodes` tool.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -321,2903 +231,1027 @@ pub enum ToolCall {
     /// Search for nodes in the knowledge graph based on a query
     SearchNodes(SearchNodesArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    impl ::toolseal::__private::FromJson for AddObservationsObservationsItem {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    impl rt::FromJson for AddObservationsObservationsItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entityName", "contents"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entityName" => 0,
                         "contents" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entity_name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("entityName"), cx)
-            );
-            let contents = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("contents"), cx)
-            );
-            match (entity_name, contents) {
-                (
-                    ::core::option::Option::Some(entity_name),
-                    ::core::option::Option::Some(contents),
-                ) => ::core::result::Result::Ok(Self { entity_name, contents }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entityName", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "contents", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        entity_name: f0,
+                        contents: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddObservationsObservationsItem);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for AddObservationsObservationsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("AddObservationsObservationsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "AddObservationsObservationsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entityName",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "contents",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entityName", "contents"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for AddObservationsArgs {
+    ::toolseal::__json_schema!(
+        AddObservationsObservationsItem, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("entityName", rt::subschema:: < String >), ("contents",
+        rt::subschema:: < ::std::vec::Vec < String > >)], required : & ["entityName",
+        "contents"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : None, })
+    );
+    impl rt::FromJson for AddObservationsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["observations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "observations" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let observations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < AddObservationsObservationsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("observations"), cx)
-            );
-            match (observations,) {
-                (::core::option::Option::Some(observations),) => {
-                    ::core::result::Result::Ok(Self { observations })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "observations", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { observations: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddObservationsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for AddObservationsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("AddObservationsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "AddObservationsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "observations",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<AddObservationsObservationsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["observations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `add_observations` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for AddObservationsOutputResultsItem {
+    ::toolseal::__json_schema!(
+        AddObservationsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("observations", rt::subschema:: < ::std::vec::Vec <
+        AddObservationsObservationsItem > >)], required : & ["observations"], additional
+        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `add_observations` tool."), })
+    );
+    impl rt::FromJson for AddObservationsOutputResultsItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entityName", "addedObservations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entityName" => 0,
                         "addedObservations" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entity_name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("entityName"), cx)
-            );
-            let added_observations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("addedObservations"), cx)
-            );
-            match (entity_name, added_observations) {
-                (
-                    ::core::option::Option::Some(entity_name),
-                    ::core::option::Option::Some(added_observations),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        entity_name,
-                        added_observations,
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entityName", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "addedObservations", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        entity_name: f0,
+                        added_observations: f1,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddObservationsOutputResultsItem);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for AddObservationsOutputResultsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("AddObservationsOutputResultsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "AddObservationsOutputResultsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entityName",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "addedObservations",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entityName", "addedObservations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for AddObservationsOutput {
+    ::toolseal::__json_schema!(
+        AddObservationsOutputResultsItem, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("entityName", rt::subschema:: < String >), ("addedObservations",
+        rt::subschema:: < ::std::vec::Vec < String > >)], required : & ["entityName",
+        "addedObservations"], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for AddObservationsOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["results"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "results" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let results = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < AddObservationsOutputResultsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("results"), cx)
-            );
-            match (results,) {
-                (::core::option::Option::Some(results),) => {
-                    ::core::result::Result::Ok(Self { results })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "results", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { results: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(AddObservationsOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for AddObservationsOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("AddObservationsOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "AddObservationsOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "results",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<AddObservationsOutputResultsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["results"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `add_observations` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateEntitiesEntitiesItem {
+    ::toolseal::__json_schema!(
+        AddObservationsOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("results", rt::subschema:: < ::std::vec::Vec <
+        AddObservationsOutputResultsItem > >)], required : & ["results"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `add_observations` tool."), })
+    );
+    impl rt::FromJson for CreateEntitiesEntitiesItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["name", "entityType", "observations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "name" => 0,
                         "entityType" => 1,
                         "observations" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
-                cx)
-            );
-            let entity_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("entityType"), cx)
-            );
-            let observations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("observations"), cx)
-            );
-            match (name, entity_type, observations) {
-                (
-                    ::core::option::Option::Some(name),
-                    ::core::option::Option::Some(entity_type),
-                    ::core::option::Option::Some(observations),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        name,
-                        entity_type,
-                        observations,
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "name", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "entityType", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "observations", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        name: f0,
+                        entity_type: f1,
+                        observations: f2,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateEntitiesEntitiesItem);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateEntitiesEntitiesItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateEntitiesEntitiesItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "CreateEntitiesEntitiesItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "entityType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "observations",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["name", "entityType", "observations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateEntitiesArgs {
+    ::toolseal::__json_schema!(
+        CreateEntitiesEntitiesItem, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("name", rt::subschema:: < String >), ("entityType",
+        rt::subschema:: < String >), ("observations", rt::subschema:: < ::std::vec::Vec <
+        String > >)], required : & ["name", "entityType", "observations"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : None, })
+    );
+    impl rt::FromJson for CreateEntitiesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entities"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entities" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entities = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < CreateEntitiesEntitiesItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
-            );
-            match (entities,) {
-                (::core::option::Option::Some(entities),) => {
-                    ::core::result::Result::Ok(Self { entities })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { entities: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateEntitiesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateEntitiesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateEntitiesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateEntitiesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entities",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<CreateEntitiesEntitiesItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entities"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_entities` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateEntitiesOutputEntitiesItem {
+    ::toolseal::__json_schema!(
+        CreateEntitiesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("entities", rt::subschema:: < ::std::vec::Vec < CreateEntitiesEntitiesItem >
+        >)], required : & ["entities"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `create_entities` tool."), })
+    );
+    impl rt::FromJson for CreateEntitiesOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["name", "entityType", "observations"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "name" => 0,
-                        "entityType" => 1,
-                        "observations" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
-                cx)
-            );
-            let entity_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("entityType"), cx)
-            );
-            let observations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("observations"), cx)
-            );
-            match (name, entity_type, observations) {
-                (
-                    ::core::option::Option::Some(name),
-                    ::core::option::Option::Some(entity_type),
-                    ::core::option::Option::Some(observations),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        name,
-                        entity_type,
-                        observations,
-                    })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateEntitiesOutputEntitiesItem);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for CreateEntitiesOutputEntitiesItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateEntitiesOutputEntitiesItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "CreateEntitiesOutputEntitiesItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "entityType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "observations",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["name", "entityType", "observations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateEntitiesOutput {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entities"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entities" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entities = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < CreateEntitiesOutputEntitiesItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
-            );
-            match (entities,) {
-                (::core::option::Option::Some(entities),) => {
-                    ::core::result::Result::Ok(Self { entities })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { entities: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateEntitiesOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateEntitiesOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateEntitiesOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateEntitiesOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entities",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entities"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `create_entities` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateRelationsRelationsItem {
+    ::toolseal::__json_schema!(
+        CreateEntitiesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("entities", rt::subschema:: < ::std::vec::Vec <
+        CreateEntitiesOutputEntitiesItem > >)], required : & ["entities"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `create_entities` tool."), })
+    );
+    impl rt::FromJson for CreateRelationsRelationsItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["from", "to", "relationType"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "from" => 0,
                         "to" => 1,
                         "relationType" => 2,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let from = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
-                cx)
-            );
-            let to = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
-            );
-            let relation_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("relationType"), cx)
-            );
-            match (from, to, relation_type) {
-                (
-                    ::core::option::Option::Some(from),
-                    ::core::option::Option::Some(to),
-                    ::core::option::Option::Some(relation_type),
-                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "from", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "to", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "relationType", cx, &mut first)?;
+            match (f0, f1, f2) {
+                (Some(f0), Some(f1), Some(f2)) => {
+                    Ok(Self {
+                        from: f0,
+                        to: f1,
+                        relation_type: f2,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRelationsRelationsItem);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateRelationsRelationsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateRelationsRelationsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "CreateRelationsRelationsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "from",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "to",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relationType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["from", "to", "relationType"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateRelationsArgs {
+    ::toolseal::__json_schema!(
+        CreateRelationsRelationsItem, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("from", rt::subschema:: < String >), ("to", rt::subschema:: <
+        String >), ("relationType", rt::subschema:: < String >)], required : & ["from",
+        "to", "relationType"], additional : rt::AdditionalSchema::Closed, min_properties
+        : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for CreateRelationsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["relations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "relations" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let relations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < CreateRelationsRelationsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
-            );
-            match (relations,) {
-                (::core::option::Option::Some(relations),) => {
-                    ::core::result::Result::Ok(Self { relations })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "relations", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { relations: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRelationsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateRelationsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateRelationsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateRelationsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "relations",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<CreateRelationsRelationsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["relations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `create_relations` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateRelationsOutputRelationsItem {
+    ::toolseal::__json_schema!(
+        CreateRelationsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("relations", rt::subschema:: < ::std::vec::Vec < CreateRelationsRelationsItem
+        > >)], required : & ["relations"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `create_relations` tool."), })
+    );
+    impl rt::FromJson for CreateRelationsOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["from", "to", "relationType"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "from" => 0,
-                        "to" => 1,
-                        "relationType" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let from = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
-                cx)
-            );
-            let to = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
-            );
-            let relation_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("relationType"), cx)
-            );
-            match (from, to, relation_type) {
-                (
-                    ::core::option::Option::Some(from),
-                    ::core::option::Option::Some(to),
-                    ::core::option::Option::Some(relation_type),
-                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateRelationsOutputRelationsItem);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for CreateRelationsOutputRelationsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateRelationsOutputRelationsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "CreateRelationsOutputRelationsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "from",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "to",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relationType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["from", "to", "relationType"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for CreateRelationsOutput {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["relations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "relations" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let relations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < CreateRelationsOutputRelationsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
-            );
-            match (relations,) {
-                (::core::option::Option::Some(relations),) => {
-                    ::core::result::Result::Ok(Self { relations })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "relations", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { relations: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(CreateRelationsOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for CreateRelationsOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("CreateRelationsOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "CreateRelationsOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "relations",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["relations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `create_relations` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DeleteEntitiesArgs {
+    ::toolseal::__json_schema!(
+        CreateRelationsOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("relations", rt::subschema:: < ::std::vec::Vec <
+        CreateRelationsOutputRelationsItem > >)], required : & ["relations"], additional
+        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `create_relations` tool."), })
+    );
+    impl rt::FromJson for DeleteEntitiesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entityNames"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entityNames" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entity_names = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("entityNames"), cx)
-            );
-            match (entity_names,) {
-                (::core::option::Option::Some(entity_names),) => {
-                    ::core::result::Result::Ok(Self { entity_names })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entityNames", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { entity_names: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteEntitiesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for DeleteEntitiesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DeleteEntitiesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DeleteEntitiesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entityNames",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entityNames"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `delete_entities` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DeleteEntitiesOutput {
+    ::toolseal::__json_schema!(
+        DeleteEntitiesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("entityNames", rt::subschema:: < ::std::vec::Vec < String > >)], required : &
+        ["entityNames"], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `delete_entities` tool."), })
+    );
+    impl rt::FromJson for DeleteEntitiesOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["success", "message"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "success" => 0,
                         "message" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let success = ::toolseal::__signature_first!(
-                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("success"), cx)
-            );
-            let message = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("message"), cx)
-            );
-            match (success, message) {
-                (
-                    ::core::option::Option::Some(success),
-                    ::core::option::Option::Some(message),
-                ) => ::core::result::Result::Ok(Self { success, message }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "success", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "message", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { success: f0, message: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteEntitiesOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for DeleteEntitiesOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DeleteEntitiesOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DeleteEntitiesOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "success",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "message",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["success", "message"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `delete_entities` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DeleteObservationsDeletionsItem {
+    ::toolseal::__json_schema!(
+        DeleteEntitiesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("success", rt::subschema:: < bool >), ("message", rt::subschema:: < String
+        >)], required : & ["success", "message"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `delete_entities` tool."), })
+    );
+    impl rt::FromJson for DeleteObservationsDeletionsItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entityName", "observations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entityName" => 0,
                         "observations" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entity_name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("entityName"), cx)
-            );
-            let observations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[1].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("observations"), cx)
-            );
-            match (entity_name, observations) {
-                (
-                    ::core::option::Option::Some(entity_name),
-                    ::core::option::Option::Some(observations),
-                ) => ::core::result::Result::Ok(Self { entity_name, observations }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entityName", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "observations", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        entity_name: f0,
+                        observations: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteObservationsDeletionsItem);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for DeleteObservationsDeletionsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DeleteObservationsDeletionsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "DeleteObservationsDeletionsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entityName",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "observations",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entityName", "observations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DeleteObservationsArgs {
+    ::toolseal::__json_schema!(
+        DeleteObservationsDeletionsItem, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("entityName", rt::subschema:: < String >), ("observations",
+        rt::subschema:: < ::std::vec::Vec < String > >)], required : & ["entityName",
+        "observations"], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for DeleteObservationsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["deletions"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "deletions" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let deletions = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < DeleteObservationsDeletionsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("deletions"), cx)
-            );
-            match (deletions,) {
-                (::core::option::Option::Some(deletions),) => {
-                    ::core::result::Result::Ok(Self { deletions })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "deletions", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { deletions: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteObservationsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for DeleteObservationsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DeleteObservationsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DeleteObservationsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "deletions",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<DeleteObservationsDeletionsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["deletions"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `delete_observations` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DeleteObservationsOutput {
+    ::toolseal::__json_schema!(
+        DeleteObservationsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("deletions", rt::subschema:: < ::std::vec::Vec <
+        DeleteObservationsDeletionsItem > >)], required : & ["deletions"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `delete_observations` tool."), })
+    );
+    impl rt::FromJson for DeleteObservationsOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["success", "message"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "success" => 0,
                         "message" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let success = ::toolseal::__signature_first!(
-                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("success"), cx)
-            );
-            let message = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("message"), cx)
-            );
-            match (success, message) {
-                (
-                    ::core::option::Option::Some(success),
-                    ::core::option::Option::Some(message),
-                ) => ::core::result::Result::Ok(Self { success, message }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "success", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "message", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { success: f0, message: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteObservationsOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for DeleteObservationsOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DeleteObservationsOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DeleteObservationsOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "success",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "message",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["success", "message"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `delete_observations` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DeleteRelationsRelationsItem {
+    ::toolseal::__json_schema!(
+        DeleteObservationsOutput, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("success", rt::subschema:: < bool >), ("message",
+        rt::subschema:: < String >)], required : & ["success", "message"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `delete_observations` tool."), })
+    );
+    impl rt::FromJson for DeleteRelationsArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["from", "to", "relationType"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "from" => 0,
-                        "to" => 1,
-                        "relationType" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let from = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
-                cx)
-            );
-            let to = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
-            );
-            let relation_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("relationType"), cx)
-            );
-            match (from, to, relation_type) {
-                (
-                    ::core::option::Option::Some(from),
-                    ::core::option::Option::Some(to),
-                    ::core::option::Option::Some(relation_type),
-                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DeleteRelationsRelationsItem);
-    impl ::toolseal::__private::schemars::JsonSchema for DeleteRelationsRelationsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DeleteRelationsRelationsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "DeleteRelationsRelationsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "from",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "to",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relationType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["from", "to", "relationType"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DeleteRelationsArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["relations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "relations" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let relations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < DeleteRelationsRelationsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
-            );
-            match (relations,) {
-                (::core::option::Option::Some(relations),) => {
-                    ::core::result::Result::Ok(Self { relations })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "relations", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { relations: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteRelationsArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for DeleteRelationsArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DeleteRelationsArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DeleteRelationsArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "relations",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<DeleteRelationsRelationsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["relations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `delete_relations` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for DeleteRelationsOutput {
+    ::toolseal::__json_schema!(
+        DeleteRelationsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
+        & [("relations", rt::subschema:: < ::std::vec::Vec < DeleteRelationsRelationsItem
+        > >)], required : & ["relations"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Arguments of the `delete_relations` tool."), })
+    );
+    impl rt::FromJson for DeleteRelationsOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["success", "message"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "success" => 0,
                         "message" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let success = ::toolseal::__signature_first!(
-                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("success"), cx)
-            );
-            let message = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("message"), cx)
-            );
-            match (success, message) {
-                (
-                    ::core::option::Option::Some(success),
-                    ::core::option::Option::Some(message),
-                ) => ::core::result::Result::Ok(Self { success, message }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "success", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "message", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { success: f0, message: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(DeleteRelationsOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for DeleteRelationsOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("DeleteRelationsOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "DeleteRelationsOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "success",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "message",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["success", "message"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `delete_relations` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for OpenNodesArgs {
+    ::toolseal::__json_schema!(
+        DeleteRelationsOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("success", rt::subschema:: < bool >), ("message", rt::subschema:: < String
+        >)], required : & ["success", "message"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Structured output of the `delete_relations` tool."), })
+    );
+    impl rt::FromJson for OpenNodesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["names"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "names" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let names = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[0].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("names"), cx)
-            );
-            match (names,) {
-                (::core::option::Option::Some(names),) => {
-                    ::core::result::Result::Ok(Self { names })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "names", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { names: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OpenNodesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for OpenNodesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("OpenNodesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "OpenNodesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "names",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["names"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `open_nodes` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for OpenNodesOutputEntitiesItem {
+    ::toolseal::__json_schema!(
+        OpenNodesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("names", rt::subschema:: < ::std::vec::Vec < String > >)], required : &
+        ["names"], additional : rt::AdditionalSchema::Closed, min_properties : None,
+        max_properties : None, description : Some("Arguments of the `open_nodes` tool."),
+        })
+    );
+    impl rt::FromJson for OpenNodesOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["name", "entityType", "observations"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "name" => 0,
-                        "entityType" => 1,
-                        "observations" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
-                cx)
-            );
-            let entity_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("entityType"), cx)
-            );
-            let observations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("observations"), cx)
-            );
-            match (name, entity_type, observations) {
-                (
-                    ::core::option::Option::Some(name),
-                    ::core::option::Option::Some(entity_type),
-                    ::core::option::Option::Some(observations),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        name,
-                        entity_type,
-                        observations,
-                    })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(OpenNodesOutputEntitiesItem);
-    impl ::toolseal::__private::schemars::JsonSchema for OpenNodesOutputEntitiesItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("OpenNodesOutputEntitiesItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "OpenNodesOutputEntitiesItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "entityType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "observations",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["name", "entityType", "observations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for OpenNodesOutputRelationsItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["from", "to", "relationType"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "from" => 0,
-                        "to" => 1,
-                        "relationType" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let from = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
-                cx)
-            );
-            let to = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
-            );
-            let relation_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("relationType"), cx)
-            );
-            match (from, to, relation_type) {
-                (
-                    ::core::option::Option::Some(from),
-                    ::core::option::Option::Some(to),
-                    ::core::option::Option::Some(relation_type),
-                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(OpenNodesOutputRelationsItem);
-    impl ::toolseal::__private::schemars::JsonSchema for OpenNodesOutputRelationsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("OpenNodesOutputRelationsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "OpenNodesOutputRelationsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "from",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "to",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relationType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["from", "to", "relationType"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for OpenNodesOutput {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entities", "relations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entities" => 0,
                         "relations" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entities = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < OpenNodesOutputEntitiesItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
-            );
-            let relations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < OpenNodesOutputRelationsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
-            );
-            match (entities, relations) {
-                (
-                    ::core::option::Option::Some(entities),
-                    ::core::option::Option::Some(relations),
-                ) => ::core::result::Result::Ok(Self { entities, relations }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "relations", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        entities: f0,
+                        relations: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(OpenNodesOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for OpenNodesOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("OpenNodesOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "OpenNodesOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entities",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relations",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<OpenNodesOutputRelationsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entities", "relations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `open_nodes` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadGraphArgs {
+    ::toolseal::__json_schema!(
+        OpenNodesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("entities", rt::subschema:: < ::std::vec::Vec < OpenNodesOutputEntitiesItem >
+        >), ("relations", rt::subschema:: < ::std::vec::Vec <
+        OpenNodesOutputRelationsItem > >)], required : & ["entities", "relations"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Structured output of the `open_nodes` tool."), })
+    );
+    impl rt::FromJson for ReadGraphArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
             #[allow(dead_code)]
             const DECLARED: &[&str] = &[];
-            let members = ::toolseal::__private::check::object(v, at)?;
-            if let ::core::option::Option::Some((k, _)) = members.first() {
-                return ::core::result::Result::Err(
-                    ::toolseal::__private::Rejection::undeclared_key(
-                        at,
-                        k,
-                        ::toolseal::__private::Names::Static(DECLARED),
-                    ),
+            let members = rt::check::object(v, at)?;
+            if let Some((k, _)) = members.first() {
+                return Err(
+                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
                 );
             }
-            ::toolseal::__private::check::property_count(
-                members.len(),
-                at,
-                ::core::option::Option::None,
-                ::core::option::Option::None,
-            )?;
-            ::core::result::Result::Ok(Self {})
+            rt::check::property_count(members.len(), at, None, None)?;
+            let _ = cx;
+            Ok(Self {})
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadGraphArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadGraphArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadGraphArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadGraphArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[],
-                    required: &[],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `read_graph` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadGraphOutputEntitiesItem {
+    ::toolseal::__json_schema!(
+        ReadGraphArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
+        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
+        None, max_properties : None, description :
+        Some("Arguments of the `read_graph` tool."), })
+    );
+    impl rt::FromJson for ReadGraphOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["name", "entityType", "observations"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "name" => 0,
-                        "entityType" => 1,
-                        "observations" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
-                cx)
-            );
-            let entity_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("entityType"), cx)
-            );
-            let observations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("observations"), cx)
-            );
-            match (name, entity_type, observations) {
-                (
-                    ::core::option::Option::Some(name),
-                    ::core::option::Option::Some(entity_type),
-                    ::core::option::Option::Some(observations),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        name,
-                        entity_type,
-                        observations,
-                    })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadGraphOutputEntitiesItem);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadGraphOutputEntitiesItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadGraphOutputEntitiesItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ReadGraphOutputEntitiesItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "entityType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "observations",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["name", "entityType", "observations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadGraphOutputRelationsItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["from", "to", "relationType"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "from" => 0,
-                        "to" => 1,
-                        "relationType" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let from = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
-                cx)
-            );
-            let to = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
-            );
-            let relation_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("relationType"), cx)
-            );
-            match (from, to, relation_type) {
-                (
-                    ::core::option::Option::Some(from),
-                    ::core::option::Option::Some(to),
-                    ::core::option::Option::Some(relation_type),
-                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadGraphOutputRelationsItem);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadGraphOutputRelationsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadGraphOutputRelationsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "ReadGraphOutputRelationsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "from",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "to",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relationType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["from", "to", "relationType"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ReadGraphOutput {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entities", "relations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entities" => 0,
                         "relations" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entities = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < ReadGraphOutputEntitiesItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
-            );
-            let relations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < ReadGraphOutputRelationsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
-            );
-            match (entities, relations) {
-                (
-                    ::core::option::Option::Some(entities),
-                    ::core::option::Option::Some(relations),
-                ) => ::core::result::Result::Ok(Self { entities, relations }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "relations", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        entities: f0,
+                        relations: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ReadGraphOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for ReadGraphOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ReadGraphOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ReadGraphOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entities",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relations",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<ReadGraphOutputRelationsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entities", "relations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `read_graph` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchNodesArgs {
+    ::toolseal::__json_schema!(
+        ReadGraphOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("entities", rt::subschema:: < ::std::vec::Vec < ReadGraphOutputEntitiesItem >
+        >), ("relations", rt::subschema:: < ::std::vec::Vec <
+        ReadGraphOutputRelationsItem > >)], required : & ["entities", "relations"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Structured output of the `read_graph` tool."), })
+    );
+    impl rt::FromJson for SearchNodesArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["query"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "query" => 0,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let query = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("query"),
-                cx)
-            );
-            match (query,) {
-                (::core::option::Option::Some(query),) => {
-                    ::core::result::Result::Ok(Self { query })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "query", cx, &mut first)?;
+            match (f0,) {
+                (Some(f0),) => Ok(Self { query: f0 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchNodesArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchNodesArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchNodesArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchNodesArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "query",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["query"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `search_nodes` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchNodesOutputEntitiesItem {
+    ::toolseal::__json_schema!(
+        SearchNodesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("query", rt::subschema:: < String >)], required : & ["query"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `search_nodes` tool."), })
+    );
+    impl rt::FromJson for SearchNodesOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["name", "entityType", "observations"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "name" => 0,
-                        "entityType" => 1,
-                        "observations" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let name = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("name"),
-                cx)
-            );
-            let entity_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("entityType"), cx)
-            );
-            let observations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[2].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("observations"), cx)
-            );
-            match (name, entity_type, observations) {
-                (
-                    ::core::option::Option::Some(name),
-                    ::core::option::Option::Some(entity_type),
-                    ::core::option::Option::Some(observations),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        name,
-                        entity_type,
-                        observations,
-                    })
-                }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchNodesOutputEntitiesItem);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchNodesOutputEntitiesItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchNodesOutputEntitiesItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SearchNodesOutputEntitiesItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "name",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "entityType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "observations",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["name", "entityType", "observations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchNodesOutputRelationsItem {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
-                declared: &["from", "to", "relationType"],
-                index: |k| ::core::option::Option::Some(
-                    match k {
-                        "from" => 0,
-                        "to" => 1,
-                        "relationType" => 2,
-                        _ => return ::core::option::Option::None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
-            };
-            let slots = ::toolseal::__private::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let from = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("from"),
-                cx)
-            );
-            let to = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("to"), cx)
-            );
-            let relation_type = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("relationType"), cx)
-            );
-            match (from, to, relation_type) {
-                (
-                    ::core::option::Option::Some(from),
-                    ::core::option::Option::Some(to),
-                    ::core::option::Option::Some(relation_type),
-                ) => ::core::result::Result::Ok(Self { from, to, relation_type }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchNodesOutputRelationsItem);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchNodesOutputRelationsItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchNodesOutputRelationsItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SearchNodesOutputRelationsItem"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "from",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "to",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relationType",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["from", "to", "relationType"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SearchNodesOutput {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["entities", "relations"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "entities" => 0,
                         "relations" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let entities = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < SearchNodesOutputEntitiesItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[0].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("entities"), cx)
-            );
-            let relations = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < SearchNodesOutputRelationsItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("relations"), cx)
-            );
-            match (entities, relations) {
-                (
-                    ::core::option::Option::Some(entities),
-                    ::core::option::Option::Some(relations),
-                ) => ::core::result::Result::Ok(Self { entities, relations }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "relations", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => {
+                    Ok(Self {
+                        entities: f0,
+                        relations: f1,
+                    })
                 }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SearchNodesOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for SearchNodesOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SearchNodesOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SearchNodesOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "entities",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "relations",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<SearchNodesOutputRelationsItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["entities", "relations"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `search_nodes` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        SearchNodesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("entities", rt::subschema:: < ::std::vec::Vec < SearchNodesOutputEntitiesItem >
+        >), ("relations", rt::subschema:: < ::std::vec::Vec <
+        SearchNodesOutputRelationsItem > >)], required : & ["entities", "relations"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Structured output of the `search_nodes` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-memory.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "add_observations",
-                title: ::core::option::Option::Some("Add Observations"),
-                description: ::core::option::Option::Some(
+                title: Some("Add Observations"),
+                description: Some(
                     "Add new observations to existing entities in the knowledge graph",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Add new observations to existing entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"},\"name\":\"add_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"}}",
                 digest: "171d175ef6f16d7044f03ed3f384f66db7cce6ed693f18a915398fa29e09a07f",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "create_entities",
-                title: ::core::option::Option::Some("Create Entities"),
-                description: ::core::option::Option::Some(
-                    "Create multiple new entities in the knowledge graph",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: Some("Create Entities"),
+                description: Some("Create multiple new entities in the knowledge graph"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"name\":\"create_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}}",
                 digest: "814d20f61467d7a901a8349bdaef3d8b66a19e7af6753ad86979048e502be2ba",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "create_relations",
-                title: ::core::option::Option::Some("Create Relations"),
-                description: ::core::option::Option::Some(
+                title: Some("Create Relations"),
+                description: Some(
                     "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(false),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(false),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"create_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}}",
                 digest: "dea371de6af92738f4bf6199ced5b1a2b7e7795c6de59db6034518b4ec050f34",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "delete_entities",
-                title: ::core::option::Option::Some("Delete Entities"),
-                description: ::core::option::Option::Some(
+                title: Some("Delete Entities"),
+                description: Some(
                     "Delete multiple entities and their associated relations from the knowledge graph",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(true),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple entities and their associated relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"},\"name\":\"delete_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
                 digest: "dcebedc18eb37b1d9504967ada3094a15d78a7d387e53a0127a5a6372de3b025",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "delete_observations",
-                title: ::core::option::Option::Some("Delete Observations"),
-                description: ::core::option::Option::Some(
+                title: Some("Delete Observations"),
+                description: Some(
                     "Delete specific observations from entities in the knowledge graph",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(true),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete specific observations from entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"},\"name\":\"delete_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
                 digest: "93ca00b4fc1050d901bf27a6f994064973d9cfdb4339949b4c42ceb0cde5eec5",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "delete_relations",
-                title: ::core::option::Option::Some("Delete Relations"),
-                description: ::core::option::Option::Some(
-                    "Delete multiple relations from the knowledge graph",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(false),
-                    destructive_hint: ::core::option::Option::Some(true),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: Some("Delete Relations"),
+                description: Some("Delete multiple relations from the knowledge graph"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(false),
+                    destructive_hint: Some(true),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"delete_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
                 digest: "e31f031187d2c3212cc9e619dc08f0b406da96bce6e2d100b18a5fd466b1e5eb",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "open_nodes",
-                title: ::core::option::Option::Some("Open Nodes"),
-                description: ::core::option::Option::Some(
+                title: Some("Open Nodes"),
+                description: Some(
                     "Open specific nodes in the knowledge graph by their names",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Open specific nodes in the knowledge graph by their names\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"},\"name\":\"open_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
                 digest: "e1f7a8f9e72704437acdd0b8431a204a3e5a598285684861a2253f5fdfc6e6c4",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "read_graph",
-                title: ::core::option::Option::Some("Read Graph"),
-                description: ::core::option::Option::Some(
-                    "Read the entire knowledge graph",
-                ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                title: Some("Read Graph"),
+                description: Some("Read the entire knowledge graph"),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the entire knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"read_graph\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
                 digest: "462c977e5ccd8c5be4284e9e87e1b8e8a58386907dc183caa78cb5efe7d388a1",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "search_nodes",
-                title: ::core::option::Option::Some("Search Nodes"),
-                description: ::core::option::Option::Some(
+                title: Some("Search Nodes"),
+                description: Some(
                     "Search for nodes in the knowledge graph based on a query",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Search for nodes in the knowledge graph based on a query\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
                 digest: "472cb5afead8b6f9de2d42f1a994e37164146b16467e0e3cc21434679d69bc1e",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &[
@@ -3233,91 +1267,52 @@ const _: () = {
         ];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <AddObservationsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <AddObservationsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::AddObservations)
                 }
-                ::core::option::Option::Some(1) => {
-                    <CreateEntitiesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <CreateEntitiesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreateEntities)
                 }
-                ::core::option::Option::Some(2) => {
-                    <CreateRelationsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <CreateRelationsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreateRelations)
                 }
-                ::core::option::Option::Some(3) => {
-                    <DeleteEntitiesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(3) => {
+                    <DeleteEntitiesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::DeleteEntities)
                 }
-                ::core::option::Option::Some(4) => {
-                    <DeleteObservationsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(4) => {
+                    <DeleteObservationsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::DeleteObservations)
                 }
-                ::core::option::Option::Some(5) => {
-                    <DeleteRelationsArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(5) => {
+                    <DeleteRelationsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::DeleteRelations)
                 }
-                ::core::option::Option::Some(6) => {
-                    <OpenNodesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(6) => {
+                    <OpenNodesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::OpenNodes)
                 }
-                ::core::option::Option::Some(7) => {
-                    <ReadGraphArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(7) => {
+                    <ReadGraphArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ReadGraph)
                 }
-                ::core::option::Option::Some(8) => {
-                    <SearchNodesArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(8) => {
+                    <SearchNodesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::SearchNodes)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -3340,152 +1335,129 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("add_observations", ::toolseal::__private::root_schema(<
-                AddObservationsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < AddObservationsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("create_entities", ::toolseal::__private::root_schema(<
-                CreateEntitiesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < CreateEntitiesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("create_relations", ::toolseal::__private::root_schema(<
-                CreateRelationsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < CreateRelationsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("delete_entities", ::toolseal::__private::root_schema(<
-                DeleteEntitiesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < DeleteEntitiesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("delete_observations", ::toolseal::__private::root_schema(<
-                DeleteObservationsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < DeleteObservationsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("delete_relations", ::toolseal::__private::root_schema(<
-                DeleteRelationsArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < DeleteRelationsArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("open_nodes", ::toolseal::__private::root_schema(< OpenNodesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                OpenNodesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("read_graph", ::toolseal::__private::root_schema(<
-                ReadGraphArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < ReadGraphArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
-                ("search_nodes", ::toolseal::__private::root_schema(< SearchNodesArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                SearchNodesArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)),
+                ("add_observations", rt::root_schema(< AddObservationsArgs as
+                rt::schemars::JsonSchema > ::schema_name, < AddObservationsArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("create_entities",
+                rt::root_schema(< CreateEntitiesArgs as rt::schemars::JsonSchema >
+                ::schema_name, < CreateEntitiesArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("create_relations", rt::root_schema(<
+                CreateRelationsArgs as rt::schemars::JsonSchema > ::schema_name, <
+                CreateRelationsArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("delete_entities", rt::root_schema(< DeleteEntitiesArgs as
+                rt::schemars::JsonSchema > ::schema_name, < DeleteEntitiesArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("delete_observations",
+                rt::root_schema(< DeleteObservationsArgs as rt::schemars::JsonSchema >
+                ::schema_name, < DeleteObservationsArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("delete_relations", rt::root_schema(<
+                DeleteRelationsArgs as rt::schemars::JsonSchema > ::schema_name, <
+                DeleteRelationsArgs as rt::schemars::JsonSchema > ::json_schema)),
+                ("open_nodes", rt::root_schema(< OpenNodesArgs as
+                rt::schemars::JsonSchema > ::schema_name, < OpenNodesArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("read_graph",
+                rt::root_schema(< ReadGraphArgs as rt::schemars::JsonSchema >
+                ::schema_name, < ReadGraphArgs as rt::schemars::JsonSchema >
+                ::json_schema)), ("search_nodes", rt::root_schema(< SearchNodesArgs as
+                rt::schemars::JsonSchema > ::schema_name, < SearchNodesArgs as
+                rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::AddObservations(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::CreateEntities(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::CreateRelations(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::DeleteEntities(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::DeleteObservations(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::DeleteRelations(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::OpenNodes(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::ReadGraph(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::SearchNodes(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::AddObservations(a) => map.serialize_entry("arguments", a)?,

@@ -174,450 +174,113 @@ pub enum ToolCall {
     /// 11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached
     Sequentialthinking(SequentialthinkingArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    impl ::toolseal::__private::FromJson for SequentialthinkingNextThoughtNeeded {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    impl rt::FromJson for SequentialthinkingNextThoughtNeeded {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Boolean(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <String as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::String(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: boolean | string"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: boolean | string",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(SequentialthinkingNextThoughtNeeded);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for SequentialthinkingNextThoughtNeeded {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingNextThoughtNeeded")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SequentialthinkingNextThoughtNeeded"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < bool > (g),
-                        ::toolseal::__private::subschema:: < String > (g)
-                    ],
-                ),
-            );
-            s.insert(
-                "description".into(),
-                "Whether another thought step is needed".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SequentialthinkingThoughtNumber, u64);
-    impl ::toolseal::__private::FromJson for SequentialthinkingThoughtNumber {
+    ::toolseal::__json_schema!(
+        SequentialthinkingNextThoughtNeeded, g => rt::union_schema(g, "anyOf", &
+        [rt::subschema:: < bool >, rt::subschema:: < String >],
+        Some("Whether another thought step is needed"))
+    );
+    ::toolseal::__value_type!(
+        SequentialthinkingThoughtNumber(u64), rt::NumberType < u64 > =
+        rt::NumberType::new().minimum(1.0).maximum(9007199254740991.0)
+        .description("Current thought number (numeric value, e.g., 1, 2, 3)")
+    );
+    ::toolseal::__value_type!(
+        SequentialthinkingTotalThoughts(u64), rt::NumberType < u64 > =
+        rt::NumberType::new().minimum(1.0).maximum(9007199254740991.0)
+        .description("Estimated total thoughts needed (numeric value, e.g., 5, 10)")
+    );
+    impl rt::FromJson for SequentialthinkingIsRevision {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(9007199254740991.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingThoughtNumber);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for SequentialthinkingThoughtNumber {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingThoughtNumber")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SequentialthinkingThoughtNumber"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert(
-                "maximum".into(),
-                ::toolseal::__private::number_value(9007199254740991.0),
-            );
-            s.insert(
-                "description".into(),
-                "Current thought number (numeric value, e.g., 1, 2, 3)".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SequentialthinkingTotalThoughts, u64);
-    impl ::toolseal::__private::FromJson for SequentialthinkingTotalThoughts {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(9007199254740991.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingTotalThoughts);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for SequentialthinkingTotalThoughts {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingTotalThoughts")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SequentialthinkingTotalThoughts"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert(
-                "maximum".into(),
-                ::toolseal::__private::number_value(9007199254740991.0),
-            );
-            s.insert(
-                "description".into(),
-                "Estimated total thoughts needed (numeric value, e.g., 5, 10)".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for SequentialthinkingIsRevision {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Boolean(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <String as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::String(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: boolean | string"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: boolean | string",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(SequentialthinkingIsRevision);
-    impl ::toolseal::__private::schemars::JsonSchema for SequentialthinkingIsRevision {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingIsRevision")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SequentialthinkingIsRevision"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < bool > (g),
-                        ::toolseal::__private::subschema:: < String > (g)
-                    ],
-                ),
-            );
-            s.insert(
-                "description".into(),
-                "Whether this revises previous thinking".into(),
-            );
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SequentialthinkingRevisesThought, u64);
-    impl ::toolseal::__private::FromJson for SequentialthinkingRevisesThought {
+    ::toolseal::__json_schema!(
+        SequentialthinkingIsRevision, g => rt::union_schema(g, "anyOf", &
+        [rt::subschema:: < bool >, rt::subschema:: < String >],
+        Some("Whether this revises previous thinking"))
+    );
+    ::toolseal::__value_type!(
+        SequentialthinkingRevisesThought(u64), rt::NumberType < u64 > =
+        rt::NumberType::new().minimum(1.0).maximum(9007199254740991.0)
+        .description("Which thought is being reconsidered")
+    );
+    ::toolseal::__value_type!(
+        SequentialthinkingBranchFromThought(u64), rt::NumberType < u64 > =
+        rt::NumberType::new().minimum(1.0).maximum(9007199254740991.0)
+        .description("Branching point thought number")
+    );
+    impl rt::FromJson for SequentialthinkingNeedsMoreThoughts {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(9007199254740991.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingRevisesThought);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for SequentialthinkingRevisesThought {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingRevisesThought")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SequentialthinkingRevisesThought"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert(
-                "maximum".into(),
-                ::toolseal::__private::number_value(9007199254740991.0),
-            );
-            s.insert("description".into(), "Which thought is being reconsidered".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(SequentialthinkingBranchFromThought, u64);
-    impl ::toolseal::__private::FromJson for SequentialthinkingBranchFromThought {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            ::toolseal::__private::check::integer_u64(
-                    v,
-                    at,
-                    cx,
-                    &::toolseal::__private::NumberBounds {
-                        minimum: ::core::option::Option::Some(1.0),
-                        maximum: ::core::option::Option::Some(9007199254740991.0),
-                        exclusive_minimum: ::core::option::Option::None,
-                        exclusive_maximum: ::core::option::Option::None,
-                        multiple_of: ::core::option::Option::None,
-                    },
-                )
-                .map(Self)
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingBranchFromThought);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for SequentialthinkingBranchFromThought {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingBranchFromThought")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SequentialthinkingBranchFromThought"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("type".into(), "integer".into());
-            s.insert("minimum".into(), ::toolseal::__private::number_value(1.0));
-            s.insert(
-                "maximum".into(),
-                ::toolseal::__private::number_value(9007199254740991.0),
-            );
-            s.insert("description".into(), "Branching point thought number".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for SequentialthinkingNeedsMoreThoughts {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let mut errors = ::std::vec::Vec::new();
-            let mut trial = cx.child();
-            match <bool as ::toolseal::__private::FromJson>::from_json(
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            rt::union(
                 v,
                 at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::Boolean(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            let mut trial = cx.child();
-            match <String as ::toolseal::__private::FromJson>::from_json(
-                v,
-                at,
-                &mut trial,
-            ) {
-                ::core::result::Result::Ok(x) => {
-                    cx.absorb(trial);
-                    return ::core::result::Result::Ok(Self::String(x));
-                }
-                ::core::result::Result::Err(e) => errors.push(e),
-            }
-            ::core::result::Result::Err(
-                ::toolseal::__private::check::union_error(
-                    at,
-                    v,
-                    ::toolseal::__private::Keyword::AnyOf,
-                    ::std::borrow::Cow::Borrowed("one of: boolean | string"),
-                    errors,
-                ),
+                cx,
+                rt::Keyword::AnyOf,
+                "one of: boolean | string",
+                &[
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
+                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
+                ],
             )
         }
     }
     ::toolseal::__deserialize_via_from_json!(SequentialthinkingNeedsMoreThoughts);
-    impl ::toolseal::__private::schemars::JsonSchema
-    for SequentialthinkingNeedsMoreThoughts {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingNeedsMoreThoughts")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(
-                    ::core::module_path!(), "::", "SequentialthinkingNeedsMoreThoughts"
-                ),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert(
-                "anyOf".into(),
-                ::toolseal::__private::serde_json::Value::Array(
-                    ::std::vec![
-                        ::toolseal::__private::subschema:: < bool > (g),
-                        ::toolseal::__private::subschema:: < String > (g)
-                    ],
-                ),
-            );
-            s.insert("description".into(), "If more thoughts are needed".into());
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::FromJson for SequentialthinkingArgs {
+    ::toolseal::__json_schema!(
+        SequentialthinkingNeedsMoreThoughts, g => rt::union_schema(g, "anyOf", &
+        [rt::subschema:: < bool >, rt::subschema:: < String >],
+        Some("If more thoughts are needed"))
+    );
+    impl rt::FromJson for SequentialthinkingArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "thought",
                     "nextThoughtNeeded",
@@ -629,7 +292,7 @@ const _: () = {
                     "branchId",
                     "needsMoreThoughts",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "thought" => 0,
                         "nextThoughtNeeded" => 1,
@@ -640,207 +303,75 @@ const _: () = {
                         "branchFromThought" => 6,
                         "branchId" => 7,
                         "needsMoreThoughts" => 8,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2, 3],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<9usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let thought = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("thought"), cx)
-            );
-            let next_thought_needed = ::toolseal::__signature_first!(
-                first, < SequentialthinkingNextThoughtNeeded as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("nextThoughtNeeded"),
-                cx)
-            );
-            let thought_number = ::toolseal::__signature_first!(
-                first, < SequentialthinkingThoughtNumber as
-                ::toolseal::__private::FromJson > ::from_json(slots[2].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("thoughtNumber"), cx)
-            );
-            let total_thoughts = ::toolseal::__signature_first!(
-                first, < SequentialthinkingTotalThoughts as
-                ::toolseal::__private::FromJson > ::from_json(slots[3].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("totalThoughts"), cx)
-            );
-            let is_revision = ::toolseal::__signature_first!(
-                first, match slots[4] { ::core::option::Option::Some(x) => <
-                SequentialthinkingIsRevision as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("isRevision"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let revises_thought = ::toolseal::__signature_first!(
-                first, match slots[5] { ::core::option::Option::Some(x) => <
-                SequentialthinkingRevisesThought as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("revisesThought"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let branch_from_thought = ::toolseal::__signature_first!(
-                first, match slots[6] { ::core::option::Option::Some(x) => <
-                SequentialthinkingBranchFromThought as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("branchFromThought"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let branch_id = ::toolseal::__signature_first!(
-                first, match slots[7] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("branchId"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let needs_more_thoughts = ::toolseal::__signature_first!(
-                first, match slots[8] { ::core::option::Option::Some(x) => <
-                SequentialthinkingNeedsMoreThoughts as ::toolseal::__private::FromJson >
-                ::from_json(x, & at.key("needsMoreThoughts"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (
-                thought,
-                next_thought_needed,
-                thought_number,
-                total_thoughts,
-                is_revision,
-                revises_thought,
-                branch_from_thought,
-                branch_id,
-                needs_more_thoughts,
-            ) {
+            let slots = rt::check::slots::<9usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "thought", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "nextThoughtNeeded", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "thoughtNumber", cx, &mut first)?;
+            let f3 = rt::required(slots[3], at, "totalThoughts", cx, &mut first)?;
+            let f4 = rt::optional(slots[4], at, "isRevision", cx, &mut first)?;
+            let f5 = rt::optional(slots[5], at, "revisesThought", cx, &mut first)?;
+            let f6 = rt::optional(slots[6], at, "branchFromThought", cx, &mut first)?;
+            let f7 = rt::optional(slots[7], at, "branchId", cx, &mut first)?;
+            let f8 = rt::optional(slots[8], at, "needsMoreThoughts", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4, f5, f6, f7, f8) {
                 (
-                    ::core::option::Option::Some(thought),
-                    ::core::option::Option::Some(next_thought_needed),
-                    ::core::option::Option::Some(thought_number),
-                    ::core::option::Option::Some(total_thoughts),
-                    ::core::option::Option::Some(is_revision),
-                    ::core::option::Option::Some(revises_thought),
-                    ::core::option::Option::Some(branch_from_thought),
-                    ::core::option::Option::Some(branch_id),
-                    ::core::option::Option::Some(needs_more_thoughts),
+                    Some(f0),
+                    Some(f1),
+                    Some(f2),
+                    Some(f3),
+                    Some(f4),
+                    Some(f5),
+                    Some(f6),
+                    Some(f7),
+                    Some(f8),
                 ) => {
-                    ::core::result::Result::Ok(Self {
-                        thought,
-                        next_thought_needed,
-                        thought_number,
-                        total_thoughts,
-                        is_revision,
-                        revises_thought,
-                        branch_from_thought,
-                        branch_id,
-                        needs_more_thoughts,
+                    Ok(Self {
+                        thought: f0,
+                        next_thought_needed: f1,
+                        thought_number: f2,
+                        total_thoughts: f3,
+                        is_revision: f4,
+                        revises_thought: f5,
+                        branch_from_thought: f6,
+                        branch_id: f7,
+                        needs_more_thoughts: f8,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SequentialthinkingArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for SequentialthinkingArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SequentialthinkingArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "thought",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "nextThoughtNeeded",
-                            ::toolseal::__private::subschema::<
-                                SequentialthinkingNextThoughtNeeded,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "thoughtNumber",
-                            ::toolseal::__private::subschema::<
-                                SequentialthinkingThoughtNumber,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "totalThoughts",
-                            ::toolseal::__private::subschema::<
-                                SequentialthinkingTotalThoughts,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "isRevision",
-                            ::toolseal::__private::subschema::<
-                                SequentialthinkingIsRevision,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "revisesThought",
-                            ::toolseal::__private::subschema::<
-                                SequentialthinkingRevisesThought,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branchFromThought",
-                            ::toolseal::__private::subschema::<
-                                SequentialthinkingBranchFromThought,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branchId",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "needsMoreThoughts",
-                            ::toolseal::__private::subschema::<
-                                SequentialthinkingNeedsMoreThoughts,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[
-                        "thought",
-                        "nextThoughtNeeded",
-                        "thoughtNumber",
-                        "totalThoughts",
-                    ],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `sequentialthinking` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for SequentialthinkingOutput {
+    ::toolseal::__json_schema!(
+        SequentialthinkingArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("thought", rt::subschema:: < String >), ("nextThoughtNeeded",
+        rt::subschema:: < SequentialthinkingNextThoughtNeeded >), ("thoughtNumber",
+        rt::subschema:: < SequentialthinkingThoughtNumber >), ("totalThoughts",
+        rt::subschema:: < SequentialthinkingTotalThoughts >), ("isRevision",
+        rt::subschema:: < SequentialthinkingIsRevision >), ("revisesThought",
+        rt::subschema:: < SequentialthinkingRevisesThought >), ("branchFromThought",
+        rt::subschema:: < SequentialthinkingBranchFromThought >), ("branchId",
+        rt::subschema:: < String >), ("needsMoreThoughts", rt::subschema:: <
+        SequentialthinkingNeedsMoreThoughts >)], required : & ["thought",
+        "nextThoughtNeeded", "thoughtNumber", "totalThoughts"], additional :
+        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
+        description : Some("Arguments of the `sequentialthinking` tool."), })
+    );
+    impl rt::FromJson for SequentialthinkingOutput {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &[
                     "thoughtNumber",
                     "totalThoughts",
@@ -848,183 +379,91 @@ const _: () = {
                     "branches",
                     "thoughtHistoryLength",
                 ],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "thoughtNumber" => 0,
                         "totalThoughts" => 1,
                         "nextThoughtNeeded" => 2,
                         "branches" => 3,
                         "thoughtHistoryLength" => 4,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0, 1, 2, 3, 4],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let thought_number = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("thoughtNumber"), cx)
-            );
-            let total_thoughts = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[1]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("totalThoughts"), cx)
-            );
-            let next_thought_needed = ::toolseal::__signature_first!(
-                first, < bool as ::toolseal::__private::FromJson > ::from_json(slots[2]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("nextThoughtNeeded"), cx)
-            );
-            let branches = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < String > as ::toolseal::__private::FromJson >
-                ::from_json(slots[3].unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS),
-                & at.key("branches"), cx)
-            );
-            let thought_history_length = ::toolseal::__signature_first!(
-                first, < f64 as ::toolseal::__private::FromJson > ::from_json(slots[4]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("thoughtHistoryLength"), cx)
-            );
-            match (
-                thought_number,
-                total_thoughts,
-                next_thought_needed,
-                branches,
-                thought_history_length,
-            ) {
-                (
-                    ::core::option::Option::Some(thought_number),
-                    ::core::option::Option::Some(total_thoughts),
-                    ::core::option::Option::Some(next_thought_needed),
-                    ::core::option::Option::Some(branches),
-                    ::core::option::Option::Some(thought_history_length),
-                ) => {
-                    ::core::result::Result::Ok(Self {
-                        thought_number,
-                        total_thoughts,
-                        next_thought_needed,
-                        branches,
-                        thought_history_length,
+            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "thoughtNumber", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "totalThoughts", cx, &mut first)?;
+            let f2 = rt::required(slots[2], at, "nextThoughtNeeded", cx, &mut first)?;
+            let f3 = rt::required(slots[3], at, "branches", cx, &mut first)?;
+            let f4 = rt::required(slots[4], at, "thoughtHistoryLength", cx, &mut first)?;
+            match (f0, f1, f2, f3, f4) {
+                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
+                    Ok(Self {
+                        thought_number: f0,
+                        total_thoughts: f1,
+                        next_thought_needed: f2,
+                        branches: f3,
+                        thought_history_length: f4,
                     })
                 }
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(SequentialthinkingOutput);
-    impl ::toolseal::__private::schemars::JsonSchema for SequentialthinkingOutput {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("SequentialthinkingOutput")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "SequentialthinkingOutput"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "thoughtNumber",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "totalThoughts",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "nextThoughtNeeded",
-                            ::toolseal::__private::subschema::<bool>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "branches",
-                            ::toolseal::__private::subschema::<::std::vec::Vec<String>>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "thoughtHistoryLength",
-                            ::toolseal::__private::subschema::<f64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &[
-                        "thoughtNumber",
-                        "totalThoughts",
-                        "nextThoughtNeeded",
-                        "branches",
-                        "thoughtHistoryLength",
-                    ],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Structured output of the `sequentialthinking` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    ::toolseal::__json_schema!(
+        SequentialthinkingOutput, g => rt::object_schema(g, & rt::ObjectSchema {
+        properties : & [("thoughtNumber", rt::subschema:: < f64 >), ("totalThoughts",
+        rt::subschema:: < f64 >), ("nextThoughtNeeded", rt::subschema:: < bool >),
+        ("branches", rt::subschema:: < ::std::vec::Vec < String > >),
+        ("thoughtHistoryLength", rt::subschema:: < f64 >)], required : &
+        ["thoughtNumber", "totalThoughts", "nextThoughtNeeded", "branches",
+        "thoughtHistoryLength"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description :
+        Some("Structured output of the `sequentialthinking` tool."), })
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-sequential-thinking.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "sequentialthinking",
-                title: ::core::option::Option::Some("Sequential Thinking"),
-                description: ::core::option::Option::Some(
+                title: Some("Sequential Thinking"),
+                description: Some(
                     "A detailed tool for dynamic and reflective problem-solving through thoughts.\nThis tool helps analyze problems through a flexible thinking process that can adapt and evolve.\nEach thought can build on, question, or revise previous insights as understanding deepens.\n\nWhen to use this tool:\n- Breaking down complex problems into steps\n- Planning and design with room for revision\n- Analysis that might need course correction\n- Problems where the full scope might not be clear initially\n- Problems that require a multi-step solution\n- Tasks that need to maintain context over multiple steps\n- Situations where irrelevant information needs to be filtered out\n\nKey features:\n- You can adjust total_thoughts up or down as you progress\n- You can question or revise previous thoughts\n- You can add more thoughts even after reaching what seemed like the end\n- You can express uncertainty and explore alternative approaches\n- Not every thought needs to build linearly - you can branch or backtrack\n- Generates a solution hypothesis\n- Verifies the hypothesis based on the Chain of Thought steps\n- Repeats the process until satisfied\n- Provides a correct answer\n\nParameters explained:\n- thought: Your current thinking step, which can include:\n  * Regular analytical steps\n  * Revisions of previous thoughts\n  * Questions about previous decisions\n  * Realizations about needing more analysis\n  * Changes in approach\n  * Hypothesis generation\n  * Hypothesis verification\n- nextThoughtNeeded: True if you need more thinking, even if at what seemed like the end\n- thoughtNumber: Current number in sequence (can go beyond initial total if needed)\n- totalThoughts: Current estimate of thoughts needed (can be adjusted up/down)\n- isRevision: A boolean indicating if this thought revises previous thinking\n- revisesThought: If is_revision is true, which thought number is being reconsidered\n- branchFromThought: If branching, which thought number is the branching point\n- branchId: Identifier for the current branch (if any)\n- needsMoreThoughts: If reaching end but realizing more thoughts needed\n\nYou should:\n1. Start with an initial estimate of needed thoughts, but be ready to adjust\n2. Feel free to question or revise previous thoughts\n3. Don't hesitate to add more thoughts if needed, even at the \"end\"\n4. Express uncertainty when present\n5. Mark thoughts that revise previous thinking or branch into new paths\n6. Ignore information that is irrelevant to the current step\n7. Generate a solution hypothesis when appropriate\n8. Verify the hypothesis based on the Chain of Thought steps\n9. Repeat the process until satisfied with the solution\n10. Provide a single, ideally correct answer as the final output\n11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::Some(true),
-                    destructive_hint: ::core::option::Option::Some(false),
-                    idempotent_hint: ::core::option::Option::Some(true),
-                    open_world_hint: ::core::option::Option::Some(false),
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: Some(true),
+                    destructive_hint: Some(false),
+                    idempotent_hint: Some(true),
+                    open_world_hint: Some(false),
                 },
                 definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"A detailed tool for dynamic and reflective problem-solving through thoughts.\\nThis tool helps analyze problems through a flexible thinking process that can adapt and evolve.\\nEach thought can build on, question, or revise previous insights as understanding deepens.\\n\\nWhen to use this tool:\\n- Breaking down complex problems into steps\\n- Planning and design with room for revision\\n- Analysis that might need course correction\\n- Problems where the full scope might not be clear initially\\n- Problems that require a multi-step solution\\n- Tasks that need to maintain context over multiple steps\\n- Situations where irrelevant information needs to be filtered out\\n\\nKey features:\\n- You can adjust total_thoughts up or down as you progress\\n- You can question or revise previous thoughts\\n- You can add more thoughts even after reaching what seemed like the end\\n- You can express uncertainty and explore alternative approaches\\n- Not every thought needs to build linearly - you can branch or backtrack\\n- Generates a solution hypothesis\\n- Verifies the hypothesis based on the Chain of Thought steps\\n- Repeats the process until satisfied\\n- Provides a correct answer\\n\\nParameters explained:\\n- thought: Your current thinking step, which can include:\\n  * Regular analytical steps\\n  * Revisions of previous thoughts\\n  * Questions about previous decisions\\n  * Realizations about needing more analysis\\n  * Changes in approach\\n  * Hypothesis generation\\n  * Hypothesis verification\\n- nextThoughtNeeded: True if you need more thinking, even if at what seemed like the end\\n- thoughtNumber: Current number in sequence (can go beyond initial total if needed)\\n- totalThoughts: Current estimate of thoughts needed (can be adjusted up/down)\\n- isRevision: A boolean indicating if this thought revises previous thinking\\n- revisesThought: If is_revision is true, which thought number is being reconsidered\\n- branchFromThought: If branching, which thought number is the branching point\\n- branchId: Identifier for the current branch (if any)\\n- needsMoreThoughts: If reaching end but realizing more thoughts needed\\n\\nYou should:\\n1. Start with an initial estimate of needed thoughts, but be ready to adjust\\n2. Feel free to question or revise previous thoughts\\n3. Don't hesitate to add more thoughts if needed, even at the \\\"end\\\"\\n4. Express uncertainty when present\\n5. Mark thoughts that revise previous thinking or branch into new paths\\n6. Ignore information that is irrelevant to the current step\\n7. Generate a solution hypothesis when appropriate\\n8. Verify the hypothesis based on the Chain of Thought steps\\n9. Repeat the process until satisfied with the solution\\n10. Provide a single, ideally correct answer as the final output\\n11. Only set nextThoughtNeeded to false when truly done and a satisfactory answer is reached\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"branchFromThought\":{\"description\":\"Branching point thought number\",\"maximum\":9007199254740991,\"minimum\":1,\"type\":\"integer\"},\"branchId\":{\"description\":\"Branch identifier\",\"type\":\"string\"},\"isRevision\":{\"description\":\"Whether this revises previous thinking\",\"type\":[\"boolean\",\"string\"]},\"needsMoreThoughts\":{\"description\":\"If more thoughts are needed\",\"type\":[\"boolean\",\"string\"]},\"nextThoughtNeeded\":{\"description\":\"Whether another thought step is needed\",\"type\":[\"boolean\",\"string\"]},\"revisesThought\":{\"description\":\"Which thought is being reconsidered\",\"maximum\":9007199254740991,\"minimum\":1,\"type\":\"integer\"},\"thought\":{\"description\":\"Your current thinking step\",\"type\":\"string\"},\"thoughtNumber\":{\"description\":\"Current thought number (numeric value, e.g., 1, 2, 3)\",\"maximum\":9007199254740991,\"minimum\":1,\"type\":\"integer\"},\"totalThoughts\":{\"description\":\"Estimated total thoughts needed (numeric value, e.g., 5, 10)\",\"maximum\":9007199254740991,\"minimum\":1,\"type\":\"integer\"}},\"required\":[\"thought\",\"nextThoughtNeeded\",\"thoughtNumber\",\"totalThoughts\"],\"type\":\"object\"},\"name\":\"sequentialthinking\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branches\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"nextThoughtNeeded\":{\"type\":\"boolean\"},\"thoughtHistoryLength\":{\"type\":\"number\"},\"thoughtNumber\":{\"type\":\"number\"},\"totalThoughts\":{\"type\":\"number\"}},\"required\":[\"thoughtNumber\",\"totalThoughts\",\"nextThoughtNeeded\",\"branches\",\"thoughtHistoryLength\"],\"type\":\"object\"}}",
                 digest: "fbc293f18831b2bb05c88d9fe0b5dcb58296ae0229a70b7636f7bc9ba589fbf7",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
         ];
         const NAMES: &'static [&'static str] = &["sequentialthinking"];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <SequentialthinkingArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <SequentialthinkingArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Sequentialthinking)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -1039,89 +478,76 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("sequentialthinking", ::toolseal::__private::root_schema(<
-                SequentialthinkingArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < SequentialthinkingArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("sequentialthinking", rt::root_schema(< SequentialthinkingArgs as
+                rt::schemars::JsonSchema > ::schema_name, < SequentialthinkingArgs as
+                rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::Sequentialthinking(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::Sequentialthinking(a) => map.serialize_entry("arguments", a)?,

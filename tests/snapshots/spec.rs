@@ -42,307 +42,153 @@ pub enum ToolCall {
     /// Quarantined: its schema names a document toolseal never fetches.
     Broken(BrokenArgs),
 }
-#[allow(clippy::all)]
+#[allow(unused_imports, clippy::all)]
 const _: () = {
-    impl ::toolseal::__private::FromJson for ApplyPatchPatchesItem {
+    use ::toolseal::__private as rt;
+    use ::core::option::Option::{self, None, Some};
+    use ::core::result::Result::{self, Err, Ok};
+    static __SPEC_0: rt::LazySpec = rt::LazySpec::new(
+        "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\",\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}]},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},\"mode\":{\"anyOf\":[{\"not\":{}},{\"type\":\"string\",\"enum\":[\"tcp\",\"udp\"]}]},\"verbose\":{\"type\":\"boolean\",\"enum\":[\"True\",\"False\"]},\"label\":{\"type\":\"string\",\"default\":null,\"optional\":true},\"tags\":{\"type\":\"array\",\"contains\":{\"const\":\"prod\"},\"maxContains\":1},\"env\":{\"type\":\"object\",\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"additionalProperties\":false}},\"required\":[\"host\"],\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"then\":{\"required\":[\"port\"]},\"unevaluatedProperties\":false}",
+        true,
+    );
+    impl rt::FromJson for ApplyPatchPatchesItem {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["contents", "line"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "contents" => 0,
                         "line" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[0],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let contents = ::toolseal::__signature_first!(
-                first, < String as ::toolseal::__private::FromJson > ::from_json(slots[0]
-                .unwrap_or(& ::toolseal::__private::EMPTY_ARGUMENTS), & at
-                .key("contents"), cx)
-            );
-            let line = ::toolseal::__signature_first!(
-                first, match slots[1] { ::core::option::Option::Some(x) => < i64 as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("line"), cx)
-                .map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            match (contents, line) {
-                (
-                    ::core::option::Option::Some(contents),
-                    ::core::option::Option::Some(line),
-                ) => ::core::result::Result::Ok(Self { contents, line }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::required(slots[0], at, "contents", cx, &mut first)?;
+            let f1 = rt::optional(slots[1], at, "line", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { contents: f0, line: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ApplyPatchPatchesItem);
-    impl ::toolseal::__private::schemars::JsonSchema for ApplyPatchPatchesItem {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ApplyPatchPatchesItem")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ApplyPatchPatchesItem"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "contents",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "line",
-                            ::toolseal::__private::subschema::<i64>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["contents"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::None,
-                },
-            )
-        }
-    }
-    impl ::toolseal::__private::FromJson for ApplyPatchArgs {
+    ::toolseal::__json_schema!(
+        ApplyPatchPatchesItem, g => rt::object_schema(g, & rt::ObjectSchema { properties
+        : & [("contents", rt::subschema:: < String >), ("line", rt::subschema:: < i64
+        >)], required : & ["contents"], additional : rt::AdditionalSchema::Closed,
+        min_properties : None, max_properties : None, description : None, })
+    );
+    impl rt::FromJson for ApplyPatchArgs {
         fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            static KEYS: ::toolseal::__private::check::ObjectKeys = ::toolseal::__private::check::ObjectKeys {
+            v: &rt::Json<'_>,
+            at: &rt::Path<'_>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
                 declared: &["file_hash", "patches"],
-                index: |k| ::core::option::Option::Some(
+                index: |k| Some(
                     match k {
                         "file_hash" => 0,
                         "patches" => 1,
-                        _ => return ::core::option::Option::None,
+                        _ => return None,
                     },
                 ),
                 required: &[1],
-                min_properties: ::core::option::Option::None,
-                max_properties: ::core::option::Option::None,
+                min_properties: None,
+                max_properties: None,
             };
-            let slots = ::toolseal::__private::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first: ::core::option::Option<::toolseal::__private::Rejection> = ::core::option::Option::None;
-            let file_hash = ::toolseal::__signature_first!(
-                first, match slots[0] { ::core::option::Option::Some(x) => < String as
-                ::toolseal::__private::FromJson > ::from_json(x, & at.key("file_hash"),
-                cx).map(::core::option::Option::Some), ::core::option::Option::None =>
-                ::core::result::Result::Ok(::core::option::Option::None), }
-            );
-            let patches = ::toolseal::__signature_first!(
-                first, < ::std::vec::Vec < ApplyPatchPatchesItem > as
-                ::toolseal::__private::FromJson > ::from_json(slots[1].unwrap_or(&
-                ::toolseal::__private::EMPTY_ARGUMENTS), & at.key("patches"), cx)
-            );
-            match (file_hash, patches) {
-                (
-                    ::core::option::Option::Some(file_hash),
-                    ::core::option::Option::Some(patches),
-                ) => ::core::result::Result::Ok(Self { file_hash, patches }),
-                _ => {
-                    ::core::result::Result::Err(
-                        ::toolseal::__private::first_rejection(first, at, v),
-                    )
-                }
+            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
+            let mut first = None;
+            let f0 = rt::optional(slots[0], at, "file_hash", cx, &mut first)?;
+            let f1 = rt::required(slots[1], at, "patches", cx, &mut first)?;
+            match (f0, f1) {
+                (Some(f0), Some(f1)) => Ok(Self { file_hash: f0, patches: f1 }),
+                _ => Err(rt::first_rejection(first, at, v)),
             }
         }
     }
     ::toolseal::__deserialize_via_from_json!(ApplyPatchArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ApplyPatchArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ApplyPatchArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ApplyPatchArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            ::toolseal::__private::object_schema(
-                g,
-                &::toolseal::__private::ObjectSchema {
-                    properties: &[
-                        (
-                            "file_hash",
-                            ::toolseal::__private::subschema::<String>
-                                as ::toolseal::__private::SchemaFn,
-                        ),
-                        (
-                            "patches",
-                            ::toolseal::__private::subschema::<
-                                ::std::vec::Vec<ApplyPatchPatchesItem>,
-                            > as ::toolseal::__private::SchemaFn,
-                        ),
-                    ],
-                    required: &["patches"],
-                    additional: ::toolseal::__private::AdditionalSchema::Closed,
-                    min_properties: ::core::option::Option::None,
-                    max_properties: ::core::option::Option::None,
-                    description: ::core::option::Option::Some(
-                        "Arguments of the `apply_patch` tool.",
-                    ),
-                },
-            )
-        }
-    }
-    static __SPEC_0: ::toolseal::__private::LazySpec = ::toolseal::__private::LazySpec::new(
-        "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\",\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}]},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},\"mode\":{\"anyOf\":[{\"not\":{}},{\"type\":\"string\",\"enum\":[\"tcp\",\"udp\"]}]},\"verbose\":{\"type\":\"boolean\",\"enum\":[\"True\",\"False\"]},\"label\":{\"type\":\"string\",\"default\":null,\"optional\":true},\"tags\":{\"type\":\"array\",\"contains\":{\"const\":\"prod\"},\"maxContains\":1},\"env\":{\"type\":\"object\",\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"additionalProperties\":false}},\"required\":[\"host\"],\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"then\":{\"required\":[\"port\"]},\"unevaluatedProperties\":false}",
-        true,
+    ::toolseal::__json_schema!(
+        ApplyPatchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
+        [("file_hash", rt::subschema:: < String >), ("patches", rt::subschema:: <
+        ::std::vec::Vec < ApplyPatchPatchesItem > >)], required : & ["patches"],
+        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
+        : None, description : Some("Arguments of the `apply_patch` tool."), })
     );
-    ::toolseal::__newtype_access!(ConnectArgs, ::toolseal::__private::serde_json::Value);
-    impl ::toolseal::__private::FromJson for ConnectArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            __SPEC_0.check("", v, at, cx)?;
-            ::core::result::Result::Ok(Self(v.to_value()))
+    ::toolseal::__value_type!(
+        ConnectArgs(rt::serde_json::Value), rt::SpecType = rt::SpecType { spec : &
+        __SPEC_0, pointer : "", schema :
+        "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\",\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}]},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},\"mode\":{\"anyOf\":[{\"not\":{}},{\"type\":\"string\",\"enum\":[\"tcp\",\"udp\"]}]},\"verbose\":{\"type\":\"boolean\",\"enum\":[\"True\",\"False\"]},\"label\":{\"type\":\"string\",\"default\":null,\"optional\":true},\"tags\":{\"type\":\"array\",\"contains\":{\"const\":\"prod\"},\"maxContains\":1},\"env\":{\"type\":\"object\",\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"additionalProperties\":false}},\"required\":[\"host\"],\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"then\":{\"required\":[\"port\"]},\"unevaluatedProperties\":false}"
         }
-    }
-    ::toolseal::__deserialize_via_from_json!(ConnectArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for ConnectArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("ConnectArgs")
+    );
+    ::toolseal::__value_type!(
+        BrokenArgs(rt::serde_json::Value), rt::Refusal = rt::Refusal::Quarantined { tool
+        : "broken", problem :
+        "at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: \"https://example.com/config.schema.json\" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema"
         }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "ConnectArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            if let ::toolseal::__private::serde_json::Value::Object(m) = ::toolseal::__private::json_literal(
-                "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\",\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}]},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},\"mode\":{\"anyOf\":[{\"not\":{}},{\"type\":\"string\",\"enum\":[\"tcp\",\"udp\"]}]},\"verbose\":{\"type\":\"boolean\",\"enum\":[\"True\",\"False\"]},\"label\":{\"type\":\"string\",\"default\":null,\"optional\":true},\"tags\":{\"type\":\"array\",\"contains\":{\"const\":\"prod\"},\"maxContains\":1},\"env\":{\"type\":\"object\",\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"additionalProperties\":false}},\"required\":[\"host\"],\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"then\":{\"required\":[\"port\"]},\"unevaluatedProperties\":false}",
-            ) {
-                s.extend(m);
-            }
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    ::toolseal::__newtype_access!(BrokenArgs, ::toolseal::__private::serde_json::Value);
-    impl ::toolseal::__private::FromJson for BrokenArgs {
-        fn from_json(
-            v: &::toolseal::__private::Json<'_>,
-            at: &::toolseal::__private::Path<'_>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let _ = &cx;
-            let _ = (v, at);
-            ::core::result::Result::Err(
-                ::toolseal::__private::Rejection::quarantined(
-                    "broken",
-                    "at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: \"https://example.com/config.schema.json\" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema",
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(BrokenArgs);
-    impl ::toolseal::__private::schemars::JsonSchema for BrokenArgs {
-        fn schema_name() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed("BrokenArgs")
-        }
-        fn schema_id() -> ::std::borrow::Cow<'static, str> {
-            ::std::borrow::Cow::Borrowed(
-                ::core::concat!(::core::module_path!(), "::", "BrokenArgs"),
-            )
-        }
-        fn json_schema(
-            g: &mut ::toolseal::__private::schemars::SchemaGenerator,
-        ) -> ::toolseal::__private::schemars::Schema {
-            let _ = &g;
-            let mut s = ::toolseal::__private::serde_json::Map::new();
-            s.insert("not".into(), ::toolseal::__private::serde_json::json!({}));
-            ::toolseal::__private::schemars::Schema::from(s)
-        }
-    }
-    impl ::toolseal::__private::ToolSet for ToolCall {
+    );
+    impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/spec.json";
-        const TOOLS: &'static [::toolseal::__private::ToolInfo] = &[
-            ::toolseal::__private::ToolInfo {
+        const TOOLS: &'static [rt::ToolInfo] = &[
+            rt::ToolInfo {
                 name: "apply_patch",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.\",\"inputSchema\":{\"properties\":{\"file_hash\":{\"type\":\"string\"},\"patches\":{\"items\":{\"properties\":{\"contents\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"}},\"required\":[\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"patches\"],\"type\":\"object\"},\"name\":\"apply_patch\"}",
                 digest: "1f98f62eb704c991beee2520d8946e2b38add5d8b0c49e97810a6ad0971979b7",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "connect",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Keywords no Rust type expresses, as real servers write them.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Keywords no Rust type expresses, as real servers write them.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"properties\":{\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"type\":\"object\"},\"host\":{\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}],\"type\":\"string\"},\"label\":{\"default\":null,\"optional\":true,\"type\":\"string\"},\"mode\":{\"anyOf\":[{\"not\":{}},{\"enum\":[\"tcp\",\"udp\"],\"type\":\"string\"}]},\"port\":{\"maximum\":65535,\"minimum\":1,\"type\":\"integer\"},\"tags\":{\"contains\":{\"const\":\"prod\"},\"maxContains\":1,\"type\":\"array\"},\"verbose\":{\"enum\":[\"True\",\"False\"],\"type\":\"boolean\"}},\"required\":[\"host\"],\"then\":{\"required\":[\"port\"]},\"type\":\"object\"},\"name\":\"connect\"}",
                 digest: "f0cca43af8ec886d5d40073682e2cb0156321cf912030e423b5900b5a79f25ed",
-                quarantined: ::core::option::Option::None,
+                quarantined: None,
             },
-            ::toolseal::__private::ToolInfo {
+            rt::ToolInfo {
                 name: "broken",
-                title: ::core::option::Option::None,
-                description: ::core::option::Option::Some(
+                title: None,
+                description: Some(
                     "Quarantined: its schema names a document toolseal never fetches.",
                 ),
-                annotations: ::toolseal::__private::Annotations {
-                    title: ::core::option::Option::None,
-                    read_only_hint: ::core::option::Option::None,
-                    destructive_hint: ::core::option::Option::None,
-                    idempotent_hint: ::core::option::Option::None,
-                    open_world_hint: ::core::option::Option::None,
+                annotations: rt::Annotations {
+                    title: None,
+                    read_only_hint: None,
+                    destructive_hint: None,
+                    idempotent_hint: None,
+                    open_world_hint: None,
                 },
                 definition: "{\"description\":\"Quarantined: its schema names a document toolseal never fetches.\",\"inputSchema\":{\"properties\":{\"config\":{\"$ref\":\"https://example.com/config.schema.json\"}},\"type\":\"object\"},\"name\":\"broken\"}",
                 digest: "c49e27fe4796002e792c9643e16b87f83e080f4f127c80d3a2866f998549ece1",
-                quarantined: ::core::option::Option::Some(
+                quarantined: Some(
                     "at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: \"https://example.com/config.schema.json\" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema",
                 ),
             },
@@ -350,43 +196,28 @@ const _: () = {
         const NAMES: &'static [&'static str] = &["apply_patch", "broken", "connect"];
         fn resolve_parts(
             name: &str,
-            arguments: ::core::option::Option<&::toolseal::__private::Json<'_>>,
-            cx: &mut ::toolseal::__private::Cx,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            let args = arguments.unwrap_or(&::toolseal::__private::EMPTY_ARGUMENTS);
-            let root = ::toolseal::__private::Path::root();
+            arguments: Option<&rt::Json<'_>>,
+            cx: &mut rt::Cx,
+        ) -> Result<Self, rt::Rejection> {
+            let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
+            let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match ::toolseal::__private::lookup(Self::NAMES, name) {
-                ::core::option::Option::Some(0) => {
-                    <ApplyPatchArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+            let resolved = match rt::lookup(Self::NAMES, name) {
+                Some(0) => {
+                    <ApplyPatchArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ApplyPatch)
                 }
-                ::core::option::Option::Some(2) => {
-                    <ConnectArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(2) => {
+                    <ConnectArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Connect)
                 }
-                ::core::option::Option::Some(1) => {
-                    <BrokenArgs as ::toolseal::__private::FromJson>::from_json(
-                            args,
-                            &at,
-                            cx,
-                        )
+                Some(1) => {
+                    <BrokenArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Broken)
                 }
                 _ => {
-                    return ::core::result::Result::Err(
-                        ::toolseal::__private::Rejection::unknown_tool(
-                            name,
-                            ::toolseal::__private::Names::Static(Self::NAMES),
-                        ),
+                    return Err(
+                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
                     );
                 }
             };
@@ -403,103 +234,88 @@ const _: () = {
     #[allow(dead_code)]
     impl ToolCall {
         /// The registry's tools, in registry order.
-        pub const TOOLS: &'static [::toolseal::__private::ToolInfo] = <Self as ::toolseal::__private::ToolSet>::TOOLS;
+        pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
-        pub fn from_json(
-            bytes: &[u8],
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(
-                    bytes,
-                    &::toolseal::__private::Options::strict(),
-                )
+        pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
                 .map(|r| r.call)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(
             bytes: &[u8],
-            options: &::toolseal::__private::Options,
-        ) -> ::core::result::Result<
-            ::toolseal::__private::Resolution<Self>,
-            ::toolseal::__private::Rejection,
-        > {
-            <Self as ::toolseal::__private::ToolSet>::resolve_with(bytes, options)
+            options: &rt::Options,
+        ) -> Result<rt::Resolution<Self>, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_with(bytes, options)
         }
         /// Resolves a call object already parsed by `serde_json` (its duplicate keys are already lost).
-        pub fn from_value(
-            value: &::toolseal::__private::serde_json::Value,
-        ) -> ::core::result::Result<Self, ::toolseal::__private::Rejection> {
-            <Self as ::toolseal::__private::ToolSet>::resolve_tree_with(
-                    &::toolseal::__private::Json::from_value(value),
-                    &::toolseal::__private::Options::strict(),
+        pub fn from_value(value: &rt::serde_json::Value) -> Result<Self, rt::Rejection> {
+            <Self as rt::ToolSet>::resolve_tree_with(
+                    &rt::Json::from_value(value),
+                    &rt::Options::strict(),
                 )
                 .map(|r| r.call)
         }
         /// The tool this call names, as declared in the registry.
         pub fn name(&self) -> &'static str {
-            <Self as ::toolseal::__private::ToolSet>::name(self)
+            <Self as rt::ToolSet>::name(self)
         }
         /// Registry metadata of the tool: description, annotations, canonical definition, digest.
-        pub fn info(&self) -> &'static ::toolseal::__private::ToolInfo {
-            <Self as ::toolseal::__private::ToolSet>::info(self)
+        pub fn info(&self) -> &'static rt::ToolInfo {
+            <Self as rt::ToolSet>::info(self)
         }
         /// Each tool's arguments schema as derived from the generated types
         /// (`schemars`), in registry order: the closed-world schema to show a model.
         pub fn argument_schemas() -> ::std::vec::Vec<
-            (&'static str, ::toolseal::__private::schemars::Schema),
+            (&'static str, rt::schemars::Schema),
         > {
             ::std::vec![
-                ("apply_patch", ::toolseal::__private::root_schema(< ApplyPatchArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, <
-                ApplyPatchArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::json_schema)), ("connect", ::toolseal::__private::root_schema(<
-                ConnectArgs as ::toolseal::__private::schemars::JsonSchema >
-                ::schema_name, < ConnectArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::json_schema)), ("broken",
-                ::toolseal::__private::root_schema(< BrokenArgs as
-                ::toolseal::__private::schemars::JsonSchema > ::schema_name, < BrokenArgs
-                as ::toolseal::__private::schemars::JsonSchema > ::json_schema)),
+                ("apply_patch", rt::root_schema(< ApplyPatchArgs as
+                rt::schemars::JsonSchema > ::schema_name, < ApplyPatchArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("connect", rt::root_schema(<
+                ConnectArgs as rt::schemars::JsonSchema > ::schema_name, < ConnectArgs as
+                rt::schemars::JsonSchema > ::json_schema)), ("broken", rt::root_schema(<
+                BrokenArgs as rt::schemars::JsonSchema > ::schema_name, < BrokenArgs as
+                rt::schemars::JsonSchema > ::json_schema)),
             ]
         }
         /// The tools a model may call, as `format`'s request lists them (its `tools`
         /// field), in registry order; quarantined tools are not offered.
-        pub fn definitions(
-            format: ::toolseal::__private::WireFormat,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, |_| true)
+        pub fn definitions(format: rt::WireFormat) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, |_| true)
         }
         /// [`ToolCall::definitions`] of the tools whose names `visible` keeps (a gate's visible set).
         pub fn definitions_for(
-            format: ::toolseal::__private::WireFormat,
+            format: rt::WireFormat,
             visible: impl FnMut(&str) -> bool,
-        ) -> ::toolseal::__private::serde_json::Value {
-            ::toolseal::__private::definitions::of_set::<Self>(format, visible)
+        ) -> rt::serde_json::Value {
+            rt::definitions::of_set::<Self>(format, visible)
         }
         /// The arguments as JSON (defaults applied).
-        pub fn arguments(&self) -> ::toolseal::__private::serde_json::Value {
+        pub fn arguments(&self) -> rt::serde_json::Value {
             match self {
                 Self::ApplyPatch(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Connect(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
                 Self::Broken(a) => {
-                    ::toolseal::__private::serde_json::to_value(a)
+                    rt::serde_json::to_value(a)
                         .expect("toolseal-build: generated arguments serialize to JSON")
                 }
             }
         }
     }
-    impl ::toolseal::__private::serde::Serialize for ToolCall {
+    impl rt::serde::Serialize for ToolCall {
         /// The canonical call object `{"name": ..., "arguments": {...}}`.
-        fn serialize<S: ::toolseal::__private::serde::Serializer>(
+        fn serialize<S: rt::serde::Serializer>(
             &self,
             serializer: S,
-        ) -> ::core::result::Result<S::Ok, S::Error> {
-            use ::toolseal::__private::serde::ser::SerializeMap;
-            let mut map = serializer.serialize_map(::core::option::Option::Some(2))?;
+        ) -> Result<S::Ok, S::Error> {
+            use rt::serde::ser::SerializeMap;
+            let mut map = serializer.serialize_map(Some(2))?;
             map.serialize_entry("name", self.name())?;
             match self {
                 Self::ApplyPatch(a) => map.serialize_entry("arguments", a)?,

@@ -121,7 +121,7 @@ pub enum Node {
 }
 
 /// Which Rust integer type holds an `integer`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IntRepr {
     /// `i64`: the lower bound may be negative.
     I64,
@@ -130,7 +130,7 @@ pub enum IntRepr {
 }
 
 /// `anyOf` or `oneOf`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum UnionMode {
     /// At least one option matches; the first match is taken.
     AnyOf,

@@ -1,0 +1,186 @@
+//! IR → Rust, in two steps. [`model`] decides every generated type from the
+//! schema IR — name, kind, docs, shared structure, contract fields — before any
+//! token is written; the emitters then write the model, one concern each:
+//!
+//! - [`types`]: the type definitions a user reads (structs, enums, aliases);
+//! - [`tables`]: validated newtypes and string enums, as data the runtime's
+//!   `generated` tables check and describe;
+//! - [`from_json`]: conversion of objects, unions and tuples;
+//! - [`json_schema`]: `JsonSchema` of objects, unions and tuples;
+//! - [`tool_call`]: the sealed `ToolCall` enum;
+//! - [`contract`]: the checks behind `#[toolseal::tool]`, and the contract file;
+//! - [`deployment`]: a deployment's `McpCall` over several registries.
+//!
+//! Support code the emitted items call lives in the runtime (`generated`) and
+//! the facade (`__private`, and `__*` macros for impl blocks every type shares).
+
+mod contract;
+pub(crate) mod deployment;
+mod from_json;
+mod json_schema;
+mod model;
+mod tables;
+mod tool_call;
+mod types;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use toolseal_runtime::registry::ToolDef;
+use toolseal_runtime::schema::{IntRepr, SchemaDoc};
+
+use crate::contract::Contract;
+use crate::facade::Facade;
+use model::{Kind, TypeSpace, Ty};
+
+/// One tool with its compiled arguments and output schemas.
+pub struct ToolInput<'a> {
+    /// The registry definition.
+    pub def: &'a ToolDef,
+    /// Its compiled `inputSchema`, or why it cannot be enforced (the tool is quarantined).
+    pub schema: Result<SchemaDoc, String>,
+    /// Its compiled `outputSchema`, if it declares one.
+    pub output: Option<SchemaDoc>,
+}
+
+/// How emitted code names the facade.
+struct Emit {
+    facade: Facade,
+    /// `<facade>::__private`, for items outside the impl block (inside it, `rt`).
+    private: TokenStream,
+    /// The argument of `#[serde(crate = "…")]`.
+    serde: String,
+}
+
+impl Emit {
+    /// A facade macro: `<facade>::<name>`.
+    fn macro_path(&self, name: &str) -> TokenStream {
+        self.facade.root(name)
+    }
+}
+
+/// `rt`: how code inside the impl block names the facade's `__private` module.
+fn rt() -> TokenStream {
+    quote!(rt)
+}
+
+impl Ty {
+    /// The type as code where `rt` names the support module writes it.
+    fn tokens(&self, rt: &TokenStream) -> TokenStream {
+        match self {
+            Ty::Named(id) => quote!(#id),
+            Ty::Bool => quote!(bool),
+            Ty::Int(IntRepr::I64) => quote!(i64),
+            Ty::Int(IntRepr::U64) => quote!(u64),
+            Ty::F64 => quote!(f64),
+            Ty::String => quote!(String),
+            Ty::Unit => quote!(()),
+            Ty::Value => quote!(#rt::serde_json::Value),
+            Ty::Vec(t) => {
+                let t = t.tokens(rt);
+                quote!(::std::vec::Vec<#t>)
+            }
+            Ty::Map(t) => {
+                let t = t.tokens(rt);
+                quote!(::std::collections::BTreeMap<::std::string::String, #t>)
+            }
+            Ty::Option(t) => {
+                let t = t.tokens(rt);
+                quote!(::core::option::Option<#t>)
+            }
+            Ty::Boxed(t) => {
+                let t = t.tokens(rt);
+                quote!(::std::boxed::Box<#t>)
+            }
+        }
+    }
+
+    /// The type as a person writes it: `Option<Vec<String>>`.
+    fn display(&self) -> String {
+        match self {
+            Ty::Named(id) => id.to_string(),
+            Ty::Bool => "bool".into(),
+            Ty::Int(IntRepr::I64) => "i64".into(),
+            Ty::Int(IntRepr::U64) => "u64".into(),
+            Ty::F64 => "f64".into(),
+            Ty::String => "String".into(),
+            Ty::Unit => "()".into(),
+            Ty::Value => "serde_json::Value".into(),
+            Ty::Vec(t) => format!("Vec<{}>", t.display()),
+            Ty::Map(t) => format!("BTreeMap<String, {}>", t.display()),
+            Ty::Option(t) => format!("Option<{}>", t.display()),
+            Ty::Boxed(t) => format!("Box<{}>", t.display()),
+        }
+    }
+}
+
+/// Generates the module source (unformatted tokens) for `tools` and the contract
+/// `#[toolseal::tool]` checks against; `registry` names the file, `facade` how
+/// the code names the toolseal crate.
+pub fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, facade: &Facade) -> (TokenStream, Contract) {
+    let (space, tools) = TypeSpace::build(tools);
+    let e = Emit { facade: facade.clone(), private: facade.private(), serde: facade.serde() };
+    let rt = rt();
+    let items = space.entries.iter().map(|x| types::item(&e, x));
+    let specs = space.specs.iter().map(|(_, id, source, formats)| quote!(static #id: rt::LazySpec = rt::LazySpec::new(#source, #formats);));
+    let impls = space.entries.iter().map(|x| match &x.kind {
+        Kind::Alias(_) => TokenStream::new(),
+        Kind::Value(table) => tables::value_type(&e, x, table),
+        Kind::StringEnum { values, variants, is_const, expected } => tables::string_enum(&e, x, values, variants, *is_const, expected),
+        Kind::Union { .. } | Kind::Tuple { .. } | Kind::Object(_) => {
+            let (from, schema, extra) = (from_json::impl_for(&e, x), json_schema::impl_for(&e, x), types::serialize_impl(x));
+            quote!(#from #schema #extra)
+        }
+    });
+    let (call_item, call_impls) = tool_call::emit(&tools, registry);
+    let (checks, contract) = contract::emit(&e, &tools, registry, module);
+    let private = &e.private;
+    // Generated code lands in the user's crate, under the user's lints: `-D warnings`
+    // must not fail on names and shapes that come from the registry (a key `foo` bound
+    // as a local is `clippy::disallowed_names`, variants sharing a word are
+    // `clippy::enum_variant_names`). Every item carries `clippy::all` (the lints
+    // `cargo clippy` warns about by default), as generated code conventionally does.
+    // Rustc's naming lints cannot fire: `naming` makes every type UpperCamelCase and
+    // every field snake_case.
+    let tokens = quote! {
+        #(#[allow(dead_code, clippy::all)] #items)*
+        #[allow(dead_code, clippy::all)]
+        #call_item
+        #[allow(unused_imports, clippy::all)]
+        const _: () = {
+            use #private as #rt;
+            use ::core::option::Option::{self, None, Some};
+            use ::core::result::Result::{self, Err, Ok};
+            #(#specs)*
+            #(#impls)*
+            #call_impls
+        };
+        /// Checks behind `#[toolseal::tool]`: one trait per argument, argument
+        /// type and output type, implemented by exactly the generated type.
+        #[doc(hidden)]
+        #[allow(non_camel_case_types, dead_code, unused_imports, clippy::all)]
+        pub mod __contract {
+            use super::*;
+            #(#checks)*
+        }
+    };
+    (tokens, contract)
+}
+
+/// `Some(x)` / `None` for an optional number, as code inside the impl block writes it.
+fn opt_u64(x: Option<u64>) -> TokenStream {
+    match x {
+        Some(x) => {
+            let l = proc_macro2::Literal::u64_unsuffixed(x);
+            quote!(Some(#l))
+        }
+        None => quote!(None),
+    }
+}
+
+/// `Some("text")` / `None`.
+fn opt_str(x: Option<&str>) -> TokenStream {
+    match x {
+        Some(x) => quote!(Some(#x)),
+        None => quote!(None),
+    }
+}

@@ -1,0 +1,573 @@
+//! Support for the code toolseal-build generates; not a public API.
+//!
+//! A generated value type is a table here (a [`StringType`], a [`NumberType`], a
+//! [`StringEnum`], ...), kept in a `static` beside the type; one interpreter per
+//! kind checks a value against its table and writes the table's JSON Schema
+//! keywords. Generated code therefore holds data, not function bodies, and a
+//! change to how a keyword is checked is made here once, for every type.
+
+use std::borrow::Cow;
+use std::marker::PhantomData;
+use std::sync::OnceLock;
+
+use serde_json::{Map, Value};
+
+use crate::call::EMPTY_ARGUMENTS;
+use crate::check::{self, Cx, Format, NumberBounds};
+use crate::json::Json;
+use crate::path::Path;
+use crate::pattern::Pattern;
+use crate::rejection::{Class, Keyword, Rejection};
+use crate::schema::spec::LazySpec;
+use crate::typed::{elements, FromJson};
+
+/// The table of a generated value type: how a JSON value becomes the type's
+/// inner value, and the JSON Schema keywords the type shows.
+pub trait ValueRule: Sync {
+    /// What a value converts to (the inner value of the generated newtype).
+    type Value;
+
+    /// Checks `v`, found at `at`, and converts it.
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self::Value, Rejection>;
+
+    /// The type's JSON Schema keywords (without subschemas of other generated types).
+    fn keywords(&self) -> Map<String, Value>;
+}
+
+fn describe(s: &mut Map<String, Value>, description: Option<&'static str>) {
+    if let Some(d) = description {
+        s.insert("description".into(), d.into());
+    }
+}
+
+fn count(s: &mut Map<String, Value>, keyword: &str, n: Option<u64>) {
+    if let Some(n) = n {
+        s.insert(keyword.into(), n.into());
+    }
+}
+
+/// A JSON number, written as an integer when it is one.
+pub fn number_value(x: f64) -> Value {
+    if x.fract() == 0.0 && x.abs() < 9.0e15 {
+        Value::from(x as i64)
+    } else {
+        Value::from(x)
+    }
+}
+
+/// A `serde_json::Value` from JSON text the generator wrote. Text that does not
+/// parse is a bug in toolseal-build, never read as `null`.
+pub fn json_literal(text: &str) -> Value {
+    serde_json::from_str(text).unwrap_or_else(|e| panic!("toolseal-build wrote a JSON literal that does not parse ({e}): {text:.200}"))
+}
+
+/// A JSON tree from JSON text the generator wrote. Text that does not parse
+/// is a bug in toolseal-build, never read as `null`.
+pub fn json_tree(text: &'static str) -> Json<'static> {
+    Json::parse(text.as_bytes()).unwrap_or_else(|e| panic!("toolseal-build wrote a JSON literal that does not parse ({}): {text:.200}", e.message))
+}
+
+/// A string with length bounds, patterns and a format.
+#[derive(Debug)]
+pub struct StringType {
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    patterns: &'static [&'static str],
+    format: Option<Format>,
+    description: Option<&'static str>,
+    compiled: OnceLock<Vec<Result<Pattern, String>>>,
+}
+
+impl StringType {
+    /// Any string.
+    pub const fn new() -> StringType {
+        StringType { min_length: None, max_length: None, patterns: &[], format: None, description: None, compiled: OnceLock::new() }
+    }
+
+    /// `minLength`.
+    pub const fn min_length(mut self, n: u64) -> StringType {
+        self.min_length = Some(n);
+        self
+    }
+
+    /// `maxLength`.
+    pub const fn max_length(mut self, n: u64) -> StringType {
+        self.max_length = Some(n);
+        self
+    }
+
+    /// `pattern`s, every one of which must match (compiled on first use).
+    pub const fn patterns(mut self, sources: &'static [&'static str]) -> StringType {
+        self.patterns = sources;
+        self
+    }
+
+    /// `format`.
+    pub const fn format(mut self, f: Format) -> StringType {
+        self.format = Some(f);
+        self
+    }
+
+    /// `description`.
+    pub const fn description(mut self, d: &'static str) -> StringType {
+        self.description = Some(d);
+        self
+    }
+}
+
+impl Default for StringType {
+    fn default() -> StringType {
+        StringType::new()
+    }
+}
+
+impl ValueRule for StringType {
+    type Value = String;
+
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<String, Rejection> {
+        let s = check::string(v, at)?;
+        if self.min_length.is_some() || self.max_length.is_some() {
+            check::length(s, at, self.min_length, self.max_length)?;
+        }
+        if !self.patterns.is_empty() {
+            let compiled = self.compiled.get_or_init(|| self.patterns.iter().map(|p| Pattern::new(p)).collect());
+            for (re, source) in compiled.iter().zip(self.patterns) {
+                check::compiled_pattern(s, at, re, source)?;
+            }
+        }
+        if let Some(f) = self.format {
+            check::format(s, at, f)?;
+        }
+        Ok(s.to_owned())
+    }
+
+    fn keywords(&self) -> Map<String, Value> {
+        let mut s = Map::new();
+        s.insert("type".into(), "string".into());
+        count(&mut s, "minLength", self.min_length);
+        count(&mut s, "maxLength", self.max_length);
+        if let Some((first, more)) = self.patterns.split_first() {
+            s.insert("pattern".into(), (*first).into());
+            if !more.is_empty() {
+                s.insert("allOf".into(), more.iter().map(|p| serde_json::json!({ "pattern": p })).collect());
+            }
+        }
+        if let Some(f) = self.format {
+            s.insert("format".into(), f.name().into());
+        }
+        describe(&mut s, self.description);
+        s
+    }
+}
+
+/// A number (`f64`) or an integer (`i64`, `u64`) within bounds.
+#[derive(Debug)]
+pub struct NumberType<T> {
+    bounds: NumberBounds,
+    description: Option<&'static str>,
+    repr: PhantomData<fn() -> T>,
+}
+
+impl<T> NumberType<T> {
+    /// Any value of the type.
+    pub const fn new() -> NumberType<T> {
+        let bounds = NumberBounds { minimum: None, maximum: None, exclusive_minimum: None, exclusive_maximum: None, multiple_of: None };
+        NumberType { bounds, description: None, repr: PhantomData }
+    }
+
+    /// `minimum`.
+    pub const fn minimum(mut self, x: f64) -> NumberType<T> {
+        self.bounds.minimum = Some(x);
+        self
+    }
+
+    /// `maximum`.
+    pub const fn maximum(mut self, x: f64) -> NumberType<T> {
+        self.bounds.maximum = Some(x);
+        self
+    }
+
+    /// `exclusiveMinimum`.
+    pub const fn exclusive_minimum(mut self, x: f64) -> NumberType<T> {
+        self.bounds.exclusive_minimum = Some(x);
+        self
+    }
+
+    /// `exclusiveMaximum`.
+    pub const fn exclusive_maximum(mut self, x: f64) -> NumberType<T> {
+        self.bounds.exclusive_maximum = Some(x);
+        self
+    }
+
+    /// `multipleOf`.
+    pub const fn multiple_of(mut self, x: f64) -> NumberType<T> {
+        self.bounds.multiple_of = Some(x);
+        self
+    }
+
+    /// `description`.
+    pub const fn description(mut self, d: &'static str) -> NumberType<T> {
+        self.description = Some(d);
+        self
+    }
+
+    fn number_keywords(&self, kind: &str) -> Map<String, Value> {
+        let mut s = Map::new();
+        s.insert("type".into(), kind.into());
+        let b = &self.bounds;
+        for (k, v) in [("minimum", b.minimum), ("maximum", b.maximum), ("exclusiveMinimum", b.exclusive_minimum), ("exclusiveMaximum", b.exclusive_maximum), ("multipleOf", b.multiple_of)] {
+            if let Some(x) = v {
+                s.insert(k.into(), number_value(x));
+            }
+        }
+        describe(&mut s, self.description);
+        s
+    }
+}
+
+impl<T> Default for NumberType<T> {
+    fn default() -> NumberType<T> {
+        NumberType::new()
+    }
+}
+
+impl ValueRule for NumberType<i64> {
+    type Value = i64;
+
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<i64, Rejection> {
+        check::integer_i64(v, at, cx, &self.bounds)
+    }
+
+    fn keywords(&self) -> Map<String, Value> {
+        self.number_keywords("integer")
+    }
+}
+
+impl ValueRule for NumberType<u64> {
+    type Value = u64;
+
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<u64, Rejection> {
+        check::integer_u64(v, at, cx, &self.bounds)
+    }
+
+    fn keywords(&self) -> Map<String, Value> {
+        self.number_keywords("integer")
+    }
+}
+
+impl ValueRule for NumberType<f64> {
+    type Value = f64;
+
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<f64, Rejection> {
+        check::number_f64(v, at, cx, &self.bounds)
+    }
+
+    fn keywords(&self) -> Map<String, Value> {
+        self.number_keywords("number")
+    }
+}
+
+/// An array of `T` with item counts and uniqueness (no `prefixItems`).
+#[derive(Debug)]
+pub struct ArrayType<T> {
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    unique: bool,
+    /// Whether the schema declares `items` (otherwise any element is allowed).
+    typed: bool,
+    description: Option<&'static str>,
+    item: PhantomData<fn() -> T>,
+}
+
+impl<T> ArrayType<T> {
+    /// Elements that each match `T`'s schema.
+    pub const fn new() -> ArrayType<T> {
+        ArrayType { min_items: None, max_items: None, unique: false, typed: true, description: None, item: PhantomData }
+    }
+
+    /// Elements of any value (the schema has no `items`).
+    pub const fn untyped(mut self) -> ArrayType<T> {
+        self.typed = false;
+        self
+    }
+
+    /// `minItems`.
+    pub const fn min_items(mut self, n: u64) -> ArrayType<T> {
+        self.min_items = Some(n);
+        self
+    }
+
+    /// `maxItems`.
+    pub const fn max_items(mut self, n: u64) -> ArrayType<T> {
+        self.max_items = Some(n);
+        self
+    }
+
+    /// `uniqueItems: true`.
+    pub const fn unique(mut self) -> ArrayType<T> {
+        self.unique = true;
+        self
+    }
+
+    /// `description`.
+    pub const fn description(mut self, d: &'static str) -> ArrayType<T> {
+        self.description = Some(d);
+        self
+    }
+
+    /// Whether the schema shows `items` (the subschema of `T`).
+    pub fn typed(&self) -> bool {
+        self.typed
+    }
+}
+
+impl<T> Default for ArrayType<T> {
+    fn default() -> ArrayType<T> {
+        ArrayType::new()
+    }
+}
+
+impl<T: FromJson> ValueRule for ArrayType<T> {
+    type Value = Vec<T>;
+
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
+        let items = check::array(v, at)?;
+        check::items(items, at, self.min_items, self.max_items, self.unique)?;
+        elements(items, at, cx)
+    }
+
+    fn keywords(&self) -> Map<String, Value> {
+        let mut s = Map::new();
+        s.insert("type".into(), "array".into());
+        count(&mut s, "minItems", self.min_items);
+        count(&mut s, "maxItems", self.max_items);
+        if self.unique {
+            s.insert("uniqueItems".into(), true.into());
+        }
+        describe(&mut s, self.description);
+        s
+    }
+}
+
+/// A string `enum` (or `const`): the generated Rust enum has one variant per
+/// value, in this order.
+#[derive(Debug)]
+pub struct StringEnum {
+    /// The values, in registry order.
+    pub values: &'static [&'static str],
+    /// [`Keyword::Enum`] or [`Keyword::Const`].
+    pub keyword: Keyword,
+    /// What a rejection says was expected.
+    pub expected: &'static str,
+    /// `description`.
+    pub description: Option<&'static str>,
+}
+
+impl StringEnum {
+    /// The index of `v` among the values.
+    pub fn index(&self, v: &Json<'_>, at: &Path<'_>) -> Result<usize, Rejection> {
+        if let Json::String(s) = v
+            && let Some(i) = self.values.iter().position(|x| *x == s.as_ref())
+        {
+            return Ok(i);
+        }
+        Err(Rejection::violation(at, self.keyword, self.expected, v.kind()))
+    }
+
+    /// The type's JSON Schema keywords.
+    pub fn keywords(&self) -> Map<String, Value> {
+        let mut s = Map::new();
+        match self.keyword {
+            Keyword::Const => s.insert("const".into(), self.values.first().copied().unwrap_or_default().into()),
+            _ => s.insert("enum".into(), self.values.iter().map(|v| Value::from(*v)).collect()),
+        };
+        describe(&mut s, self.description);
+        s
+    }
+}
+
+/// An `enum` or `const` of values that are not all strings, kept as JSON.
+#[derive(Debug)]
+pub struct ValueSet {
+    texts: &'static [&'static str],
+    keyword: Keyword,
+    expected: &'static str,
+    description: Option<&'static str>,
+    values: OnceLock<Vec<Json<'static>>>,
+}
+
+impl ValueSet {
+    /// The values written as JSON `texts`; `keyword` is [`Keyword::Enum`] or [`Keyword::Const`]
+    /// (one text); `expected` is what a rejection says.
+    pub const fn new(keyword: Keyword, texts: &'static [&'static str], expected: &'static str) -> ValueSet {
+        ValueSet { texts, keyword, expected, description: None, values: OnceLock::new() }
+    }
+
+    /// `description`.
+    pub const fn description(mut self, d: &'static str) -> ValueSet {
+        self.description = Some(d);
+        self
+    }
+}
+
+impl ValueRule for ValueSet {
+    type Value = Value;
+
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<Value, Rejection> {
+        let values = self.values.get_or_init(|| self.texts.iter().map(|t| json_tree(t)).collect());
+        match self.keyword {
+            Keyword::Const if values.first() != Some(v) => return Err(Rejection::violation(at, Keyword::Const, self.expected, v.kind())),
+            Keyword::Const => {}
+            _ => check::one_of_values(v, at, values, || Cow::Borrowed(self.expected))?,
+        }
+        Ok(v.to_value())
+    }
+
+    fn keywords(&self) -> Map<String, Value> {
+        let mut s = Map::new();
+        match self.keyword {
+            Keyword::Const => s.insert("const".into(), self.texts.first().map_or(Value::Null, |t| json_literal(t))),
+            _ => s.insert("enum".into(), self.texts.iter().map(|t| json_literal(t)).collect()),
+        };
+        describe(&mut s, self.description);
+        s
+    }
+}
+
+/// A subschema the specification validator checks (keywords the typed code does not model).
+#[derive(Debug)]
+pub struct SpecType {
+    /// The validator of the tool's whole schema document.
+    pub spec: &'static LazySpec,
+    /// The subschema's JSON pointer in that document.
+    pub pointer: &'static str,
+    /// The subschema as written (with the document's definitions), as JSON text.
+    pub schema: &'static str,
+}
+
+impl ValueRule for SpecType {
+    type Value = Value;
+
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Value, Rejection> {
+        self.spec.check(self.pointer, v, at, cx)?;
+        Ok(v.to_value())
+    }
+
+    fn keywords(&self) -> Map<String, Value> {
+        match json_literal(self.schema) {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+}
+
+/// A type no value converts to.
+#[derive(Debug)]
+pub enum Refusal {
+    /// The schema admits no value (`false`, `not: {}`).
+    Never,
+    /// The tool is quarantined: its schema cannot be enforced, for the reason given.
+    Quarantined {
+        /// The tool's name.
+        tool: &'static str,
+        /// Why its schema cannot be enforced.
+        problem: &'static str,
+    },
+}
+
+impl ValueRule for Refusal {
+    type Value = Value;
+
+    fn check(&self, v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<Value, Rejection> {
+        Err(match self {
+            Refusal::Never => Rejection::violation(at, Keyword::False, "no value (the schema here admits none)", v.kind()),
+            Refusal::Quarantined { tool, problem } => Rejection::quarantined(tool, problem),
+        })
+    }
+
+    fn keywords(&self) -> Map<String, Value> {
+        let mut s = Map::new();
+        s.insert("not".into(), Value::Object(Map::new()));
+        s
+    }
+}
+
+/// A union's options, each trying its own type and wrapping it in its variant.
+pub type UnionOption<T> = fn(&Json<'_>, &Path<'_>, &mut Cx) -> Result<T, Rejection>;
+
+/// `anyOf` (the first option that accepts `v`) or `oneOf` (exactly one option
+/// accepts `v`; keyword [`Keyword::OneOf`]), with `expected` for the rejection.
+pub fn union<T>(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx, keyword: Keyword, expected: &'static str, options: &[UnionOption<T>]) -> Result<T, Rejection> {
+    let mut errors = Vec::new();
+    let mut found: Option<(T, Cx)> = None;
+    for option in options {
+        let mut trial = cx.child();
+        match option(v, at, &mut trial) {
+            Ok(_) if found.is_some() => return Err(check::one_of_ambiguous(at, v, Cow::Owned(format!("exactly {expected}")))),
+            Ok(x) if keyword != Keyword::OneOf => {
+                cx.absorb(trial);
+                return Ok(x);
+            }
+            Ok(x) => found = Some((x, trial)),
+            Err(e) => errors.push(e),
+        }
+    }
+    match found {
+        Some((x, trial)) => {
+            cx.absorb(trial);
+            Ok(x)
+        }
+        None => Err(check::union_error(at, v, keyword, Cow::Borrowed(expected), errors)),
+    }
+}
+
+/// The first H3 of an object's fields, kept while the others are converted: an H2
+/// anywhere wins (returned at once), otherwise the first H3 is reported.
+fn keep<T>(result: Result<T, Rejection>, first: &mut Option<Rejection>) -> Result<Option<T>, Rejection> {
+    match result {
+        Ok(x) => Ok(Some(x)),
+        Err(e) if e.class() == Class::H2 => Err(e),
+        Err(e) => {
+            first.get_or_insert(e);
+            Ok(None)
+        }
+    }
+}
+
+/// A required property (its presence is checked before): `Some` value, `None`
+/// after keeping its H3 in `first`, or its H2.
+pub fn required<T: FromJson>(slot: Option<&Json<'_>>, at: &Path<'_>, key: &str, cx: &mut Cx, first: &mut Option<Rejection>) -> Result<Option<T>, Rejection> {
+    keep(T::from_json(slot.unwrap_or(&EMPTY_ARGUMENTS), &at.key(key), cx), first)
+}
+
+/// An optional property without a default, as [`required`].
+pub fn optional<T: FromJson>(slot: Option<&Json<'_>>, at: &Path<'_>, key: &str, cx: &mut Cx, first: &mut Option<Rejection>) -> Result<Option<Option<T>>, Rejection> {
+    match slot {
+        Some(x) => keep(T::from_json(x, &at.key(key), cx).map(Some), first),
+        None => Ok(Some(None)),
+    }
+}
+
+/// An optional property with a default, applied when it is absent, as [`required`].
+pub fn defaulted<T: FromJson>(slot: Option<&Json<'_>>, at: &Path<'_>, key: &str, cx: &mut Cx, first: &mut Option<Rejection>, default: impl FnOnce() -> T) -> Result<Option<T>, Rejection> {
+    match slot {
+        Some(x) => keep(T::from_json(x, &at.key(key), cx), first),
+        None => Ok(Some(default())),
+    }
+}
+
+/// The rejection a generated object keeps after converting every field: the first
+/// H3 (a field that failed always left one; the fallback only keeps the type total).
+pub fn first_rejection(first: Option<Rejection>, at: &Path<'_>, v: &Json<'_>) -> Rejection {
+    first.unwrap_or_else(|| Rejection::violation(at, Keyword::Type, "object", v.kind()))
+}
+
+/// A property's default, parsed from the registry's JSON once (a default the
+/// generator cannot write as a Rust expression).
+pub fn default_value<T: FromJson + Clone>(cell: &OnceLock<T>, text: &'static str) -> T {
+    cell.get_or_init(|| {
+        let tree = json_tree(text);
+        T::from_json(&tree, &Path::root(), &mut Cx::strict()).unwrap_or_else(|e| panic!("toolseal-build checked this default against its schema, yet: {e}"))
+    })
+    .clone()
+}
