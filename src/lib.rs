@@ -204,6 +204,59 @@ macro_rules! __string_enum {
     };
 }
 
+/// Generated code: a closed object type `$t` with `$n` declared properties (at least one) —
+/// each field's index, Rust name, value type, key and presence (`[required]`,
+/// `[optional]`, `[default(|| value)]`), the required indices and keys,
+/// `minProperties` / `maxProperties` and `description`: its `FromJson` (every
+/// field converted, an H2 before the first H3), `Deserialize` and `JsonSchema`.
+/// Not a public API.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __object {
+    ($t:ident, $n:literal { $($idx:literal $field:ident: $ty:ty = $key:literal $presence:tt),+ $(,)? }
+     required [$($req_idx:literal),*] [$($req_key:literal),*], properties $minp:expr, $maxp:expr, $description:expr) => {
+        impl $crate::__private::FromJson for $t {
+            fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, cx: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
+                static KEYS: $crate::__private::check::ObjectKeys = $crate::__private::check::ObjectKeys {
+                    declared: &[$($key),+],
+                    index: |k| ::core::option::Option::Some(match k {
+                        $($key => $idx,)+
+                        _ => return ::core::option::Option::None,
+                    }),
+                    required: &[$($req_idx),*],
+                    min_properties: $minp,
+                    max_properties: $maxp,
+                };
+                let slots = $crate::__private::check::slots::<$n>(v, at, &KEYS)?;
+                let mut first = ::core::option::Option::None;
+                $(let $field = $crate::__object!(@read $presence, slots[$idx], at, $key, cx, first);)+
+                match ($($field,)+) {
+                    ($(::core::option::Option::Some($field),)+) => ::core::result::Result::Ok(Self { $($field),+ }),
+                    _ => ::core::result::Result::Err($crate::__private::first_rejection(first, at, v)),
+                }
+            }
+        }
+        $crate::__deserialize_via_from_json!($t);
+        $crate::__json_schema!($t, g => $crate::__private::object_schema(g, &$crate::__private::ObjectSchema {
+            properties: &[$(($key, $crate::__private::subschema::<$ty>)),+],
+            required: &[$($req_key),*],
+            additional: $crate::__private::AdditionalSchema::Closed,
+            min_properties: $minp,
+            max_properties: $maxp,
+            description: $description,
+        }));
+    };
+    (@read [required], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
+        $crate::__private::required($slot, $at, $key, $cx, &mut $first)?
+    };
+    (@read [optional], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
+        $crate::__private::optional($slot, $at, $key, $cx, &mut $first)?
+    };
+    (@read [default($default:expr)], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
+        $crate::__private::defaulted($slot, $at, $key, $cx, &mut $first, $default)?
+    };
+}
+
 /// Support for generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {

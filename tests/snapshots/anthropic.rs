@@ -22,39 +22,10 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for GetStockPriceArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["ticker"],
-                index: |k| Some(
-                    match k {
-                        "ticker" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "ticker", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { ticker: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetStockPriceArgs);
-    ::toolseal::__json_schema!(
-        GetStockPriceArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("ticker", rt::subschema:: < String >)], required : & ["ticker"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `get_stock_price` tool."), })
+    ::toolseal::__object!(
+        GetStockPriceArgs, 1 { 0 ticker : String = "ticker"[required], } required[0]
+        ["ticker"], properties None, None,
+        Some("Arguments of the `get_stock_price` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/anthropic.json";

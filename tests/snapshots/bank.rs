@@ -160,101 +160,22 @@ const _: () = {
     ::toolseal::__value_type!(
         TransferFundsMemo(String), rt::StringType = rt::StringType::new().max_length(140)
     );
-    impl rt::FromJson for TransferFundsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["recipient_id", "amount", "currency", "memo"],
-                index: |k| Some(
-                    match k {
-                        "recipient_id" => 0,
-                        "amount" => 1,
-                        "currency" => 2,
-                        "memo" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "recipient_id", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "amount", cx, &mut first)?;
-            let f2 = rt::defaulted(
-                slots[2],
-                at,
-                "currency",
-                cx,
-                &mut first,
-                || TransferFundsCurrency::Eur,
-            )?;
-            let f3 = rt::optional(slots[3], at, "memo", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        recipient_id: f0,
-                        amount: f1,
-                        currency: f2,
-                        memo: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(TransferFundsArgs);
-    ::toolseal::__json_schema!(
-        TransferFundsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("recipient_id", rt::subschema:: < TransferFundsRecipientId >), ("amount",
-        rt::subschema:: < TransferFundsAmount >), ("currency", rt::subschema:: <
-        TransferFundsCurrency >), ("memo", rt::subschema:: < TransferFundsMemo >)],
-        required : & ["recipient_id", "amount"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `transfer_funds` tool."), })
+    ::toolseal::__object!(
+        TransferFundsArgs, 4 { 0 recipient_id : TransferFundsRecipientId =
+        "recipient_id"[required], 1 amount : TransferFundsAmount = "amount"[required], 2
+        currency : TransferFundsCurrency = "currency"[default(||
+        TransferFundsCurrency::Eur)], 3 memo : TransferFundsMemo = "memo"[optional], }
+        required[0, 1] ["recipient_id", "amount"], properties None, None,
+        Some("Arguments of the `transfer_funds` tool.")
     );
     ::toolseal::__value_type!(
         GetBalanceAccountId(String), rt::StringType = rt::StringType::new().patterns(&
         ["^acct-[0-9]{1,12}$"])
     );
-    impl rt::FromJson for GetBalanceArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["account_id"],
-                index: |k| Some(
-                    match k {
-                        "account_id" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "account_id", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { account_id: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetBalanceArgs);
-    ::toolseal::__json_schema!(
-        GetBalanceArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("account_id", rt::subschema:: < GetBalanceAccountId >)], required : &
-        ["account_id"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `get_balance` tool."), })
+    ::toolseal::__object!(
+        GetBalanceArgs, 1 { 0 account_id : GetBalanceAccountId = "account_id"[required],
+        } required[0] ["account_id"], properties None, None,
+        Some("Arguments of the `get_balance` tool.")
     );
     ::toolseal::__value_type!(
         ListTransactionsLimit(u64), rt::NumberType < u64 > = rt::NumberType::new()
@@ -264,58 +185,12 @@ const _: () = {
         ListTransactionsSince(String), rt::StringType = rt::StringType::new()
         .format(rt::Format::Date)
     );
-    impl rt::FromJson for ListTransactionsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["account_id", "limit", "since"],
-                index: |k| Some(
-                    match k {
-                        "account_id" => 0,
-                        "limit" => 1,
-                        "since" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "account_id", cx, &mut first)?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "limit",
-                cx,
-                &mut first,
-                || ListTransactionsLimit { 0: 20u64 },
-            )?;
-            let f2 = rt::optional(slots[2], at, "since", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        account_id: f0,
-                        limit: f1,
-                        since: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListTransactionsArgs);
-    ::toolseal::__json_schema!(
-        ListTransactionsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("account_id", rt::subschema:: < ListTransactionsAccountId >), ("limit",
-        rt::subschema:: < ListTransactionsLimit >), ("since", rt::subschema:: <
-        ListTransactionsSince >)], required : & ["account_id"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `list_transactions` tool."), })
+    ::toolseal::__object!(
+        ListTransactionsArgs, 3 { 0 account_id : ListTransactionsAccountId =
+        "account_id"[required], 1 limit : ListTransactionsLimit = "limit"[default(||
+        ListTransactionsLimit { 0 : 20u64 })], 2 since : ListTransactionsSince =
+        "since"[optional], } required[0] ["account_id"], properties None, None,
+        Some("Arguments of the `list_transactions` tool.")
     );
     ::toolseal::__string_enum!(
         FreezeAccountReason[Fraud, LostCard, CustomerRequest] = rt::StringEnum { values :
@@ -323,42 +198,11 @@ const _: () = {
         expected : "one of \"fraud\", \"lost_card\", \"customer_request\"", description :
         None, }
     );
-    impl rt::FromJson for FreezeAccountArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["account_id", "reason"],
-                index: |k| Some(
-                    match k {
-                        "account_id" => 0,
-                        "reason" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "account_id", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "reason", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { account_id: f0, reason: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(FreezeAccountArgs);
-    ::toolseal::__json_schema!(
-        FreezeAccountArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("account_id", rt::subschema:: < FreezeAccountAccountId >), ("reason",
-        rt::subschema:: < FreezeAccountReason >)], required : & ["account_id", "reason"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Arguments of the `freeze_account` tool."), })
+    ::toolseal::__object!(
+        FreezeAccountArgs, 2 { 0 account_id : FreezeAccountAccountId =
+        "account_id"[required], 1 reason : FreezeAccountReason = "reason"[required], }
+        required[0, 1] ["account_id", "reason"], properties None, None,
+        Some("Arguments of the `freeze_account` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../examples/transfer_funds/registry/bank.json";

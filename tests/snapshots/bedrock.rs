@@ -22,39 +22,9 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for TopSongArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["sign"],
-                index: |k| Some(
-                    match k {
-                        "sign" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "sign", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { sign: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(TopSongArgs);
-    ::toolseal::__json_schema!(
-        TopSongArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("sign", rt::subschema:: < String >)], required : & ["sign"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `top_song` tool."), })
+    ::toolseal::__object!(
+        TopSongArgs, 1 { 0 sign : String = "sign"[required], } required[0] ["sign"],
+        properties None, None, Some("Arguments of the `top_song` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/bedrock.json";

@@ -50,124 +50,20 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for GetSumArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetSumArgs);
-    ::toolseal::__json_schema!(
-        GetSumArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < i64 >), ("b", rt::subschema:: < i64 >)], required : & ["a",
-        "b"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `get-sum` tool."), })
+    ::toolseal::__object!(
+        GetSumArgs, 2 { 0 a : i64 = "a"[required], 1 b : i64 = "b"[required], }
+        required[0, 1] ["a", "b"], properties None, None,
+        Some("Arguments of the `get-sum` tool.")
     );
-    impl rt::FromJson for GetSumOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["sum"],
-                index: |k| Some(
-                    match k {
-                        "sum" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "sum", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { sum: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetSumOutput);
-    ::toolseal::__json_schema!(
-        GetSumOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("sum", rt::subschema:: < i64 >)], required : & ["sum"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `get-sum` tool."), })
+    ::toolseal::__object!(
+        GetSumOutput, 1 { 0 sum : i64 = "sum"[required], } required[0] ["sum"],
+        properties None, None, Some("Structured output of the `get-sum` tool.")
     );
-    impl rt::FromJson for EchoArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["text", "shout", "times", "lang"],
-                index: |k| Some(
-                    match k {
-                        "text" => 0,
-                        "shout" => 1,
-                        "times" => 2,
-                        "lang" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 3],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "text", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "shout", cx, &mut first)?;
-            let f2 = rt::defaulted(slots[2], at, "times", cx, &mut first, || 1i64)?;
-            let f3 = rt::required(slots[3], at, "lang", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        text: f0,
-                        shout: f1,
-                        times: f2,
-                        lang: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EchoArgs);
-    ::toolseal::__json_schema!(
-        EchoArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("text",
-        rt::subschema:: < String >), ("shout", rt::subschema:: < bool >), ("times",
-        rt::subschema:: < i64 >), ("lang", rt::subschema:: < String >)], required : &
-        ["text", "lang"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description : Some("Arguments of the `echo` tool."),
-        })
+    ::toolseal::__object!(
+        EchoArgs, 4 { 0 text : String = "text"[required], 1 shout : bool =
+        "shout"[optional], 2 times : i64 = "times"[default(|| 1i64)], 3 lang : String =
+        "lang"[required], } required[0, 3] ["text", "lang"], properties None, None,
+        Some("Arguments of the `echo` tool.")
     );
     impl rt::FromJson for TypeArgs {
         fn from_json(

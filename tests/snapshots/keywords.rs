@@ -615,103 +615,15 @@ const _: () = {
         StringsShort(String), rt::StringType = rt::StringType::new().max_length(3)
         .description("At most three code points: \"héé\" fits, four bytes or not.")
     );
-    impl rt::FromJson for StringsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "plain",
-                    "bounded",
-                    "code",
-                    "email",
-                    "link",
-                    "when",
-                    "day",
-                    "id",
-                    "v4",
-                    "v6",
-                    "short",
-                ],
-                index: |k| Some(
-                    match k {
-                        "plain" => 0,
-                        "bounded" => 1,
-                        "code" => 2,
-                        "email" => 3,
-                        "link" => 4,
-                        "when" => 5,
-                        "day" => 6,
-                        "id" => 7,
-                        "v4" => 8,
-                        "v6" => 9,
-                        "short" => 10,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<11usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "plain", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "bounded", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "code", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "email", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "link", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "when", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "day", cx, &mut first)?;
-            let f7 = rt::optional(slots[7], at, "id", cx, &mut first)?;
-            let f8 = rt::optional(slots[8], at, "v4", cx, &mut first)?;
-            let f9 = rt::optional(slots[9], at, "v6", cx, &mut first)?;
-            let f10 = rt::optional(slots[10], at, "short", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                    Some(f7),
-                    Some(f8),
-                    Some(f9),
-                    Some(f10),
-                ) => {
-                    Ok(Self {
-                        plain: f0,
-                        bounded: f1,
-                        code: f2,
-                        email: f3,
-                        link: f4,
-                        when: f5,
-                        day: f6,
-                        id: f7,
-                        v4: f8,
-                        v6: f9,
-                        short: f10,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(StringsArgs);
-    ::toolseal::__json_schema!(
-        StringsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("plain", rt::subschema:: < String >), ("bounded", rt::subschema:: <
-        StringsBounded >), ("code", rt::subschema:: < StringsCode >), ("email",
-        rt::subschema:: < StringsEmail >), ("link", rt::subschema:: < StringsLink >),
-        ("when", rt::subschema:: < StringsWhen >), ("day", rt::subschema:: < StringsDay
-        >), ("id", rt::subschema:: < StringsId >), ("v4", rt::subschema:: < StringsV4 >),
-        ("v6", rt::subschema:: < StringsV6 >), ("short", rt::subschema:: < StringsShort
-        >)], required : & ["plain", "code"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `strings` tool."), })
+    ::toolseal::__object!(
+        StringsArgs, 11 { 0 plain : String = "plain"[required], 1 bounded :
+        StringsBounded = "bounded"[optional], 2 code : StringsCode = "code"[required], 3
+        email : StringsEmail = "email"[optional], 4 link : StringsLink =
+        "link"[optional], 5 when : StringsWhen = "when"[optional], 6 day : StringsDay =
+        "day"[optional], 7 id : StringsId = "id"[optional], 8 v4 : StringsV4 =
+        "v4"[optional], 9 v6 : StringsV6 = "v6"[optional], 10 short : StringsShort =
+        "short"[optional], } required[0, 2] ["plain", "code"], properties None, None,
+        Some("Arguments of the `strings` tool.")
     );
     ::toolseal::__value_type!(
         NumbersCount(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
@@ -732,81 +644,13 @@ const _: () = {
         NumbersPrice(f64), rt::NumberType < f64 > = rt::NumberType::new().minimum(0.0)
         .multiple_of(0.25)
     );
-    impl rt::FromJson for NumbersArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "count",
-                    "signed",
-                    "ratio",
-                    "step",
-                    "price",
-                    "big",
-                    "any_number",
-                ],
-                index: |k| Some(
-                    match k {
-                        "count" => 0,
-                        "signed" => 1,
-                        "ratio" => 2,
-                        "step" => 3,
-                        "price" => 4,
-                        "big" => 5,
-                        "any_number" => 6,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<7usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "count", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "signed", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "ratio", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "step", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "price", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "big", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "any_number", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                ) => {
-                    Ok(Self {
-                        count: f0,
-                        signed: f1,
-                        ratio: f2,
-                        step: f3,
-                        price: f4,
-                        big: f5,
-                        any_number: f6,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(NumbersArgs);
-    ::toolseal::__json_schema!(
-        NumbersArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("count", rt::subschema:: < NumbersCount >), ("signed", rt::subschema:: <
-        NumbersSigned >), ("ratio", rt::subschema:: < NumbersRatio >), ("step",
-        rt::subschema:: < NumbersStep >), ("price", rt::subschema:: < NumbersPrice >),
-        ("big", rt::subschema:: < i64 >), ("any_number", rt::subschema:: < f64 >)],
-        required : & ["count"], additional : rt::AdditionalSchema::Closed, min_properties
-        : None, max_properties : None, description :
-        Some("Arguments of the `numbers` tool."), })
+    ::toolseal::__object!(
+        NumbersArgs, 7 { 0 count : NumbersCount = "count"[required], 1 signed :
+        NumbersSigned = "signed"[optional], 2 ratio : NumbersRatio = "ratio"[optional], 3
+        step : NumbersStep = "step"[optional], 4 price : NumbersPrice =
+        "price"[optional], 5 big : i64 = "big"[optional], 6 any_number : f64 =
+        "any_number"[optional], } required[0] ["count"], properties None, None,
+        Some("Arguments of the `numbers` tool.")
     );
     ::toolseal::__string_enum!(
         EnumsAndConstsColor[Red, Green, DarkBlue] = rt::StringEnum { values : & ["red",
@@ -830,58 +674,12 @@ const _: () = {
         EnumsAndConstsVersion(rt::serde_json::Value), rt::ValueSet =
         rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
     );
-    impl rt::FromJson for EnumsAndConstsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["color", "level", "mixed", "kind", "version"],
-                index: |k| Some(
-                    match k {
-                        "color" => 0,
-                        "level" => 1,
-                        "mixed" => 2,
-                        "kind" => 3,
-                        "version" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 3],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "color", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "level", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "mixed", cx, &mut first)?;
-            let f3 = rt::required(slots[3], at, "kind", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "version", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        color: f0,
-                        level: f1,
-                        mixed: f2,
-                        kind: f3,
-                        version: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EnumsAndConstsArgs);
-    ::toolseal::__json_schema!(
-        EnumsAndConstsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("color", rt::subschema:: < EnumsAndConstsColor >), ("level", rt::subschema:: <
-        EnumsAndConstsLevel >), ("mixed", rt::subschema:: < EnumsAndConstsMixed >),
-        ("kind", rt::subschema:: < EnumsAndConstsKind >), ("version", rt::subschema:: <
-        EnumsAndConstsVersion >)], required : & ["color", "kind"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `enums_and_consts` tool."), })
+    ::toolseal::__object!(
+        EnumsAndConstsArgs, 5 { 0 color : EnumsAndConstsColor = "color"[required], 1
+        level : EnumsAndConstsLevel = "level"[optional], 2 mixed : EnumsAndConstsMixed =
+        "mixed"[optional], 3 kind : EnumsAndConstsKind = "kind"[required], 4 version :
+        EnumsAndConstsVersion = "version"[optional], } required[0, 3] ["color", "kind"],
+        properties None, None, Some("Arguments of the `enums_and_consts` tool.")
     );
     ::toolseal::__value_type!(
         ArraysTags(::std::vec::Vec < String >), rt::ArrayType < String > =
@@ -981,94 +779,17 @@ const _: () = {
             seq.end()
         }
     }
-    impl rt::FromJson for ArraysArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["tags", "matrix", "pair", "point", "anything"],
-                index: |k| Some(
-                    match k {
-                        "tags" => 0,
-                        "matrix" => 1,
-                        "pair" => 2,
-                        "point" => 3,
-                        "anything" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "tags", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "matrix", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "pair", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "point", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "anything", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        tags: f0,
-                        matrix: f1,
-                        pair: f2,
-                        point: f3,
-                        anything: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ArraysArgs);
-    ::toolseal::__json_schema!(
-        ArraysArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("tags", rt::subschema:: < ArraysTags >), ("matrix", rt::subschema:: <
-        ::std::vec::Vec < ::std::vec::Vec < i64 > > >), ("pair", rt::subschema:: <
-        ArraysPair >), ("point", rt::subschema:: < ArraysPoint >), ("anything",
-        rt::subschema:: < ::std::vec::Vec < rt::serde_json::Value > >)], required : &
-        ["tags"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `arrays` tool."), })
+    ::toolseal::__object!(
+        ArraysArgs, 5 { 0 tags : ArraysTags = "tags"[required], 1 matrix :
+        ::std::vec::Vec < ::std::vec::Vec < i64 > > = "matrix"[optional], 2 pair :
+        ArraysPair = "pair"[optional], 3 point : ArraysPoint = "point"[optional], 4
+        anything : ::std::vec::Vec < rt::serde_json::Value > = "anything"[optional], }
+        required[0] ["tags"], properties None, None,
+        Some("Arguments of the `arrays` tool.")
     );
-    impl rt::FromJson for ObjectsAddress {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["street", "city"],
-                index: |k| Some(
-                    match k {
-                        "street" => 0,
-                        "city" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "street", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "city", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { street: f0, city: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ObjectsAddress);
-    ::toolseal::__json_schema!(
-        ObjectsAddress, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("street", rt::subschema:: < String >), ("city", rt::subschema:: < String >)],
-        required : & ["street"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        ObjectsAddress, 2 { 0 street : String = "street"[required], 1 city : String =
+        "city"[optional], } required[0] ["street"], properties None, None, None
     );
     ::toolseal::__value_type!(
         ObjectsLabelsValue(String), rt::StringType = rt::StringType::new().max_length(8)
@@ -1173,59 +894,14 @@ const _: () = {
         required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: < i64
         >), min_properties : Some(1), max_properties : Some(3), description : None, })
     );
-    impl rt::FromJson for ObjectsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["address", "meta", "labels", "extra_ok", "counts"],
-                index: |k| Some(
-                    match k {
-                        "address" => 0,
-                        "meta" => 1,
-                        "labels" => 2,
-                        "extra_ok" => 3,
-                        "counts" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "address", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "meta", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "labels", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "extra_ok", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "counts", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        address: f0,
-                        meta: f1,
-                        labels: f2,
-                        extra_ok: f3,
-                        counts: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ObjectsArgs);
-    ::toolseal::__json_schema!(
-        ObjectsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("address", rt::subschema:: < ObjectsAddress >), ("meta", rt::subschema:: <
-        ::std::collections::BTreeMap < ::std::string::String, rt::serde_json::Value > >),
-        ("labels", rt::subschema:: < ::std::collections::BTreeMap <
-        ::std::string::String, ObjectsLabelsValue > >), ("extra_ok", rt::subschema:: <
-        ObjectsExtraOk >), ("counts", rt::subschema:: < ObjectsCounts >)], required : &
-        ["address"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `objects` tool."), })
+    ::toolseal::__object!(
+        ObjectsArgs, 5 { 0 address : ObjectsAddress = "address"[required], 1 meta :
+        ::std::collections::BTreeMap < ::std::string::String, rt::serde_json::Value > =
+        "meta"[optional], 2 labels : ::std::collections::BTreeMap <
+        ::std::string::String, ObjectsLabelsValue > = "labels"[optional], 3 extra_ok :
+        ObjectsExtraOk = "extra_ok"[optional], 4 counts : ObjectsCounts =
+        "counts"[optional], } required[0] ["address"], properties None, None,
+        Some("Arguments of the `objects` tool.")
     );
     ::toolseal::__value_type!(
         UnionsEitherString(String), rt::StringType = rt::StringType::new().max_length(3)
@@ -1298,73 +974,13 @@ const _: () = {
         UnionsShapeObjectRadius(f64), rt::NumberType < f64 > = rt::NumberType::new()
         .minimum(0.0)
     );
-    impl rt::FromJson for UnionsShapeObject {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["radius"],
-                index: |k| Some(
-                    match k {
-                        "radius" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "radius", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { radius: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsShapeObject);
-    ::toolseal::__json_schema!(
-        UnionsShapeObject, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("radius", rt::subschema:: < UnionsShapeObjectRadius >)], required : &
-        ["radius"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : None, })
+    ::toolseal::__object!(
+        UnionsShapeObject, 1 { 0 radius : UnionsShapeObjectRadius = "radius"[required], }
+        required[0] ["radius"], properties None, None, None
     );
-    impl rt::FromJson for UnionsShapeObject2 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["side"],
-                index: |k| Some(
-                    match k {
-                        "side" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "side", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { side: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsShapeObject2);
-    ::toolseal::__json_schema!(
-        UnionsShapeObject2, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("side", rt::subschema:: < UnionsShapeObject2Side >)], required : & ["side"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : None, })
+    ::toolseal::__object!(
+        UnionsShapeObject2, 1 { 0 side : UnionsShapeObject2Side = "side"[required], }
+        required[0] ["side"], properties None, None, None
     );
     impl rt::FromJson for UnionsShape {
         fn from_json(
@@ -1390,182 +1006,35 @@ const _: () = {
         UnionsShape, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
         UnionsShapeObject >, rt::subschema:: < UnionsShapeObject2 >], None)
     );
-    impl rt::FromJson for UnionsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "maybe_name",
-                    "either",
-                    "exactly",
-                    "nullable_count",
-                    "shape",
-                ],
-                index: |k| Some(
-                    match k {
-                        "maybe_name" => 0,
-                        "either" => 1,
-                        "exactly" => 2,
-                        "nullable_count" => 3,
-                        "shape" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "maybe_name", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "either", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "exactly", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "nullable_count", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "shape", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        maybe_name: f0,
-                        either: f1,
-                        exactly: f2,
-                        nullable_count: f3,
-                        shape: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsArgs);
-    ::toolseal::__json_schema!(
-        UnionsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("maybe_name", rt::subschema:: < ::core::option::Option < String > >),
-        ("either", rt::subschema:: < UnionsEither >), ("exactly", rt::subschema:: <
-        UnionsExactly >), ("nullable_count", rt::subschema:: < ::core::option::Option <
-        UnionsNullableCount > >), ("shape", rt::subschema:: < UnionsShape >)], required :
-        & ["either"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `unions` tool."), })
+    ::toolseal::__object!(
+        UnionsArgs, 5 { 0 maybe_name : ::core::option::Option < String > =
+        "maybe_name"[optional], 1 either : UnionsEither = "either"[required], 2 exactly :
+        UnionsExactly = "exactly"[optional], 3 nullable_count : ::core::option::Option <
+        UnionsNullableCount > = "nullable_count"[optional], 4 shape : UnionsShape =
+        "shape"[optional], } required[1] ["either"], properties None, None,
+        Some("Arguments of the `unions` tool.")
     );
-    impl rt::FromJson for RefsNode {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["value", "children"],
-                index: |k| Some(
-                    match k {
-                        "value" => 0,
-                        "children" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "value", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "children", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { value: f0, children: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(RefsNode);
-    ::toolseal::__json_schema!(
-        RefsNode, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("value", rt::subschema:: < i64 >), ("children", rt::subschema:: <
-        ::std::vec::Vec < ::std::boxed::Box < RefsNode > > >)], required : & ["value"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : None, })
+    ::toolseal::__object!(
+        RefsNode, 2 { 0 value : i64 = "value"[required], 1 children : ::std::vec::Vec <
+        ::std::boxed::Box < RefsNode > > = "children"[optional], } required[0] ["value"],
+        properties None, None, None
     );
     ::toolseal::__string_enum!(
         RefsColor[Cyan, Magenta] = rt::StringEnum { values : & ["cyan", "magenta"],
         keyword : rt::Keyword::Enum, expected : "one of \"cyan\", \"magenta\"",
         description : None, }
     );
-    impl rt::FromJson for RefsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["tree", "favorite"],
-                index: |k| Some(
-                    match k {
-                        "tree" => 0,
-                        "favorite" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "tree", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "favorite", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { tree: f0, favorite: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(RefsArgs);
-    ::toolseal::__json_schema!(
-        RefsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("tree",
-        rt::subschema:: < ::std::boxed::Box < RefsNode > >), ("favorite", rt::subschema::
-        < RefsColor >)], required : & ["tree"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `refs` tool."), })
+    ::toolseal::__object!(
+        RefsArgs, 2 { 0 tree : ::std::boxed::Box < RefsNode > = "tree"[required], 1
+        favorite : RefsColor = "favorite"[optional], } required[0] ["tree"], properties
+        None, None, Some("Arguments of the `refs` tool.")
     );
     ::toolseal::__value_type!(
         AllOfA(String), rt::StringType = rt::StringType::new().max_length(4)
     );
-    impl rt::FromJson for AllOfArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(AllOfArgs);
-    ::toolseal::__json_schema!(
-        AllOfArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < AllOfA >), ("b", rt::subschema:: < AllOfB >)], required : &
-        ["a"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `all_of` tool."), })
+    ::toolseal::__object!(
+        AllOfArgs, 2 { 0 a : AllOfA = "a"[required], 1 b : AllOfB = "b"[optional], }
+        required[0] ["a"], properties None, None, Some("Arguments of the `all_of` tool.")
     );
     ::toolseal::__string_enum!(
         DefaultsMode[Fast, Safe] = rt::StringEnum { values : & ["fast", "safe"], keyword
@@ -1576,94 +1045,17 @@ const _: () = {
         DefaultsRetries(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
         .maximum(5.0)
     );
-    impl rt::FromJson for DefaultsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["mode", "retries", "verbose", "base", "tags"],
-                index: |k| Some(
-                    match k {
-                        "mode" => 0,
-                        "retries" => 1,
-                        "verbose" => 2,
-                        "base" => 3,
-                        "tags" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::defaulted(
-                slots[0],
-                at,
-                "mode",
-                cx,
-                &mut first,
-                || DefaultsMode::Fast,
-            )?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "retries",
-                cx,
-                &mut first,
-                || DefaultsRetries { 0: 3u64 },
-            )?;
-            let f2 = rt::defaulted(slots[2], at, "verbose", cx, &mut first, || false)?;
-            let f3 = rt::defaulted(
-                slots[3],
-                at,
-                "base",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<
-                        ::core::option::Option<String>,
-                    > = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "null")
-                },
-            )?;
-            let f4 = rt::defaulted(
-                slots[4],
-                at,
-                "tags",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "[]")
-                },
-            )?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        mode: f0,
-                        retries: f1,
-                        verbose: f2,
-                        base: f3,
-                        tags: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DefaultsArgs);
-    ::toolseal::__json_schema!(
-        DefaultsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("mode", rt::subschema:: < DefaultsMode >), ("retries", rt::subschema:: <
-        DefaultsRetries >), ("verbose", rt::subschema:: < bool >), ("base",
-        rt::subschema:: < ::core::option::Option < String > >), ("tags", rt::subschema::
-        < ::std::vec::Vec < String > >)], required : & [], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `defaults` tool."), })
+    ::toolseal::__object!(
+        DefaultsArgs, 5 { 0 mode : DefaultsMode = "mode"[default(|| DefaultsMode::Fast)],
+        1 retries : DefaultsRetries = "retries"[default(|| DefaultsRetries { 0 : 3u64
+        })], 2 verbose : bool = "verbose"[default(|| false)], 3 base :
+        ::core::option::Option < String > = "base"[default(|| { static DEFAULT :
+        ::std::sync::OnceLock < ::core::option::Option < String > > =
+        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "null") })], 4 tags :
+        ::std::vec::Vec < String > = "tags"[default(|| { static DEFAULT :
+        ::std::sync::OnceLock < ::std::vec::Vec < String > > =
+        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "[]") })], }
+        required[] [], properties None, None, Some("Arguments of the `defaults` tool.")
     );
     impl rt::FromJson for NoParamsArgs {
         fn from_json(
@@ -1691,86 +1083,13 @@ const _: () = {
         None, max_properties : None, description :
         Some("Arguments of the `no_params` tool."), })
     );
-    impl rt::FromJson for OddNamesToolArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "get-sum",
-                    "math.hypot",
-                    "type",
-                    "self",
-                    "aB",
-                    "a_b",
-                    "2fa",
-                    "a/b~c",
-                ],
-                index: |k| Some(
-                    match k {
-                        "get-sum" => 0,
-                        "math.hypot" => 1,
-                        "type" => 2,
-                        "self" => 3,
-                        "aB" => 4,
-                        "a_b" => 5,
-                        "2fa" => 6,
-                        "a/b~c" => 7,
-                        _ => return None,
-                    },
-                ),
-                required: &[2, 7],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<8usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "get-sum", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "math.hypot", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "type", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "self", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "aB", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "a_b", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "2fa", cx, &mut first)?;
-            let f7 = rt::required(slots[7], at, "a/b~c", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6, f7) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                    Some(f7),
-                ) => {
-                    Ok(Self {
-                        get_sum: f0,
-                        math_hypot: f1,
-                        r#type: f2,
-                        self_: f3,
-                        a_b: f4,
-                        a_b2: f5,
-                        _2fa: f6,
-                        a_b_c: f7,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(OddNamesToolArgs);
-    ::toolseal::__json_schema!(
-        OddNamesToolArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("get-sum", rt::subschema:: < i64 >), ("math.hypot", rt::subschema:: < f64 >),
-        ("type", rt::subschema:: < String >), ("self", rt::subschema:: < bool >), ("aB",
-        rt::subschema:: < String >), ("a_b", rt::subschema:: < String >), ("2fa",
-        rt::subschema:: < String >), ("a/b~c", rt::subschema:: < String >)], required : &
-        ["type", "a/b~c"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `odd-names.tool` tool."), })
+    ::toolseal::__object!(
+        OddNamesToolArgs, 8 { 0 get_sum : i64 = "get-sum"[optional], 1 math_hypot : f64 =
+        "math.hypot"[optional], 2 r#type : String = "type"[required], 3 self_ : bool =
+        "self"[optional], 4 a_b : String = "aB"[optional], 5 a_b2 : String =
+        "a_b"[optional], 6 _2fa : String = "2fa"[optional], 7 a_b_c : String =
+        "a/b~c"[required], } required[2, 7] ["type", "a/b~c"], properties None, None,
+        Some("Arguments of the `odd-names.tool` tool.")
     );
     impl rt::FromJson for OpenArgsArgs {
         fn from_json(
@@ -1883,39 +1202,9 @@ const _: () = {
             seq.end()
         }
     }
-    impl rt::FromJson for Draft07TupleArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["pair"],
-                index: |k| Some(
-                    match k {
-                        "pair" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "pair", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { pair: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Draft07TupleArgs);
-    ::toolseal::__json_schema!(
-        Draft07TupleArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("pair", rt::subschema:: < Draft07TuplePair >)], required : & ["pair"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Arguments of the `draft07_tuple` tool."), })
+    ::toolseal::__object!(
+        Draft07TupleArgs, 1 { 0 pair : Draft07TuplePair = "pair"[required], } required[0]
+        ["pair"], properties None, None, Some("Arguments of the `draft07_tuple` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/keywords.json";

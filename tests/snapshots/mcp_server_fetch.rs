@@ -85,67 +85,12 @@ const _: () = {
         FetchStartIndex(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
         .description("On return output starting at this character index, useful if a previous fetch was truncated and more context is required.")
     );
-    impl rt::FromJson for FetchArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["url", "max_length", "start_index", "raw"],
-                index: |k| Some(
-                    match k {
-                        "url" => 0,
-                        "max_length" => 1,
-                        "start_index" => 2,
-                        "raw" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "url", cx, &mut first)?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "max_length",
-                cx,
-                &mut first,
-                || FetchMaxLength { 0: 5000u64 },
-            )?;
-            let f2 = rt::defaulted(
-                slots[2],
-                at,
-                "start_index",
-                cx,
-                &mut first,
-                || FetchStartIndex { 0: 0u64 },
-            )?;
-            let f3 = rt::defaulted(slots[3], at, "raw", cx, &mut first, || false)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        url: f0,
-                        max_length: f1,
-                        start_index: f2,
-                        raw: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(FetchArgs);
-    ::toolseal::__json_schema!(
-        FetchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("url",
-        rt::subschema:: < FetchUrl >), ("max_length", rt::subschema:: < FetchMaxLength
-        >), ("start_index", rt::subschema:: < FetchStartIndex >), ("raw", rt::subschema::
-        < bool >)], required : & ["url"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        FetchArgs, 4 { 0 url : FetchUrl = "url"[required], 1 max_length : FetchMaxLength
+        = "max_length"[default(|| FetchMaxLength { 0 : 5000u64 })], 2 start_index :
+        FetchStartIndex = "start_index"[default(|| FetchStartIndex { 0 : 0u64 })], 3 raw
+        : bool = "raw"[default(|| false)], } required[0] ["url"], properties None, None,
+        None
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-fetch.json";

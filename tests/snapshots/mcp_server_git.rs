@@ -207,589 +207,78 @@ const _: () = {
         GitAddFiles(::std::vec::Vec < String >), rt::ArrayType < String > =
         rt::ArrayType::new().min_items(1)
     );
-    impl rt::FromJson for GitAddArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "files"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "files" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "files", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { repo_path: f0, files: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitAddArgs);
-    ::toolseal::__json_schema!(
-        GitAddArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >), ("files", rt::subschema:: <
-        GitAddFiles >)], required : & ["repo_path", "files"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        GitAddArgs, 2 { 0 repo_path : String = "repo_path"[required], 1 files :
+        GitAddFiles = "files"[required], } required[0, 1] ["repo_path", "files"],
+        properties None, None, None
     );
-    impl rt::FromJson for GitBranchArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "branch_type", "contains", "not_contains"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "branch_type" => 1,
-                        "contains" => 2,
-                        "not_contains" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "branch_type", cx, &mut first)?;
-            let f2 = rt::defaulted(
-                slots[2],
-                at,
-                "contains",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<
-                        ::core::option::Option<String>,
-                    > = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "null")
-                },
-            )?;
-            let f3 = rt::defaulted(
-                slots[3],
-                at,
-                "not_contains",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<
-                        ::core::option::Option<String>,
-                    > = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "null")
-                },
-            )?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        repo_path: f0,
-                        branch_type: f1,
-                        contains: f2,
-                        not_contains: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitBranchArgs);
-    ::toolseal::__json_schema!(
-        GitBranchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >), ("branch_type", rt::subschema:: <
-        String >), ("contains", rt::subschema:: < ::core::option::Option < String > >),
-        ("not_contains", rt::subschema:: < ::core::option::Option < String > >)],
-        required : & ["repo_path", "branch_type"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        GitBranchArgs, 4 { 0 repo_path : String = "repo_path"[required], 1 branch_type :
+        String = "branch_type"[required], 2 contains : ::core::option::Option < String >
+        = "contains"[default(|| { static DEFAULT : ::std::sync::OnceLock <
+        ::core::option::Option < String > > = ::std::sync::OnceLock::new();
+        rt::default_value(& DEFAULT, "null") })], 3 not_contains : ::core::option::Option
+        < String > = "not_contains"[default(|| { static DEFAULT : ::std::sync::OnceLock <
+        ::core::option::Option < String > > = ::std::sync::OnceLock::new();
+        rt::default_value(& DEFAULT, "null") })], } required[0, 1] ["repo_path",
+        "branch_type"], properties None, None, None
     );
-    impl rt::FromJson for GitCheckoutArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "branch_name"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "branch_name" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "branch_name", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        repo_path: f0,
-                        branch_name: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitCheckoutArgs);
-    ::toolseal::__json_schema!(
-        GitCheckoutArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >), ("branch_name", rt::subschema:: <
-        String >)], required : & ["repo_path", "branch_name"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        GitCheckoutArgs, 2 { 0 repo_path : String = "repo_path"[required], 1 branch_name
+        : String = "branch_name"[required], } required[0, 1] ["repo_path",
+        "branch_name"], properties None, None, None
     );
-    impl rt::FromJson for GitCommitArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "message"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "message" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "message", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { repo_path: f0, message: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitCommitArgs);
-    ::toolseal::__json_schema!(
-        GitCommitArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >), ("message", rt::subschema:: < String
-        >)], required : & ["repo_path", "message"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        GitCommitArgs, 2 { 0 repo_path : String = "repo_path"[required], 1 message :
+        String = "message"[required], } required[0, 1] ["repo_path", "message"],
+        properties None, None, None
     );
-    impl rt::FromJson for GitCreateBranchArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "branch_name", "base_branch"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "branch_name" => 1,
-                        "base_branch" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "branch_name", cx, &mut first)?;
-            let f2 = rt::defaulted(
-                slots[2],
-                at,
-                "base_branch",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<
-                        ::core::option::Option<String>,
-                    > = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "null")
-                },
-            )?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        repo_path: f0,
-                        branch_name: f1,
-                        base_branch: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitCreateBranchArgs);
-    ::toolseal::__json_schema!(
-        GitCreateBranchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("repo_path", rt::subschema:: < String >), ("branch_name", rt::subschema:: <
-        String >), ("base_branch", rt::subschema:: < ::core::option::Option < String >
-        >)], required : & ["repo_path", "branch_name"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        GitCreateBranchArgs, 3 { 0 repo_path : String = "repo_path"[required], 1
+        branch_name : String = "branch_name"[required], 2 base_branch :
+        ::core::option::Option < String > = "base_branch"[default(|| { static DEFAULT :
+        ::std::sync::OnceLock < ::core::option::Option < String > > =
+        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "null") })], }
+        required[0, 1] ["repo_path", "branch_name"], properties None, None, None
     );
-    impl rt::FromJson for GitDiffArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "target", "context_lines"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "target" => 1,
-                        "context_lines" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "target", cx, &mut first)?;
-            let f2 = rt::defaulted(
-                slots[2],
-                at,
-                "context_lines",
-                cx,
-                &mut first,
-                || 3i64,
-            )?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        repo_path: f0,
-                        target: f1,
-                        context_lines: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitDiffArgs);
-    ::toolseal::__json_schema!(
-        GitDiffArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >), ("target", rt::subschema:: < String
-        >), ("context_lines", rt::subschema:: < i64 >)], required : & ["repo_path",
-        "target"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : None, })
+    ::toolseal::__object!(
+        GitDiffArgs, 3 { 0 repo_path : String = "repo_path"[required], 1 target : String
+        = "target"[required], 2 context_lines : i64 = "context_lines"[default(|| 3i64)],
+        } required[0, 1] ["repo_path", "target"], properties None, None, None
     );
-    impl rt::FromJson for GitDiffStagedArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "context_lines"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "context_lines" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "context_lines",
-                cx,
-                &mut first,
-                || 3i64,
-            )?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        repo_path: f0,
-                        context_lines: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitDiffStagedArgs);
-    ::toolseal::__json_schema!(
-        GitDiffStagedArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >), ("context_lines", rt::subschema:: <
-        i64 >)], required : & ["repo_path"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        GitDiffStagedArgs, 2 { 0 repo_path : String = "repo_path"[required], 1
+        context_lines : i64 = "context_lines"[default(|| 3i64)], } required[0]
+        ["repo_path"], properties None, None, None
     );
-    impl rt::FromJson for GitDiffUnstagedArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "context_lines"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "context_lines" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "context_lines",
-                cx,
-                &mut first,
-                || 3i64,
-            )?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        repo_path: f0,
-                        context_lines: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitDiffUnstagedArgs);
-    ::toolseal::__json_schema!(
-        GitDiffUnstagedArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("repo_path", rt::subschema:: < String >), ("context_lines", rt::subschema:: <
-        i64 >)], required : & ["repo_path"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        GitDiffUnstagedArgs, 2 { 0 repo_path : String = "repo_path"[required], 1
+        context_lines : i64 = "context_lines"[default(|| 3i64)], } required[0]
+        ["repo_path"], properties None, None, None
     );
-    impl rt::FromJson for GitLogArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "repo_path",
-                    "max_count",
-                    "start_timestamp",
-                    "end_timestamp",
-                ],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "max_count" => 1,
-                        "start_timestamp" => 2,
-                        "end_timestamp" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::defaulted(slots[1], at, "max_count", cx, &mut first, || 10i64)?;
-            let f2 = rt::defaulted(
-                slots[2],
-                at,
-                "start_timestamp",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<
-                        ::core::option::Option<String>,
-                    > = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "null")
-                },
-            )?;
-            let f3 = rt::defaulted(
-                slots[3],
-                at,
-                "end_timestamp",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<
-                        ::core::option::Option<String>,
-                    > = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "null")
-                },
-            )?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        repo_path: f0,
-                        max_count: f1,
-                        start_timestamp: f2,
-                        end_timestamp: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitLogArgs);
-    ::toolseal::__json_schema!(
-        GitLogArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >), ("max_count", rt::subschema:: < i64
-        >), ("start_timestamp", rt::subschema:: < ::core::option::Option < String > >),
-        ("end_timestamp", rt::subschema:: < ::core::option::Option < String > >)],
-        required : & ["repo_path"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        GitLogArgs, 4 { 0 repo_path : String = "repo_path"[required], 1 max_count : i64 =
+        "max_count"[default(|| 10i64)], 2 start_timestamp : ::core::option::Option <
+        String > = "start_timestamp"[default(|| { static DEFAULT : ::std::sync::OnceLock
+        < ::core::option::Option < String > > = ::std::sync::OnceLock::new();
+        rt::default_value(& DEFAULT, "null") })], 3 end_timestamp :
+        ::core::option::Option < String > = "end_timestamp"[default(|| { static DEFAULT :
+        ::std::sync::OnceLock < ::core::option::Option < String > > =
+        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "null") })], }
+        required[0] ["repo_path"], properties None, None, None
     );
-    impl rt::FromJson for GitResetArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { repo_path: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitResetArgs);
-    ::toolseal::__json_schema!(
-        GitResetArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >)], required : & ["repo_path"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : None, })
+    ::toolseal::__object!(
+        GitResetArgs, 1 { 0 repo_path : String = "repo_path"[required], } required[0]
+        ["repo_path"], properties None, None, None
     );
-    impl rt::FromJson for GitShowArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path", "revision"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        "revision" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "revision", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        repo_path: f0,
-                        revision: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitShowArgs);
-    ::toolseal::__json_schema!(
-        GitShowArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >), ("revision", rt::subschema:: < String
-        >)], required : & ["repo_path", "revision"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        GitShowArgs, 2 { 0 repo_path : String = "repo_path"[required], 1 revision :
+        String = "revision"[required], } required[0, 1] ["repo_path", "revision"],
+        properties None, None, None
     );
-    impl rt::FromJson for GitStatusArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["repo_path"],
-                index: |k| Some(
-                    match k {
-                        "repo_path" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "repo_path", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { repo_path: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GitStatusArgs);
-    ::toolseal::__json_schema!(
-        GitStatusArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("repo_path", rt::subschema:: < String >)], required : & ["repo_path"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : None, })
+    ::toolseal::__object!(
+        GitStatusArgs, 1 { 0 repo_path : String = "repo_path"[required], } required[0]
+        ["repo_path"], properties None, None, None
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-git.json";

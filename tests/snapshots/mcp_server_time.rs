@@ -71,180 +71,28 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for ConvertTimeArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["source_timezone", "time", "target_timezone"],
-                index: |k| Some(
-                    match k {
-                        "source_timezone" => 0,
-                        "time" => 1,
-                        "target_timezone" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "source_timezone", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "time", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "target_timezone", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        source_timezone: f0,
-                        time: f1,
-                        target_timezone: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ConvertTimeArgs);
-    ::toolseal::__json_schema!(
-        ConvertTimeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("source_timezone", rt::subschema:: < String >), ("time", rt::subschema:: <
-        String >), ("target_timezone", rt::subschema:: < String >)], required : &
-        ["source_timezone", "time", "target_timezone"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        ConvertTimeArgs, 3 { 0 source_timezone : String = "source_timezone"[required], 1
+        time : String = "time"[required], 2 target_timezone : String =
+        "target_timezone"[required], } required[0, 1, 2] ["source_timezone", "time",
+        "target_timezone"], properties None, None, None
     );
-    impl rt::FromJson for ConvertTimeOutputTimeResult {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["timezone", "datetime", "day_of_week", "is_dst"],
-                index: |k| Some(
-                    match k {
-                        "timezone" => 0,
-                        "datetime" => 1,
-                        "day_of_week" => 2,
-                        "is_dst" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2, 3],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "timezone", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "datetime", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "day_of_week", cx, &mut first)?;
-            let f3 = rt::required(slots[3], at, "is_dst", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        timezone: f0,
-                        datetime: f1,
-                        day_of_week: f2,
-                        is_dst: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ConvertTimeOutputTimeResult);
-    ::toolseal::__json_schema!(
-        ConvertTimeOutputTimeResult, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("timezone", rt::subschema:: < String >), ("datetime",
-        rt::subschema:: < String >), ("day_of_week", rt::subschema:: < String >),
-        ("is_dst", rt::subschema:: < bool >)], required : & ["timezone", "datetime",
-        "day_of_week", "is_dst"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        ConvertTimeOutputTimeResult, 4 { 0 timezone : String = "timezone"[required], 1
+        datetime : String = "datetime"[required], 2 day_of_week : String =
+        "day_of_week"[required], 3 is_dst : bool = "is_dst"[required], } required[0, 1,
+        2, 3] ["timezone", "datetime", "day_of_week", "is_dst"], properties None, None,
+        None
     );
-    impl rt::FromJson for ConvertTimeOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["source", "target", "time_difference"],
-                index: |k| Some(
-                    match k {
-                        "source" => 0,
-                        "target" => 1,
-                        "time_difference" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "source", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "target", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "time_difference", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        source: f0,
-                        target: f1,
-                        time_difference: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ConvertTimeOutput);
-    ::toolseal::__json_schema!(
-        ConvertTimeOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("source", rt::subschema:: < ConvertTimeOutputTimeResult >), ("target",
-        rt::subschema:: < ConvertTimeOutputTimeResult >), ("time_difference",
-        rt::subschema:: < String >)], required : & ["source", "target",
-        "time_difference"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        ConvertTimeOutput, 3 { 0 source : ConvertTimeOutputTimeResult =
+        "source"[required], 1 target : ConvertTimeOutputTimeResult = "target"[required],
+        2 time_difference : String = "time_difference"[required], } required[0, 1, 2]
+        ["source", "target", "time_difference"], properties None, None, None
     );
-    impl rt::FromJson for GetCurrentTimeArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["timezone"],
-                index: |k| Some(
-                    match k {
-                        "timezone" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "timezone", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { timezone: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetCurrentTimeArgs);
-    ::toolseal::__json_schema!(
-        GetCurrentTimeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("timezone", rt::subschema:: < String >)], required : & ["timezone"], additional
-        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        GetCurrentTimeArgs, 1 { 0 timezone : String = "timezone"[required], } required[0]
+        ["timezone"], properties None, None, None
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-time.json";

@@ -41,42 +41,10 @@ const _: () = {
         rt::ValueSet::new(rt::Keyword::Enum, & ["\"celsius\"", "\"fahrenheit\"", "null"],
         "one of \"celsius\", \"fahrenheit\", null")
     );
-    impl rt::FromJson for GetWeatherArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["location", "units"],
-                index: |k| Some(
-                    match k {
-                        "location" => 0,
-                        "units" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "location", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "units", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { location: f0, units: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetWeatherArgs);
-    ::toolseal::__json_schema!(
-        GetWeatherArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("location", rt::subschema:: < String >), ("units", rt::subschema:: <
-        GetWeatherUnits >)], required : & ["location", "units"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `get_weather` tool."), })
+    ::toolseal::__object!(
+        GetWeatherArgs, 2 { 0 location : String = "location"[required], 1 units :
+        GetWeatherUnits = "units"[required], } required[0, 1] ["location", "units"],
+        properties None, None, Some("Arguments of the `get_weather` tool.")
     );
     impl rt::FromJson for GetTimeArgs {
         fn from_json(

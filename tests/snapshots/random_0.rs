@@ -2239,78 +2239,14 @@ const _: () = {
         Random05B(::std::vec::Vec < Random05BItem >), rt::ArrayType < Random05BItem > =
         rt::ArrayType::new().max_items(1)
     );
-    impl rt::FromJson for Random05C {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { a: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random05C);
-    ::toolseal::__json_schema!(
-        Random05C, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random05CA >)], required : & [], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        Random05C, 1 { 0 a : Random05CA = "a"[optional], } required[] [], properties
+        None, None, None
     );
-    impl rt::FromJson for Random05Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b", "c"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        "c" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => Ok(Self { a: f0, b: f1, c: f2 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random05Args);
-    ::toolseal::__json_schema!(
-        Random05Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random05A >), ("b", rt::subschema:: < Random05B >),
-        ("c", rt::subschema:: < Random05C >)], required : & ["a", "b"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_0_5` tool."), })
+    ::toolseal::__object!(
+        Random05Args, 3 { 0 a : Random05A = "a"[required], 1 b : Random05B =
+        "b"[required], 2 c : Random05C = "c"[optional], } required[0, 1] ["a", "b"],
+        properties None, None, Some("Arguments of the `random_0_5` tool.")
     );
     ::toolseal::__value_type!(
         Random06AItemString(String), rt::StringType = rt::StringType::new().min_length(0)
@@ -2413,45 +2349,11 @@ const _: () = {
         Random07C(::std::vec::Vec < rt::serde_json::Value >), rt::ArrayType <
         rt::serde_json::Value > = rt::ArrayType::new().max_items(1).unique()
     );
-    impl rt::FromJson for Random07Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b", "c"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        "c" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => Ok(Self { a: f0, b: f1, c: f2 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random07Args);
-    ::toolseal::__json_schema!(
-        Random07Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < ::std::vec::Vec < () > >), ("b", rt::subschema:: <
-        ::std::collections::BTreeMap < ::std::string::String, rt::serde_json::Value > >),
-        ("c", rt::subschema:: < Random07C >)], required : & [], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_0_7` tool."), })
+    ::toolseal::__object!(
+        Random07Args, 3 { 0 a : ::std::vec::Vec < () > = "a"[optional], 1 b :
+        ::std::collections::BTreeMap < ::std::string::String, rt::serde_json::Value > =
+        "b"[optional], 2 c : Random07C = "c"[optional], } required[] [], properties None,
+        None, Some("Arguments of the `random_0_7` tool.")
     );
     impl rt::FromJson for Random08Args {
         fn from_json(
@@ -2848,44 +2750,10 @@ const _: () = {
         rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
         description : None, })
     );
-    impl rt::FromJson for Random010Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b", "c"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        "c" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => Ok(Self { a: f0, b: f1, c: f2 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random010Args);
-    ::toolseal::__json_schema!(
-        Random010Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random010A >), ("b", rt::subschema:: < Random010B >),
-        ("c", rt::subschema:: < Random010C >)], required : & ["c"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_0_10` tool."), })
+    ::toolseal::__object!(
+        Random010Args, 3 { 0 a : Random010A = "a"[optional], 1 b : Random010B =
+        "b"[optional], 2 c : Random010C = "c"[required], } required[2] ["c"], properties
+        None, None, Some("Arguments of the `random_0_10` tool.")
     );
     impl rt::FromJson for Random011A {
         fn from_json(

@@ -689,42 +689,9 @@ const _: () = {
         required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
         None, max_properties : None, description : None, })
     );
-    impl rt::FromJson for Random10Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random10Value);
-    ::toolseal::__json_schema!(
-        Random10Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random10ValueA >), ("b", rt::subschema:: <
-        Random10ValueB >)], required : & ["a", "b"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        Random10Value, 2 { 0 a : Random10ValueA = "a"[required], 1 b : Random10ValueB =
+        "b"[required], } required[0, 1] ["a", "b"], properties None, None, None
     );
     impl rt::FromJson for Random10Args {
         fn from_json(
@@ -1004,42 +971,10 @@ const _: () = {
         Random13AA(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
         .maximum(1.0)
     );
-    impl rt::FromJson for Random13A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13A);
-    ::toolseal::__json_schema!(
-        Random13A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random13AA >), ("b", rt::subschema:: < ::core::option::Option <
-        Random13AB > >)], required : & ["a", "b"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        Random13A, 2 { 0 a : Random13AA = "a"[required], 1 b : ::core::option::Option <
+        Random13AB > = "b"[required], } required[0, 1] ["a", "b"], properties None, None,
+        None
     );
     ::toolseal::__value_type!(
         Random13BString(String), rt::StringType = rt::StringType::new().patterns(&
@@ -1291,39 +1226,9 @@ const _: () = {
         rt::AdditionalSchema::Schema(rt::subschema:: < Random14ValueAValue >),
         min_properties : None, max_properties : None, description : None, })
     );
-    impl rt::FromJson for Random14Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { a: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random14Value);
-    ::toolseal::__json_schema!(
-        Random14Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random14ValueA >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        Random14Value, 1 { 0 a : Random14ValueA = "a"[required], } required[0] ["a"],
+        properties None, None, None
     );
     impl rt::FromJson for Random14Args {
         fn from_json(
@@ -2258,42 +2163,10 @@ const _: () = {
         Random112B(::std::vec::Vec < Random112BItem >), rt::ArrayType < Random112BItem >
         = rt::ArrayType::new().max_items(1).unique()
     );
-    impl rt::FromJson for Random112Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random112Args);
-    ::toolseal::__json_schema!(
-        Random112Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < ::std::vec::Vec < Random112AItem > >), ("b",
-        rt::subschema:: < Random112B >)], required : & ["a", "b"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_1_12` tool."), })
+    ::toolseal::__object!(
+        Random112Args, 2 { 0 a : ::std::vec::Vec < Random112AItem > = "a"[required], 1 b
+        : Random112B = "b"[required], } required[0, 1] ["a", "b"], properties None, None,
+        Some("Arguments of the `random_1_12` tool.")
     );
     impl rt::FromJson for Random113Value {
         fn from_json(

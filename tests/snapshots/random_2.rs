@@ -942,39 +942,9 @@ const _: () = {
         Random24AA, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random24AAEnum
         >, rt::subschema:: < bool >], None)
     );
-    impl rt::FromJson for Random24A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { a: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random24A);
-    ::toolseal::__json_schema!(
-        Random24A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random24AA >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        Random24A, 1 { 0 a : Random24AA = "a"[required], } required[0] ["a"], properties
+        None, None, None
     );
     impl rt::FromJson for Random24Value {
         fn from_json(
@@ -1102,44 +1072,10 @@ const _: () = {
         Random25C, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random25CConst
         >, rt::subschema:: < Random25CEnum >], None)
     );
-    impl rt::FromJson for Random25Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b", "c"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        "c" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => Ok(Self { a: f0, b: f1, c: f2 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random25Args);
-    ::toolseal::__json_schema!(
-        Random25Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random25A >), ("b", rt::subschema:: < f64 >), ("c",
-        rt::subschema:: < Random25C >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_2_5` tool."), })
+    ::toolseal::__object!(
+        Random25Args, 3 { 0 a : Random25A = "a"[required], 1 b : f64 = "b"[optional], 2 c
+        : Random25C = "c"[optional], } required[0] ["a"], properties None, None,
+        Some("Arguments of the `random_2_5` tool.")
     );
     ::toolseal::__value_type!(
         Random26AItem(f64), rt::NumberType < f64 > = rt::NumberType::new()
@@ -1149,39 +1085,9 @@ const _: () = {
         Random26A(::std::vec::Vec < Random26AItem >), rt::ArrayType < Random26AItem > =
         rt::ArrayType::new().min_items(1).max_items(1).unique()
     );
-    impl rt::FromJson for Random26Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { a: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random26Args);
-    ::toolseal::__json_schema!(
-        Random26Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random26A >)], required : & [], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_2_6` tool."), })
+    ::toolseal::__object!(
+        Random26Args, 1 { 0 a : Random26A = "a"[optional], } required[] [], properties
+        None, None, Some("Arguments of the `random_2_6` tool.")
     );
     ::toolseal::__value_type!(
         Random27ValueString(String), rt::StringType = rt::StringType::new().patterns(&
@@ -2053,42 +1959,10 @@ const _: () = {
         Random212B(::std::vec::Vec < rt::serde_json::Value >), rt::ArrayType <
         rt::serde_json::Value > = rt::ArrayType::new().min_items(1).max_items(3)
     );
-    impl rt::FromJson for Random212Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random212Args);
-    ::toolseal::__json_schema!(
-        Random212Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random212A >), ("b", rt::subschema:: < Random212B >)],
-        required : & ["b"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_2_12` tool."), })
+    ::toolseal::__object!(
+        Random212Args, 2 { 0 a : Random212A = "a"[optional], 1 b : Random212B =
+        "b"[required], } required[1] ["b"], properties None, None,
+        Some("Arguments of the `random_2_12` tool.")
     );
     ::toolseal::__value_type!(
         Random213AArray(::std::vec::Vec < ::core::option::Option < Random213AArrayItem >
@@ -2119,39 +1993,9 @@ const _: () = {
         Random213A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
         Random213AArray >, rt::subschema:: < Random213ANumber >], None)
     );
-    impl rt::FromJson for Random213Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { a: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random213Args);
-    ::toolseal::__json_schema!(
-        Random213Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random213A >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_2_13` tool."), })
+    ::toolseal::__object!(
+        Random213Args, 1 { 0 a : Random213A = "a"[required], } required[0] ["a"],
+        properties None, None, Some("Arguments of the `random_2_13` tool.")
     );
     impl rt::FromJson for Random214Args {
         fn from_json(

@@ -261,39 +261,9 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for EchoArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["message"],
-                index: |k| Some(
-                    match k {
-                        "message" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "message", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { message: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EchoArgs);
-    ::toolseal::__json_schema!(
-        EchoArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("message", rt::subschema:: < String >)], required : & ["message"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `echo` tool."), })
+    ::toolseal::__object!(
+        EchoArgs, 1 { 0 message : String = "message"[required], } required[0]
+        ["message"], properties None, None, Some("Arguments of the `echo` tool.")
     );
     ::toolseal::__string_enum!(
         GetAnnotatedMessageMessageType[Error, Success, Debug] = rt::StringEnum { values :
@@ -301,54 +271,11 @@ const _: () = {
         "one of \"error\", \"success\", \"debug\"", description :
         Some("Type of message to demonstrate different annotation patterns"), }
     );
-    impl rt::FromJson for GetAnnotatedMessageArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["messageType", "includeImage"],
-                index: |k| Some(
-                    match k {
-                        "messageType" => 0,
-                        "includeImage" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "messageType", cx, &mut first)?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "includeImage",
-                cx,
-                &mut first,
-                || false,
-            )?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        message_type: f0,
-                        include_image: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetAnnotatedMessageArgs);
-    ::toolseal::__json_schema!(
-        GetAnnotatedMessageArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("messageType", rt::subschema:: < GetAnnotatedMessageMessageType
-        >), ("includeImage", rt::subschema:: < bool >)], required : & ["messageType"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Arguments of the `get-annotated-message` tool."), })
+    ::toolseal::__object!(
+        GetAnnotatedMessageArgs, 2 { 0 message_type : GetAnnotatedMessageMessageType =
+        "messageType"[required], 1 include_image : bool = "includeImage"[default(||
+        false)], } required[0] ["messageType"], properties None, None,
+        Some("Arguments of the `get-annotated-message` tool.")
     );
     impl rt::FromJson for GetEnvArgs {
         fn from_json(
@@ -381,101 +308,21 @@ const _: () = {
         .minimum(1.0).maximum(10.0)
         .description("Number of resource links to return (1-10)")
     );
-    impl rt::FromJson for GetResourceLinksArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["count"],
-                index: |k| Some(
-                    match k {
-                        "count" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::defaulted(
-                slots[0],
-                at,
-                "count",
-                cx,
-                &mut first,
-                || GetResourceLinksCount { 0: 3.0 },
-            )?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { count: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetResourceLinksArgs);
-    ::toolseal::__json_schema!(
-        GetResourceLinksArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("count", rt::subschema:: < GetResourceLinksCount >)], required : & [],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Arguments of the `get-resource-links` tool."), })
+    ::toolseal::__object!(
+        GetResourceLinksArgs, 1 { 0 count : GetResourceLinksCount = "count"[default(||
+        GetResourceLinksCount { 0 : 3.0 })], } required[] [], properties None, None,
+        Some("Arguments of the `get-resource-links` tool.")
     );
     ::toolseal::__string_enum!(
         GetResourceReferenceResourceType[Text, Blob] = rt::StringEnum { values : &
         ["Text", "Blob"], keyword : rt::Keyword::Enum, expected :
         "one of \"Text\", \"Blob\"", description : None, }
     );
-    impl rt::FromJson for GetResourceReferenceArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["resourceType", "resourceId"],
-                index: |k| Some(
-                    match k {
-                        "resourceType" => 0,
-                        "resourceId" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::defaulted(
-                slots[0],
-                at,
-                "resourceType",
-                cx,
-                &mut first,
-                || GetResourceReferenceResourceType::Text,
-            )?;
-            let f1 = rt::defaulted(slots[1], at, "resourceId", cx, &mut first, || 1.0)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        resource_type: f0,
-                        resource_id: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetResourceReferenceArgs);
-    ::toolseal::__json_schema!(
-        GetResourceReferenceArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("resourceType", rt::subschema:: <
-        GetResourceReferenceResourceType >), ("resourceId", rt::subschema:: < f64 >)],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `get-resource-reference` tool."), })
+    ::toolseal::__object!(
+        GetResourceReferenceArgs, 2 { 0 resource_type : GetResourceReferenceResourceType
+        = "resourceType"[default(|| GetResourceReferenceResourceType::Text)], 1
+        resource_id : f64 = "resourceId"[default(|| 1.0)], } required[] [], properties
+        None, None, Some("Arguments of the `get-resource-reference` tool.")
     );
     ::toolseal::__string_enum!(
         GetStructuredContentLocation[NewYork, Chicago, LosAngeles] = rt::StringEnum {
@@ -483,122 +330,22 @@ const _: () = {
         expected : "one of \"New York\", \"Chicago\", \"Los Angeles\"", description :
         Some("Choose city"), }
     );
-    impl rt::FromJson for GetStructuredContentArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["location"],
-                index: |k| Some(
-                    match k {
-                        "location" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "location", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { location: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetStructuredContentArgs);
-    ::toolseal::__json_schema!(
-        GetStructuredContentArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("location", rt::subschema:: < GetStructuredContentLocation >)],
-        required : & ["location"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `get-structured-content` tool."), })
+    ::toolseal::__object!(
+        GetStructuredContentArgs, 1 { 0 location : GetStructuredContentLocation =
+        "location"[required], } required[0] ["location"], properties None, None,
+        Some("Arguments of the `get-structured-content` tool.")
     );
-    impl rt::FromJson for GetStructuredContentOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["temperature", "conditions", "humidity"],
-                index: |k| Some(
-                    match k {
-                        "temperature" => 0,
-                        "conditions" => 1,
-                        "humidity" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "temperature", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "conditions", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "humidity", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        temperature: f0,
-                        conditions: f1,
-                        humidity: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetStructuredContentOutput);
-    ::toolseal::__json_schema!(
-        GetStructuredContentOutput, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("temperature", rt::subschema:: < f64 >), ("conditions",
-        rt::subschema:: < String >), ("humidity", rt::subschema:: < f64 >)], required : &
-        ["temperature", "conditions", "humidity"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `get-structured-content` tool."), })
+    ::toolseal::__object!(
+        GetStructuredContentOutput, 3 { 0 temperature : f64 = "temperature"[required], 1
+        conditions : String = "conditions"[required], 2 humidity : f64 =
+        "humidity"[required], } required[0, 1, 2] ["temperature", "conditions",
+        "humidity"], properties None, None,
+        Some("Structured output of the `get-structured-content` tool.")
     );
-    impl rt::FromJson for GetSumArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["a", "b"],
-                index: |k| Some(
-                    match k {
-                        "a" => 0,
-                        "b" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { a: f0, b: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetSumArgs);
-    ::toolseal::__json_schema!(
-        GetSumArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < f64 >), ("b", rt::subschema:: < f64 >)], required : & ["a",
-        "b"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `get-sum` tool."), })
+    ::toolseal::__object!(
+        GetSumArgs, 2 { 0 a : f64 = "a"[required], 1 b : f64 = "b"[required], }
+        required[0, 1] ["a", "b"], properties None, None,
+        Some("Arguments of the `get-sum` tool.")
     );
     impl rt::FromJson for GetTinyImageArgs {
         fn from_json(
@@ -638,113 +385,19 @@ const _: () = {
         Some("How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object."),
         }
     );
-    impl rt::FromJson for GzipFileAsResourceArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["name", "data", "outputType"],
-                index: |k| Some(
-                    match k {
-                        "name" => 0,
-                        "data" => 1,
-                        "outputType" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::defaulted(
-                slots[0],
-                at,
-                "name",
-                cx,
-                &mut first,
-                || ::std::string::String::from("README.md.gz"),
-            )?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "data",
-                cx,
-                &mut first,
-                || GzipFileAsResourceData {
-                    0: ::std::string::String::from(
-                        "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md",
-                    ),
-                },
-            )?;
-            let f2 = rt::defaulted(
-                slots[2],
-                at,
-                "outputType",
-                cx,
-                &mut first,
-                || GzipFileAsResourceOutputType::ResourceLink,
-            )?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        name: f0,
-                        data: f1,
-                        output_type: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GzipFileAsResourceArgs);
-    ::toolseal::__json_schema!(
-        GzipFileAsResourceArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("name", rt::subschema:: < String >), ("data", rt::subschema:: <
-        GzipFileAsResourceData >), ("outputType", rt::subschema:: <
-        GzipFileAsResourceOutputType >)], required : & [], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `gzip-file-as-resource` tool."), })
+    ::toolseal::__object!(
+        GzipFileAsResourceArgs, 3 { 0 name : String = "name"[default(||
+        ::std::string::String::from("README.md.gz"))], 1 data : GzipFileAsResourceData =
+        "data"[default(|| GzipFileAsResourceData { 0 :
+        ::std::string::String::from("https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md")
+        })], 2 output_type : GzipFileAsResourceOutputType = "outputType"[default(||
+        GzipFileAsResourceOutputType::ResourceLink)], } required[] [], properties None,
+        None, Some("Arguments of the `gzip-file-as-resource` tool.")
     );
-    impl rt::FromJson for SimulateResearchQueryArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["topic", "ambiguous"],
-                index: |k| Some(
-                    match k {
-                        "topic" => 0,
-                        "ambiguous" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "topic", cx, &mut first)?;
-            let f1 = rt::defaulted(slots[1], at, "ambiguous", cx, &mut first, || false)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { topic: f0, ambiguous: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SimulateResearchQueryArgs);
-    ::toolseal::__json_schema!(
-        SimulateResearchQueryArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("topic", rt::subschema:: < String >), ("ambiguous",
-        rt::subschema:: < bool >)], required : & ["topic"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `simulate-research-query` tool."), })
+    ::toolseal::__object!(
+        SimulateResearchQueryArgs, 2 { 0 topic : String = "topic"[required], 1 ambiguous
+        : bool = "ambiguous"[default(|| false)], } required[0] ["topic"], properties
+        None, None, Some("Arguments of the `simulate-research-query` tool.")
     );
     impl rt::FromJson for ToggleSimulatedLoggingArgs {
         fn from_json(
@@ -798,42 +451,10 @@ const _: () = {
         min_properties : None, max_properties : None, description :
         Some("Arguments of the `toggle-subscriber-updates` tool."), })
     );
-    impl rt::FromJson for TriggerLongRunningOperationArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["duration", "steps"],
-                index: |k| Some(
-                    match k {
-                        "duration" => 0,
-                        "steps" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::defaulted(slots[0], at, "duration", cx, &mut first, || 10.0)?;
-            let f1 = rt::defaulted(slots[1], at, "steps", cx, &mut first, || 5.0)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { duration: f0, steps: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(TriggerLongRunningOperationArgs);
-    ::toolseal::__json_schema!(
-        TriggerLongRunningOperationArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("duration", rt::subschema:: < f64 >), ("steps", rt::subschema::
-        < f64 >)], required : & [], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `trigger-long-running-operation` tool."), })
+    ::toolseal::__object!(
+        TriggerLongRunningOperationArgs, 2 { 0 duration : f64 = "duration"[default(||
+        10.0)], 1 steps : f64 = "steps"[default(|| 5.0)], } required[] [], properties
+        None, None, Some("Arguments of the `trigger-long-running-operation` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-everything.json";

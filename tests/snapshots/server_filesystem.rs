@@ -360,345 +360,53 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for CreateDirectoryArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { path: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateDirectoryArgs);
-    ::toolseal::__json_schema!(
-        CreateDirectoryArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("path", rt::subschema:: < String >)], required : & ["path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `create_directory` tool."), })
+    ::toolseal::__object!(
+        CreateDirectoryArgs, 1 { 0 path : String = "path"[required], } required[0]
+        ["path"], properties None, None,
+        Some("Arguments of the `create_directory` tool.")
     );
-    impl rt::FromJson for CreateDirectoryOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateDirectoryOutput);
-    ::toolseal::__json_schema!(
-        CreateDirectoryOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("content", rt::subschema:: < String >)], required : & ["content"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Structured output of the `create_directory` tool."),
-        })
+    ::toolseal::__object!(
+        CreateDirectoryOutput, 1 { 0 content : String = "content"[required], }
+        required[0] ["content"], properties None, None,
+        Some("Structured output of the `create_directory` tool.")
     );
-    impl rt::FromJson for DirectoryTreeArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "excludePatterns"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "excludePatterns" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "excludePatterns",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "[]")
-                },
-            )?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        path: f0,
-                        exclude_patterns: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DirectoryTreeArgs);
-    ::toolseal::__json_schema!(
-        DirectoryTreeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >), ("excludePatterns", rt::subschema:: <
-        ::std::vec::Vec < String > >)], required : & ["path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `directory_tree` tool."), })
+    ::toolseal::__object!(
+        DirectoryTreeArgs, 2 { 0 path : String = "path"[required], 1 exclude_patterns :
+        ::std::vec::Vec < String > = "excludePatterns"[default(|| { static DEFAULT :
+        ::std::sync::OnceLock < ::std::vec::Vec < String > > =
+        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "[]") })], }
+        required[0] ["path"], properties None, None,
+        Some("Arguments of the `directory_tree` tool.")
     );
-    impl rt::FromJson for DirectoryTreeOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DirectoryTreeOutput);
-    ::toolseal::__json_schema!(
-        DirectoryTreeOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("content", rt::subschema:: < String >)], required : & ["content"], additional
-        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `directory_tree` tool."), })
+    ::toolseal::__object!(
+        DirectoryTreeOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `directory_tree` tool.")
     );
-    impl rt::FromJson for EditFileEditsItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["oldText", "newText"],
-                index: |k| Some(
-                    match k {
-                        "oldText" => 0,
-                        "newText" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "oldText", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "newText", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { old_text: f0, new_text: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EditFileEditsItem);
-    ::toolseal::__json_schema!(
-        EditFileEditsItem, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("oldText", rt::subschema:: < String >), ("newText", rt::subschema:: < String
-        >)], required : & ["oldText", "newText"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        EditFileEditsItem, 2 { 0 old_text : String = "oldText"[required], 1 new_text :
+        String = "newText"[required], } required[0, 1] ["oldText", "newText"], properties
+        None, None, None
     );
-    impl rt::FromJson for EditFileArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "edits", "dryRun"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "edits" => 1,
-                        "dryRun" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "edits", cx, &mut first)?;
-            let f2 = rt::defaulted(slots[2], at, "dryRun", cx, &mut first, || false)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        path: f0,
-                        edits: f1,
-                        dry_run: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EditFileArgs);
-    ::toolseal::__json_schema!(
-        EditFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >), ("edits", rt::subschema:: <
-        ::std::vec::Vec < EditFileEditsItem > >), ("dryRun", rt::subschema:: < bool >)],
-        required : & ["path", "edits"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `edit_file` tool."), })
+    ::toolseal::__object!(
+        EditFileArgs, 3 { 0 path : String = "path"[required], 1 edits : ::std::vec::Vec <
+        EditFileEditsItem > = "edits"[required], 2 dry_run : bool = "dryRun"[default(||
+        false)], } required[0, 1] ["path", "edits"], properties None, None,
+        Some("Arguments of the `edit_file` tool.")
     );
-    impl rt::FromJson for EditFileOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(EditFileOutput);
-    ::toolseal::__json_schema!(
-        EditFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `edit_file` tool."), })
+    ::toolseal::__object!(
+        EditFileOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `edit_file` tool.")
     );
-    impl rt::FromJson for GetFileInfoArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { path: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetFileInfoArgs);
-    ::toolseal::__json_schema!(
-        GetFileInfoArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >)], required : & ["path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `get_file_info` tool."), })
+    ::toolseal::__object!(
+        GetFileInfoArgs, 1 { 0 path : String = "path"[required], } required[0] ["path"],
+        properties None, None, Some("Arguments of the `get_file_info` tool.")
     );
-    impl rt::FromJson for GetFileInfoOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetFileInfoOutput);
-    ::toolseal::__json_schema!(
-        GetFileInfoOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `get_file_info` tool."), })
+    ::toolseal::__object!(
+        GetFileInfoOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `get_file_info` tool.")
     );
     impl rt::FromJson for ListAllowedDirectoriesArgs {
         fn from_json(
@@ -726,522 +434,86 @@ const _: () = {
         min_properties : None, max_properties : None, description :
         Some("Arguments of the `list_allowed_directories` tool."), })
     );
-    impl rt::FromJson for ListAllowedDirectoriesOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListAllowedDirectoriesOutput);
-    ::toolseal::__json_schema!(
-        ListAllowedDirectoriesOutput, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("content", rt::subschema:: < String >)], required : &
-        ["content"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description :
-        Some("Structured output of the `list_allowed_directories` tool."), })
+    ::toolseal::__object!(
+        ListAllowedDirectoriesOutput, 1 { 0 content : String = "content"[required], }
+        required[0] ["content"], properties None, None,
+        Some("Structured output of the `list_allowed_directories` tool.")
     );
-    impl rt::FromJson for ListDirectoryArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { path: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListDirectoryArgs);
-    ::toolseal::__json_schema!(
-        ListDirectoryArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >)], required : & ["path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `list_directory` tool."), })
+    ::toolseal::__object!(
+        ListDirectoryArgs, 1 { 0 path : String = "path"[required], } required[0]
+        ["path"], properties None, None, Some("Arguments of the `list_directory` tool.")
     );
-    impl rt::FromJson for ListDirectoryOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListDirectoryOutput);
-    ::toolseal::__json_schema!(
-        ListDirectoryOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("content", rt::subschema:: < String >)], required : & ["content"], additional
-        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `list_directory` tool."), })
+    ::toolseal::__object!(
+        ListDirectoryOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `list_directory` tool.")
     );
     ::toolseal::__string_enum!(
         ListDirectoryWithSizesSortBy[Name, Size] = rt::StringEnum { values : & ["name",
         "size"], keyword : rt::Keyword::Enum, expected : "one of \"name\", \"size\"",
         description : Some("Sort entries by name or size"), }
     );
-    impl rt::FromJson for ListDirectoryWithSizesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "sortBy"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "sortBy" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::defaulted(
-                slots[1],
-                at,
-                "sortBy",
-                cx,
-                &mut first,
-                || ListDirectoryWithSizesSortBy::Name,
-            )?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { path: f0, sort_by: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesArgs);
-    ::toolseal::__json_schema!(
-        ListDirectoryWithSizesArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("path", rt::subschema:: < String >), ("sortBy", rt::subschema::
-        < ListDirectoryWithSizesSortBy >)], required : & ["path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `list_directory_with_sizes` tool."), })
+    ::toolseal::__object!(
+        ListDirectoryWithSizesArgs, 2 { 0 path : String = "path"[required], 1 sort_by :
+        ListDirectoryWithSizesSortBy = "sortBy"[default(||
+        ListDirectoryWithSizesSortBy::Name)], } required[0] ["path"], properties None,
+        None, Some("Arguments of the `list_directory_with_sizes` tool.")
     );
-    impl rt::FromJson for ListDirectoryWithSizesOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListDirectoryWithSizesOutput);
-    ::toolseal::__json_schema!(
-        ListDirectoryWithSizesOutput, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("content", rt::subschema:: < String >)], required : &
-        ["content"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description :
-        Some("Structured output of the `list_directory_with_sizes` tool."), })
+    ::toolseal::__object!(
+        ListDirectoryWithSizesOutput, 1 { 0 content : String = "content"[required], }
+        required[0] ["content"], properties None, None,
+        Some("Structured output of the `list_directory_with_sizes` tool.")
     );
-    impl rt::FromJson for MoveFileArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["source", "destination"],
-                index: |k| Some(
-                    match k {
-                        "source" => 0,
-                        "destination" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "source", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "destination", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        source: f0,
-                        destination: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(MoveFileArgs);
-    ::toolseal::__json_schema!(
-        MoveFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("source", rt::subschema:: < String >), ("destination", rt::subschema:: < String
-        >)], required : & ["source", "destination"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `move_file` tool."), })
+    ::toolseal::__object!(
+        MoveFileArgs, 2 { 0 source : String = "source"[required], 1 destination : String
+        = "destination"[required], } required[0, 1] ["source", "destination"], properties
+        None, None, Some("Arguments of the `move_file` tool.")
     );
-    impl rt::FromJson for MoveFileOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(MoveFileOutput);
-    ::toolseal::__json_schema!(
-        MoveFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `move_file` tool."), })
+    ::toolseal::__object!(
+        MoveFileOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `move_file` tool.")
     );
-    impl rt::FromJson for ReadFileArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "tail", "head"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "tail" => 1,
-                        "head" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "tail", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "head", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        path: f0,
-                        tail: f1,
-                        head: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadFileArgs);
-    ::toolseal::__json_schema!(
-        ReadFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >), ("tail", rt::subschema:: < f64 >),
-        ("head", rt::subschema:: < f64 >)], required : & ["path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `read_file` tool."), })
+    ::toolseal::__object!(
+        ReadFileArgs, 3 { 0 path : String = "path"[required], 1 tail : f64 =
+        "tail"[optional], 2 head : f64 = "head"[optional], } required[0] ["path"],
+        properties None, None, Some("Arguments of the `read_file` tool.")
     );
-    impl rt::FromJson for ReadFileOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadFileOutput);
-    ::toolseal::__json_schema!(
-        ReadFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `read_file` tool."), })
+    ::toolseal::__object!(
+        ReadFileOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `read_file` tool.")
     );
-    impl rt::FromJson for ReadMediaFileArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { path: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMediaFileArgs);
-    ::toolseal::__json_schema!(
-        ReadMediaFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >)], required : & ["path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `read_media_file` tool."), })
+    ::toolseal::__object!(
+        ReadMediaFileArgs, 1 { 0 path : String = "path"[required], } required[0]
+        ["path"], properties None, None, Some("Arguments of the `read_media_file` tool.")
     );
     ::toolseal::__string_enum!(
         ReadMediaFileOutputContentItemObjectType[Image, Audio] = rt::StringEnum { values
         : & ["image", "audio"], keyword : rt::Keyword::Enum, expected :
         "one of \"image\", \"audio\"", description : None, }
     );
-    impl rt::FromJson for ReadMediaFileOutputContentItemObject {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["type", "data", "mimeType"],
-                index: |k| Some(
-                    match k {
-                        "type" => 0,
-                        "data" => 1,
-                        "mimeType" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "type", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "data", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "mimeType", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        r#type: f0,
-                        data: f1,
-                        mime_type: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject);
-    ::toolseal::__json_schema!(
-        ReadMediaFileOutputContentItemObject, g => rt::object_schema(g, &
-        rt::ObjectSchema { properties : & [("type", rt::subschema:: <
-        ReadMediaFileOutputContentItemObjectType >), ("data", rt::subschema:: < String
-        >), ("mimeType", rt::subschema:: < String >)], required : & ["type", "data",
-        "mimeType"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : None, })
+    ::toolseal::__object!(
+        ReadMediaFileOutputContentItemObject, 3 { 0 r#type :
+        ReadMediaFileOutputContentItemObjectType = "type"[required], 1 data : String =
+        "data"[required], 2 mime_type : String = "mimeType"[required], } required[0, 1,
+        2] ["type", "data", "mimeType"], properties None, None, None
     );
     ::toolseal::__string_enum!(
         ReadMediaFileOutputContentItemObject2Type[Resource] = rt::StringEnum { values : &
         ["resource"], keyword : rt::Keyword::Const, expected : "the value \"resource\"",
         description : None, }
     );
-    impl rt::FromJson for ReadMediaFileOutputContentItemObject2Resource {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["uri", "mimeType", "blob"],
-                index: |k| Some(
-                    match k {
-                        "uri" => 0,
-                        "mimeType" => 1,
-                        "blob" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "uri", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "mimeType", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "blob", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        uri: f0,
-                        mime_type: f1,
-                        blob: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(
-        ReadMediaFileOutputContentItemObject2Resource
+    ::toolseal::__object!(
+        ReadMediaFileOutputContentItemObject2Resource, 3 { 0 uri : String =
+        "uri"[required], 1 mime_type : String = "mimeType"[optional], 2 blob : String =
+        "blob"[required], } required[0, 2] ["uri", "blob"], properties None, None, None
     );
-    ::toolseal::__json_schema!(
-        ReadMediaFileOutputContentItemObject2Resource, g => rt::object_schema(g, &
-        rt::ObjectSchema { properties : & [("uri", rt::subschema:: < String >),
-        ("mimeType", rt::subschema:: < String >), ("blob", rt::subschema:: < String >)],
-        required : & ["uri", "blob"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
-    );
-    impl rt::FromJson for ReadMediaFileOutputContentItemObject2 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["type", "resource"],
-                index: |k| Some(
-                    match k {
-                        "type" => 0,
-                        "resource" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "type", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "resource", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { r#type: f0, resource: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItemObject2);
-    ::toolseal::__json_schema!(
-        ReadMediaFileOutputContentItemObject2, g => rt::object_schema(g, &
-        rt::ObjectSchema { properties : & [("type", rt::subschema:: <
-        ReadMediaFileOutputContentItemObject2Type >), ("resource", rt::subschema:: <
-        ReadMediaFileOutputContentItemObject2Resource >)], required : & ["type",
-        "resource"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : None, })
+    ::toolseal::__object!(
+        ReadMediaFileOutputContentItemObject2, 2 { 0 r#type :
+        ReadMediaFileOutputContentItemObject2Type = "type"[required], 1 resource :
+        ReadMediaFileOutputContentItemObject2Resource = "resource"[required], }
+        required[0, 1] ["type", "resource"], properties None, None, None
     );
     impl rt::FromJson for ReadMediaFileOutputContentItem {
         fn from_json(
@@ -1268,355 +540,59 @@ const _: () = {
         [rt::subschema:: < ReadMediaFileOutputContentItemObject >, rt::subschema:: <
         ReadMediaFileOutputContentItemObject2 >], None)
     );
-    impl rt::FromJson for ReadMediaFileOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutput);
-    ::toolseal::__json_schema!(
-        ReadMediaFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("content", rt::subschema:: < ::std::vec::Vec < ReadMediaFileOutputContentItem
-        > >)], required : & ["content"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Structured output of the `read_media_file` tool."), })
+    ::toolseal::__object!(
+        ReadMediaFileOutput, 1 { 0 content : ::std::vec::Vec <
+        ReadMediaFileOutputContentItem > = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `read_media_file` tool.")
     );
     ::toolseal::__value_type!(
         ReadMultipleFilesPaths(::std::vec::Vec < String >), rt::ArrayType < String > =
         rt::ArrayType::new().min_items(1)
         .description("Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.")
     );
-    impl rt::FromJson for ReadMultipleFilesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["paths"],
-                index: |k| Some(
-                    match k {
-                        "paths" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "paths", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { paths: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesArgs);
-    ::toolseal::__json_schema!(
-        ReadMultipleFilesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("paths", rt::subschema:: < ReadMultipleFilesPaths >)], required : &
-        ["paths"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `read_multiple_files` tool."), })
+    ::toolseal::__object!(
+        ReadMultipleFilesArgs, 1 { 0 paths : ReadMultipleFilesPaths = "paths"[required],
+        } required[0] ["paths"], properties None, None,
+        Some("Arguments of the `read_multiple_files` tool.")
     );
-    impl rt::FromJson for ReadMultipleFilesOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMultipleFilesOutput);
-    ::toolseal::__json_schema!(
-        ReadMultipleFilesOutput, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("content", rt::subschema:: < String >)], required : &
-        ["content"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description :
-        Some("Structured output of the `read_multiple_files` tool."), })
+    ::toolseal::__object!(
+        ReadMultipleFilesOutput, 1 { 0 content : String = "content"[required], }
+        required[0] ["content"], properties None, None,
+        Some("Structured output of the `read_multiple_files` tool.")
     );
-    impl rt::FromJson for ReadTextFileArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "tail", "head"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "tail" => 1,
-                        "head" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "tail", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "head", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        path: f0,
-                        tail: f1,
-                        head: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadTextFileArgs);
-    ::toolseal::__json_schema!(
-        ReadTextFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >), ("tail", rt::subschema:: < f64 >),
-        ("head", rt::subschema:: < f64 >)], required : & ["path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `read_text_file` tool."), })
+    ::toolseal::__object!(
+        ReadTextFileArgs, 3 { 0 path : String = "path"[required], 1 tail : f64 =
+        "tail"[optional], 2 head : f64 = "head"[optional], } required[0] ["path"],
+        properties None, None, Some("Arguments of the `read_text_file` tool.")
     );
-    impl rt::FromJson for ReadTextFileOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadTextFileOutput);
-    ::toolseal::__json_schema!(
-        ReadTextFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `read_text_file` tool."), })
+    ::toolseal::__object!(
+        ReadTextFileOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `read_text_file` tool.")
     );
-    impl rt::FromJson for SearchFilesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "pattern", "excludePatterns"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "pattern" => 1,
-                        "excludePatterns" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "pattern", cx, &mut first)?;
-            let f2 = rt::defaulted(
-                slots[2],
-                at,
-                "excludePatterns",
-                cx,
-                &mut first,
-                || {
-                    static DEFAULT: ::std::sync::OnceLock<::std::vec::Vec<String>> = ::std::sync::OnceLock::new();
-                    rt::default_value(&DEFAULT, "[]")
-                },
-            )?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        path: f0,
-                        pattern: f1,
-                        exclude_patterns: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchFilesArgs);
-    ::toolseal::__json_schema!(
-        SearchFilesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >), ("pattern", rt::subschema:: < String >),
-        ("excludePatterns", rt::subschema:: < ::std::vec::Vec < String > >)], required :
-        & ["path", "pattern"], additional : rt::AdditionalSchema::Closed, min_properties
-        : None, max_properties : None, description :
-        Some("Arguments of the `search_files` tool."), })
+    ::toolseal::__object!(
+        SearchFilesArgs, 3 { 0 path : String = "path"[required], 1 pattern : String =
+        "pattern"[required], 2 exclude_patterns : ::std::vec::Vec < String > =
+        "excludePatterns"[default(|| { static DEFAULT : ::std::sync::OnceLock <
+        ::std::vec::Vec < String > > = ::std::sync::OnceLock::new(); rt::default_value(&
+        DEFAULT, "[]") })], } required[0, 1] ["path", "pattern"], properties None, None,
+        Some("Arguments of the `search_files` tool.")
     );
-    impl rt::FromJson for SearchFilesOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchFilesOutput);
-    ::toolseal::__json_schema!(
-        SearchFilesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `search_files` tool."), })
+    ::toolseal::__object!(
+        SearchFilesOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `search_files` tool.")
     );
-    impl rt::FromJson for WriteFileArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "content"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "content" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "content", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { path: f0, content: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(WriteFileArgs);
-    ::toolseal::__json_schema!(
-        WriteFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >), ("content", rt::subschema:: < String >)],
-        required : & ["path", "content"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `write_file` tool."), })
+    ::toolseal::__object!(
+        WriteFileArgs, 2 { 0 path : String = "path"[required], 1 content : String =
+        "content"[required], } required[0, 1] ["path", "content"], properties None, None,
+        Some("Arguments of the `write_file` tool.")
     );
-    impl rt::FromJson for WriteFileOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["content"],
-                index: |k| Some(
-                    match k {
-                        "content" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "content", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { content: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(WriteFileOutput);
-    ::toolseal::__json_schema!(
-        WriteFileOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("content", rt::subschema:: < String >)], required : & ["content"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `write_file` tool."), })
+    ::toolseal::__object!(
+        WriteFileOutput, 1 { 0 content : String = "content"[required], } required[0]
+        ["content"], properties None, None,
+        Some("Structured output of the `write_file` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-filesystem.json";

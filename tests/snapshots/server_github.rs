@@ -786,342 +786,44 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for AddIssueCommentArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "issue_number", "body"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "issue_number" => 2,
-                        "body" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2, 3],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "issue_number", cx, &mut first)?;
-            let f3 = rt::required(slots[3], at, "body", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        issue_number: f2,
-                        body: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(AddIssueCommentArgs);
-    ::toolseal::__json_schema!(
-        AddIssueCommentArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("issue_number", rt::subschema:: < f64 >), ("body", rt::subschema:: < String >)],
-        required : & ["owner", "repo", "issue_number", "body"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `add_issue_comment` tool."), })
+    ::toolseal::__object!(
+        AddIssueCommentArgs, 4 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 issue_number : f64 = "issue_number"[required], 3 body :
+        String = "body"[required], } required[0, 1, 2, 3] ["owner", "repo",
+        "issue_number", "body"], properties None, None,
+        Some("Arguments of the `add_issue_comment` tool.")
     );
-    impl rt::FromJson for CreateBranchArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "branch", "from_branch"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "branch" => 2,
-                        "from_branch" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "branch", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "from_branch", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        branch: f2,
-                        from_branch: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateBranchArgs);
-    ::toolseal::__json_schema!(
-        CreateBranchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("branch", rt::subschema:: < String >), ("from_branch", rt::subschema:: < String
-        >)], required : & ["owner", "repo", "branch"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `create_branch` tool."), })
+    ::toolseal::__object!(
+        CreateBranchArgs, 4 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 branch : String = "branch"[required], 3 from_branch : String
+        = "from_branch"[optional], } required[0, 1, 2] ["owner", "repo", "branch"],
+        properties None, None, Some("Arguments of the `create_branch` tool.")
     );
-    impl rt::FromJson for CreateIssueArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "owner",
-                    "repo",
-                    "title",
-                    "body",
-                    "assignees",
-                    "milestone",
-                    "labels",
-                ],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "title" => 2,
-                        "body" => 3,
-                        "assignees" => 4,
-                        "milestone" => 5,
-                        "labels" => 6,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<7usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "title", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "body", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "assignees", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "milestone", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "labels", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                ) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        title: f2,
-                        body: f3,
-                        assignees: f4,
-                        milestone: f5,
-                        labels: f6,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateIssueArgs);
-    ::toolseal::__json_schema!(
-        CreateIssueArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("title", rt::subschema:: < String >), ("body", rt::subschema:: < String >),
-        ("assignees", rt::subschema:: < ::std::vec::Vec < String > >), ("milestone",
-        rt::subschema:: < f64 >), ("labels", rt::subschema:: < ::std::vec::Vec < String >
-        >)], required : & ["owner", "repo", "title"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `create_issue` tool."), })
+    ::toolseal::__object!(
+        CreateIssueArgs, 7 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 title : String = "title"[required], 3 body : String =
+        "body"[optional], 4 assignees : ::std::vec::Vec < String > =
+        "assignees"[optional], 5 milestone : f64 = "milestone"[optional], 6 labels :
+        ::std::vec::Vec < String > = "labels"[optional], } required[0, 1, 2] ["owner",
+        "repo", "title"], properties None, None,
+        Some("Arguments of the `create_issue` tool.")
     );
-    impl rt::FromJson for CreateOrUpdateFileArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "owner",
-                    "repo",
-                    "path",
-                    "content",
-                    "message",
-                    "branch",
-                    "sha",
-                ],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "path" => 2,
-                        "content" => 3,
-                        "message" => 4,
-                        "branch" => 5,
-                        "sha" => 6,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2, 3, 4, 5],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<7usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "path", cx, &mut first)?;
-            let f3 = rt::required(slots[3], at, "content", cx, &mut first)?;
-            let f4 = rt::required(slots[4], at, "message", cx, &mut first)?;
-            let f5 = rt::required(slots[5], at, "branch", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "sha", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                ) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        path: f2,
-                        content: f3,
-                        message: f4,
-                        branch: f5,
-                        sha: f6,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateOrUpdateFileArgs);
-    ::toolseal::__json_schema!(
-        CreateOrUpdateFileArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("path", rt::subschema:: < String >), ("content", rt::subschema:: < String >),
-        ("message", rt::subschema:: < String >), ("branch", rt::subschema:: < String >),
-        ("sha", rt::subschema:: < String >)], required : & ["owner", "repo", "path",
-        "content", "message", "branch"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `create_or_update_file` tool."), })
+    ::toolseal::__object!(
+        CreateOrUpdateFileArgs, 7 { 0 owner : String = "owner"[required], 1 repo : String
+        = "repo"[required], 2 path : String = "path"[required], 3 content : String =
+        "content"[required], 4 message : String = "message"[required], 5 branch : String
+        = "branch"[required], 6 sha : String = "sha"[optional], } required[0, 1, 2, 3, 4,
+        5] ["owner", "repo", "path", "content", "message", "branch"], properties None,
+        None, Some("Arguments of the `create_or_update_file` tool.")
     );
-    impl rt::FromJson for CreatePullRequestArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "owner",
-                    "repo",
-                    "title",
-                    "body",
-                    "head",
-                    "base",
-                    "draft",
-                    "maintainer_can_modify",
-                ],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "title" => 2,
-                        "body" => 3,
-                        "head" => 4,
-                        "base" => 5,
-                        "draft" => 6,
-                        "maintainer_can_modify" => 7,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2, 4, 5],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<8usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "title", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "body", cx, &mut first)?;
-            let f4 = rt::required(slots[4], at, "head", cx, &mut first)?;
-            let f5 = rt::required(slots[5], at, "base", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "draft", cx, &mut first)?;
-            let f7 = rt::optional(
-                slots[7],
-                at,
-                "maintainer_can_modify",
-                cx,
-                &mut first,
-            )?;
-            match (f0, f1, f2, f3, f4, f5, f6, f7) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                    Some(f7),
-                ) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        title: f2,
-                        body: f3,
-                        head: f4,
-                        base: f5,
-                        draft: f6,
-                        maintainer_can_modify: f7,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreatePullRequestArgs);
-    ::toolseal::__json_schema!(
-        CreatePullRequestArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("title", rt::subschema:: < String >), ("body", rt::subschema:: < String >),
-        ("head", rt::subschema:: < String >), ("base", rt::subschema:: < String >),
-        ("draft", rt::subschema:: < bool >), ("maintainer_can_modify", rt::subschema:: <
-        bool >)], required : & ["owner", "repo", "title", "head", "base"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `create_pull_request` tool."), })
+    ::toolseal::__object!(
+        CreatePullRequestArgs, 8 { 0 owner : String = "owner"[required], 1 repo : String
+        = "repo"[required], 2 title : String = "title"[required], 3 body : String =
+        "body"[optional], 4 head : String = "head"[required], 5 base : String =
+        "base"[required], 6 draft : bool = "draft"[optional], 7 maintainer_can_modify :
+        bool = "maintainer_can_modify"[optional], } required[0, 1, 2, 4, 5] ["owner",
+        "repo", "title", "head", "base"], properties None, None,
+        Some("Arguments of the `create_pull_request` tool.")
     );
     ::toolseal::__string_enum!(
         CreatePullRequestReviewEvent[Approve, RequestChanges, Comment] = rt::StringEnum {
@@ -1130,96 +832,17 @@ const _: () = {
         "one of \"APPROVE\", \"REQUEST_CHANGES\", \"COMMENT\"", description :
         Some("The review action to perform"), }
     );
-    impl rt::FromJson for CreatePullRequestReviewCommentsItemObject {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "position", "body"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "position" => 1,
-                        "body" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "position", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "body", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        path: f0,
-                        position: f1,
-                        body: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItemObject);
-    ::toolseal::__json_schema!(
-        CreatePullRequestReviewCommentsItemObject, g => rt::object_schema(g, &
-        rt::ObjectSchema { properties : & [("path", rt::subschema:: < String >),
-        ("position", rt::subschema:: < f64 >), ("body", rt::subschema:: < String >)],
-        required : & ["path", "position", "body"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        CreatePullRequestReviewCommentsItemObject, 3 { 0 path : String =
+        "path"[required], 1 position : f64 = "position"[required], 2 body : String =
+        "body"[required], } required[0, 1, 2] ["path", "position", "body"], properties
+        None, None, None
     );
-    impl rt::FromJson for CreatePullRequestReviewCommentsItemObject2 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "line", "body"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "line" => 1,
-                        "body" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "line", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "body", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        path: f0,
-                        line: f1,
-                        body: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItemObject2);
-    ::toolseal::__json_schema!(
-        CreatePullRequestReviewCommentsItemObject2, g => rt::object_schema(g, &
-        rt::ObjectSchema { properties : & [("path", rt::subschema:: < String >), ("line",
-        rt::subschema:: < f64 >), ("body", rt::subschema:: < String >)], required : &
-        ["path", "line", "body"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        CreatePullRequestReviewCommentsItemObject2, 3 { 0 path : String =
+        "path"[required], 1 line : f64 = "line"[required], 2 body : String =
+        "body"[required], } required[0, 1, 2] ["path", "line", "body"], properties None,
+        None, None
     );
     impl rt::FromJson for CreatePullRequestReviewCommentsItem {
         fn from_json(
@@ -1246,553 +869,76 @@ const _: () = {
         [rt::subschema:: < CreatePullRequestReviewCommentsItemObject >, rt::subschema:: <
         CreatePullRequestReviewCommentsItemObject2 >], None)
     );
-    impl rt::FromJson for CreatePullRequestReviewArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "owner",
-                    "repo",
-                    "pull_number",
-                    "commit_id",
-                    "body",
-                    "event",
-                    "comments",
-                ],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "pull_number" => 2,
-                        "commit_id" => 3,
-                        "body" => 4,
-                        "event" => 5,
-                        "comments" => 6,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2, 4, 5],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<7usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "commit_id", cx, &mut first)?;
-            let f4 = rt::required(slots[4], at, "body", cx, &mut first)?;
-            let f5 = rt::required(slots[5], at, "event", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "comments", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                ) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        pull_number: f2,
-                        commit_id: f3,
-                        body: f4,
-                        event: f5,
-                        comments: f6,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewArgs);
-    ::toolseal::__json_schema!(
-        CreatePullRequestReviewArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
-        String >), ("pull_number", rt::subschema:: < f64 >), ("commit_id",
-        rt::subschema:: < String >), ("body", rt::subschema:: < String >), ("event",
-        rt::subschema:: < CreatePullRequestReviewEvent >), ("comments", rt::subschema:: <
-        ::std::vec::Vec < CreatePullRequestReviewCommentsItem > >)], required : &
-        ["owner", "repo", "pull_number", "body", "event"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `create_pull_request_review` tool."), })
+    ::toolseal::__object!(
+        CreatePullRequestReviewArgs, 7 { 0 owner : String = "owner"[required], 1 repo :
+        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], 3
+        commit_id : String = "commit_id"[optional], 4 body : String = "body"[required], 5
+        event : CreatePullRequestReviewEvent = "event"[required], 6 comments :
+        ::std::vec::Vec < CreatePullRequestReviewCommentsItem > = "comments"[optional], }
+        required[0, 1, 2, 4, 5] ["owner", "repo", "pull_number", "body", "event"],
+        properties None, None,
+        Some("Arguments of the `create_pull_request_review` tool.")
     );
-    impl rt::FromJson for CreateRepositoryArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["name", "description", "private", "autoInit"],
-                index: |k| Some(
-                    match k {
-                        "name" => 0,
-                        "description" => 1,
-                        "private" => 2,
-                        "autoInit" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "name", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "description", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "private", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "autoInit", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        name: f0,
-                        description: f1,
-                        private: f2,
-                        auto_init: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateRepositoryArgs);
-    ::toolseal::__json_schema!(
-        CreateRepositoryArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("name", rt::subschema:: < String >), ("description", rt::subschema:: < String
-        >), ("private", rt::subschema:: < bool >), ("autoInit", rt::subschema:: < bool
-        >)], required : & ["name"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `create_repository` tool."), })
+    ::toolseal::__object!(
+        CreateRepositoryArgs, 4 { 0 name : String = "name"[required], 1 description :
+        String = "description"[optional], 2 private : bool = "private"[optional], 3
+        auto_init : bool = "autoInit"[optional], } required[0] ["name"], properties None,
+        None, Some("Arguments of the `create_repository` tool.")
     );
-    impl rt::FromJson for ForkRepositoryArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "organization"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "organization" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "organization", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        organization: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ForkRepositoryArgs);
-    ::toolseal::__json_schema!(
-        ForkRepositoryArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("organization", rt::subschema:: < String >)], required : & ["owner", "repo"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Arguments of the `fork_repository` tool."), })
+    ::toolseal::__object!(
+        ForkRepositoryArgs, 3 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 organization : String = "organization"[optional], }
+        required[0, 1] ["owner", "repo"], properties None, None,
+        Some("Arguments of the `fork_repository` tool.")
     );
-    impl rt::FromJson for GetFileContentsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "path", "branch"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "path" => 2,
-                        "branch" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "path", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "branch", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        path: f2,
-                        branch: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetFileContentsArgs);
-    ::toolseal::__json_schema!(
-        GetFileContentsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("path", rt::subschema:: < String >), ("branch", rt::subschema:: < String >)],
-        required : & ["owner", "repo", "path"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `get_file_contents` tool."), })
+    ::toolseal::__object!(
+        GetFileContentsArgs, 4 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 path : String = "path"[required], 3 branch : String =
+        "branch"[optional], } required[0, 1, 2] ["owner", "repo", "path"], properties
+        None, None, Some("Arguments of the `get_file_contents` tool.")
     );
-    impl rt::FromJson for GetIssueArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "issue_number"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "issue_number" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "issue_number", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        issue_number: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetIssueArgs);
-    ::toolseal::__json_schema!(
-        GetIssueArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("issue_number", rt::subschema:: < f64 >)], required : & ["owner", "repo",
-        "issue_number"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `get_issue` tool."), })
+    ::toolseal::__object!(
+        GetIssueArgs, 3 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 issue_number : f64 = "issue_number"[required], } required[0,
+        1, 2] ["owner", "repo", "issue_number"], properties None, None,
+        Some("Arguments of the `get_issue` tool.")
     );
-    impl rt::FromJson for GetPullRequestArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "pull_number"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "pull_number" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        pull_number: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetPullRequestArgs);
-    ::toolseal::__json_schema!(
-        GetPullRequestArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("pull_number", rt::subschema:: < f64 >)], required : & ["owner", "repo",
-        "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `get_pull_request` tool."), })
+    ::toolseal::__object!(
+        GetPullRequestArgs, 3 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 pull_number : f64 = "pull_number"[required], } required[0, 1,
+        2] ["owner", "repo", "pull_number"], properties None, None,
+        Some("Arguments of the `get_pull_request` tool.")
     );
-    impl rt::FromJson for GetPullRequestCommentsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "pull_number"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "pull_number" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        pull_number: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetPullRequestCommentsArgs);
-    ::toolseal::__json_schema!(
-        GetPullRequestCommentsArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
-        String >), ("pull_number", rt::subschema:: < f64 >)], required : & ["owner",
-        "repo", "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties
-        : None, max_properties : None, description :
-        Some("Arguments of the `get_pull_request_comments` tool."), })
+    ::toolseal::__object!(
+        GetPullRequestCommentsArgs, 3 { 0 owner : String = "owner"[required], 1 repo :
+        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], }
+        required[0, 1, 2] ["owner", "repo", "pull_number"], properties None, None,
+        Some("Arguments of the `get_pull_request_comments` tool.")
     );
-    impl rt::FromJson for GetPullRequestFilesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "pull_number"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "pull_number" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        pull_number: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetPullRequestFilesArgs);
-    ::toolseal::__json_schema!(
-        GetPullRequestFilesArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
-        String >), ("pull_number", rt::subschema:: < f64 >)], required : & ["owner",
-        "repo", "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties
-        : None, max_properties : None, description :
-        Some("Arguments of the `get_pull_request_files` tool."), })
+    ::toolseal::__object!(
+        GetPullRequestFilesArgs, 3 { 0 owner : String = "owner"[required], 1 repo :
+        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], }
+        required[0, 1, 2] ["owner", "repo", "pull_number"], properties None, None,
+        Some("Arguments of the `get_pull_request_files` tool.")
     );
-    impl rt::FromJson for GetPullRequestReviewsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "pull_number"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "pull_number" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        pull_number: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetPullRequestReviewsArgs);
-    ::toolseal::__json_schema!(
-        GetPullRequestReviewsArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
-        String >), ("pull_number", rt::subschema:: < f64 >)], required : & ["owner",
-        "repo", "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties
-        : None, max_properties : None, description :
-        Some("Arguments of the `get_pull_request_reviews` tool."), })
+    ::toolseal::__object!(
+        GetPullRequestReviewsArgs, 3 { 0 owner : String = "owner"[required], 1 repo :
+        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], }
+        required[0, 1, 2] ["owner", "repo", "pull_number"], properties None, None,
+        Some("Arguments of the `get_pull_request_reviews` tool.")
     );
-    impl rt::FromJson for GetPullRequestStatusArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "pull_number"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "pull_number" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        pull_number: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetPullRequestStatusArgs);
-    ::toolseal::__json_schema!(
-        GetPullRequestStatusArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
-        String >), ("pull_number", rt::subschema:: < f64 >)], required : & ["owner",
-        "repo", "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties
-        : None, max_properties : None, description :
-        Some("Arguments of the `get_pull_request_status` tool."), })
+    ::toolseal::__object!(
+        GetPullRequestStatusArgs, 3 { 0 owner : String = "owner"[required], 1 repo :
+        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], }
+        required[0, 1, 2] ["owner", "repo", "pull_number"], properties None, None,
+        Some("Arguments of the `get_pull_request_status` tool.")
     );
-    impl rt::FromJson for ListCommitsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "sha", "page", "perPage"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "sha" => 2,
-                        "page" => 3,
-                        "perPage" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "sha", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "page", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "perPage", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        sha: f2,
-                        page: f3,
-                        per_page: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListCommitsArgs);
-    ::toolseal::__json_schema!(
-        ListCommitsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("sha", rt::subschema:: < String >), ("page", rt::subschema:: < f64 >),
-        ("perPage", rt::subschema:: < f64 >)], required : & ["owner", "repo"], additional
-        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `list_commits` tool."), })
+    ::toolseal::__object!(
+        ListCommitsArgs, 5 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 sha : String = "sha"[optional], 3 page : f64 =
+        "page"[optional], 4 per_page : f64 = "perPage"[optional], } required[0, 1]
+        ["owner", "repo"], properties None, None,
+        Some("Arguments of the `list_commits` tool.")
     );
     ::toolseal::__string_enum!(
         ListIssuesDirection[Asc, Desc] = rt::StringEnum { values : & ["asc", "desc"],
@@ -1809,92 +955,14 @@ const _: () = {
         "closed", "all"], keyword : rt::Keyword::Enum, expected :
         "one of \"open\", \"closed\", \"all\"", description : None, }
     );
-    impl rt::FromJson for ListIssuesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "owner",
-                    "repo",
-                    "direction",
-                    "labels",
-                    "page",
-                    "per_page",
-                    "since",
-                    "sort",
-                    "state",
-                ],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "direction" => 2,
-                        "labels" => 3,
-                        "page" => 4,
-                        "per_page" => 5,
-                        "since" => 6,
-                        "sort" => 7,
-                        "state" => 8,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<9usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "direction", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "labels", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "page", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "per_page", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "since", cx, &mut first)?;
-            let f7 = rt::optional(slots[7], at, "sort", cx, &mut first)?;
-            let f8 = rt::optional(slots[8], at, "state", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6, f7, f8) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                    Some(f7),
-                    Some(f8),
-                ) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        direction: f2,
-                        labels: f3,
-                        page: f4,
-                        per_page: f5,
-                        since: f6,
-                        sort: f7,
-                        state: f8,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListIssuesArgs);
-    ::toolseal::__json_schema!(
-        ListIssuesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("direction", rt::subschema:: < ListIssuesDirection >), ("labels",
-        rt::subschema:: < ::std::vec::Vec < String > >), ("page", rt::subschema:: < f64
-        >), ("per_page", rt::subschema:: < f64 >), ("since", rt::subschema:: < String >),
-        ("sort", rt::subschema:: < ListIssuesSort >), ("state", rt::subschema:: <
-        ListIssuesState >)], required : & ["owner", "repo"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `list_issues` tool."), })
+    ::toolseal::__object!(
+        ListIssuesArgs, 9 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 direction : ListIssuesDirection = "direction"[optional], 3
+        labels : ::std::vec::Vec < String > = "labels"[optional], 4 page : f64 =
+        "page"[optional], 5 per_page : f64 = "per_page"[optional], 6 since : String =
+        "since"[optional], 7 sort : ListIssuesSort = "sort"[optional], 8 state :
+        ListIssuesState = "state"[optional], } required[0, 1] ["owner", "repo"],
+        properties None, None, Some("Arguments of the `list_issues` tool.")
     );
     ::toolseal::__string_enum!(
         ListPullRequestsState[Open, Closed, All] = rt::StringEnum { values : & ["open",
@@ -1914,92 +982,14 @@ const _: () = {
         "desc"], keyword : rt::Keyword::Enum, expected : "one of \"asc\", \"desc\"",
         description : Some("The direction of the sort"), }
     );
-    impl rt::FromJson for ListPullRequestsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "owner",
-                    "repo",
-                    "state",
-                    "head",
-                    "base",
-                    "sort",
-                    "direction",
-                    "per_page",
-                    "page",
-                ],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "state" => 2,
-                        "head" => 3,
-                        "base" => 4,
-                        "sort" => 5,
-                        "direction" => 6,
-                        "per_page" => 7,
-                        "page" => 8,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<9usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "state", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "head", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "base", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "sort", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "direction", cx, &mut first)?;
-            let f7 = rt::optional(slots[7], at, "per_page", cx, &mut first)?;
-            let f8 = rt::optional(slots[8], at, "page", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6, f7, f8) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                    Some(f7),
-                    Some(f8),
-                ) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        state: f2,
-                        head: f3,
-                        base: f4,
-                        sort: f5,
-                        direction: f6,
-                        per_page: f7,
-                        page: f8,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListPullRequestsArgs);
-    ::toolseal::__json_schema!(
-        ListPullRequestsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("state", rt::subschema:: < ListPullRequestsState >), ("head", rt::subschema:: <
-        String >), ("base", rt::subschema:: < String >), ("sort", rt::subschema:: <
-        ListPullRequestsSort >), ("direction", rt::subschema:: <
-        ListPullRequestsDirection >), ("per_page", rt::subschema:: < f64 >), ("page",
-        rt::subschema:: < f64 >)], required : & ["owner", "repo"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `list_pull_requests` tool."), })
+    ::toolseal::__object!(
+        ListPullRequestsArgs, 9 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 state : ListPullRequestsState = "state"[optional], 3 head :
+        String = "head"[optional], 4 base : String = "base"[optional], 5 sort :
+        ListPullRequestsSort = "sort"[optional], 6 direction : ListPullRequestsDirection
+        = "direction"[optional], 7 per_page : f64 = "per_page"[optional], 8 page : f64 =
+        "page"[optional], } required[0, 1] ["owner", "repo"], properties None, None,
+        Some("Arguments of the `list_pull_requests` tool.")
     );
     ::toolseal::__string_enum!(
         MergePullRequestMergeMethod[Merge, Squash, Rebase] = rt::StringEnum { values : &
@@ -2007,158 +997,26 @@ const _: () = {
         "one of \"merge\", \"squash\", \"rebase\"", description :
         Some("Merge method to use"), }
     );
-    impl rt::FromJson for MergePullRequestArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "owner",
-                    "repo",
-                    "pull_number",
-                    "commit_title",
-                    "commit_message",
-                    "merge_method",
-                ],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "pull_number" => 2,
-                        "commit_title" => 3,
-                        "commit_message" => 4,
-                        "merge_method" => 5,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<6usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "commit_title", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "commit_message", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "merge_method", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4), Some(f5)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        pull_number: f2,
-                        commit_title: f3,
-                        commit_message: f4,
-                        merge_method: f5,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(MergePullRequestArgs);
-    ::toolseal::__json_schema!(
-        MergePullRequestArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("pull_number", rt::subschema:: < f64 >), ("commit_title", rt::subschema:: <
-        String >), ("commit_message", rt::subschema:: < String >), ("merge_method",
-        rt::subschema:: < MergePullRequestMergeMethod >)], required : & ["owner", "repo",
-        "pull_number"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `merge_pull_request` tool."), })
+    ::toolseal::__object!(
+        MergePullRequestArgs, 6 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 pull_number : f64 = "pull_number"[required], 3 commit_title :
+        String = "commit_title"[optional], 4 commit_message : String =
+        "commit_message"[optional], 5 merge_method : MergePullRequestMergeMethod =
+        "merge_method"[optional], } required[0, 1, 2] ["owner", "repo", "pull_number"],
+        properties None, None, Some("Arguments of the `merge_pull_request` tool.")
     );
-    impl rt::FromJson for PushFilesFilesItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["path", "content"],
-                index: |k| Some(
-                    match k {
-                        "path" => 0,
-                        "content" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "path", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "content", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { path: f0, content: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(PushFilesFilesItem);
-    ::toolseal::__json_schema!(
-        PushFilesFilesItem, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("path", rt::subschema:: < String >), ("content", rt::subschema:: < String >)],
-        required : & ["path", "content"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        PushFilesFilesItem, 2 { 0 path : String = "path"[required], 1 content : String =
+        "content"[required], } required[0, 1] ["path", "content"], properties None, None,
+        None
     );
-    impl rt::FromJson for PushFilesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "branch", "files", "message"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "branch" => 2,
-                        "files" => 3,
-                        "message" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2, 3, 4],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "branch", cx, &mut first)?;
-            let f3 = rt::required(slots[3], at, "files", cx, &mut first)?;
-            let f4 = rt::required(slots[4], at, "message", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        branch: f2,
-                        files: f3,
-                        message: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(PushFilesArgs);
-    ::toolseal::__json_schema!(
-        PushFilesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("branch", rt::subschema:: < String >), ("files", rt::subschema:: <
-        ::std::vec::Vec < PushFilesFilesItem > >), ("message", rt::subschema:: < String
-        >)], required : & ["owner", "repo", "branch", "files", "message"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `push_files` tool."), })
+    ::toolseal::__object!(
+        PushFilesArgs, 5 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 branch : String = "branch"[required], 3 files :
+        ::std::vec::Vec < PushFilesFilesItem > = "files"[required], 4 message : String =
+        "message"[required], } required[0, 1, 2, 3, 4] ["owner", "repo", "branch",
+        "files", "message"], properties None, None,
+        Some("Arguments of the `push_files` tool.")
     );
     ::toolseal::__value_type!(
         SearchCodePage(f64), rt::NumberType < f64 > = rt::NumberType::new().minimum(1.0)
@@ -2167,54 +1025,11 @@ const _: () = {
         SearchCodePerPage(f64), rt::NumberType < f64 > = rt::NumberType::new()
         .minimum(1.0).maximum(100.0)
     );
-    impl rt::FromJson for SearchCodeArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["q", "order", "page", "per_page"],
-                index: |k| Some(
-                    match k {
-                        "q" => 0,
-                        "order" => 1,
-                        "page" => 2,
-                        "per_page" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "q", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "order", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "page", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "per_page", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        q: f0,
-                        order: f1,
-                        page: f2,
-                        per_page: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchCodeArgs);
-    ::toolseal::__json_schema!(
-        SearchCodeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("q", rt::subschema:: < String >), ("order", rt::subschema:: < SearchCodeOrder
-        >), ("page", rt::subschema:: < SearchCodePage >), ("per_page", rt::subschema:: <
-        SearchCodePerPage >)], required : & ["q"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `search_code` tool."), })
+    ::toolseal::__object!(
+        SearchCodeArgs, 4 { 0 q : String = "q"[required], 1 order : SearchCodeOrder =
+        "order"[optional], 2 page : SearchCodePage = "page"[optional], 3 per_page :
+        SearchCodePerPage = "per_page"[optional], } required[0] ["q"], properties None,
+        None, Some("Arguments of the `search_code` tool.")
     );
     ::toolseal::__string_enum!(
         SearchIssuesSort[Comments, Reactions, Reactions1, Reactions1_2, ReactionsSmile,
@@ -2226,303 +1041,52 @@ const _: () = {
         "one of \"comments\", \"reactions\", \"reactions-+1\", \"reactions--1\", \"reactions-smile\", \"reactions-thinking_face\", \"reactions-heart\", \"reactions-tada\", … (3 more)",
         description : None, }
     );
-    impl rt::FromJson for SearchIssuesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["q", "order", "page", "per_page", "sort"],
-                index: |k| Some(
-                    match k {
-                        "q" => 0,
-                        "order" => 1,
-                        "page" => 2,
-                        "per_page" => 3,
-                        "sort" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "q", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "order", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "page", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "per_page", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "sort", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        q: f0,
-                        order: f1,
-                        page: f2,
-                        per_page: f3,
-                        sort: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchIssuesArgs);
-    ::toolseal::__json_schema!(
-        SearchIssuesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("q", rt::subschema:: < String >), ("order", rt::subschema:: < SearchIssuesOrder
-        >), ("page", rt::subschema:: < SearchIssuesPage >), ("per_page", rt::subschema::
-        < SearchIssuesPerPage >), ("sort", rt::subschema:: < SearchIssuesSort >)],
-        required : & ["q"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `search_issues` tool."), })
+    ::toolseal::__object!(
+        SearchIssuesArgs, 5 { 0 q : String = "q"[required], 1 order : SearchIssuesOrder =
+        "order"[optional], 2 page : SearchIssuesPage = "page"[optional], 3 per_page :
+        SearchIssuesPerPage = "per_page"[optional], 4 sort : SearchIssuesSort =
+        "sort"[optional], } required[0] ["q"], properties None, None,
+        Some("Arguments of the `search_issues` tool.")
     );
-    impl rt::FromJson for SearchRepositoriesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["query", "page", "perPage"],
-                index: |k| Some(
-                    match k {
-                        "query" => 0,
-                        "page" => 1,
-                        "perPage" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "query", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "page", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "perPage", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        query: f0,
-                        page: f1,
-                        per_page: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchRepositoriesArgs);
-    ::toolseal::__json_schema!(
-        SearchRepositoriesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("query", rt::subschema:: < String >), ("page", rt::subschema:: < f64 >),
-        ("perPage", rt::subschema:: < f64 >)], required : & ["query"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `search_repositories` tool."), })
+    ::toolseal::__object!(
+        SearchRepositoriesArgs, 3 { 0 query : String = "query"[required], 1 page : f64 =
+        "page"[optional], 2 per_page : f64 = "perPage"[optional], } required[0]
+        ["query"], properties None, None,
+        Some("Arguments of the `search_repositories` tool.")
     );
     ::toolseal::__string_enum!(
         SearchUsersSort[Followers, Repositories, Joined] = rt::StringEnum { values : &
         ["followers", "repositories", "joined"], keyword : rt::Keyword::Enum, expected :
         "one of \"followers\", \"repositories\", \"joined\"", description : None, }
     );
-    impl rt::FromJson for SearchUsersArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["q", "order", "page", "per_page", "sort"],
-                index: |k| Some(
-                    match k {
-                        "q" => 0,
-                        "order" => 1,
-                        "page" => 2,
-                        "per_page" => 3,
-                        "sort" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "q", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "order", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "page", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "per_page", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "sort", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        q: f0,
-                        order: f1,
-                        page: f2,
-                        per_page: f3,
-                        sort: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchUsersArgs);
-    ::toolseal::__json_schema!(
-        SearchUsersArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("q", rt::subschema:: < String >), ("order", rt::subschema:: < SearchUsersOrder
-        >), ("page", rt::subschema:: < SearchUsersPage >), ("per_page", rt::subschema:: <
-        SearchUsersPerPage >), ("sort", rt::subschema:: < SearchUsersSort >)], required :
-        & ["q"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `search_users` tool."), })
+    ::toolseal::__object!(
+        SearchUsersArgs, 5 { 0 q : String = "q"[required], 1 order : SearchUsersOrder =
+        "order"[optional], 2 page : SearchUsersPage = "page"[optional], 3 per_page :
+        SearchUsersPerPage = "per_page"[optional], 4 sort : SearchUsersSort =
+        "sort"[optional], } required[0] ["q"], properties None, None,
+        Some("Arguments of the `search_users` tool.")
     );
     ::toolseal::__string_enum!(
         UpdateIssueState[Open, Closed] = rt::StringEnum { values : & ["open", "closed"],
         keyword : rt::Keyword::Enum, expected : "one of \"open\", \"closed\"",
         description : None, }
     );
-    impl rt::FromJson for UpdateIssueArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "owner",
-                    "repo",
-                    "issue_number",
-                    "title",
-                    "body",
-                    "assignees",
-                    "milestone",
-                    "labels",
-                    "state",
-                ],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "issue_number" => 2,
-                        "title" => 3,
-                        "body" => 4,
-                        "assignees" => 5,
-                        "milestone" => 6,
-                        "labels" => 7,
-                        "state" => 8,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<9usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "issue_number", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "title", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "body", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "assignees", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "milestone", cx, &mut first)?;
-            let f7 = rt::optional(slots[7], at, "labels", cx, &mut first)?;
-            let f8 = rt::optional(slots[8], at, "state", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6, f7, f8) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                    Some(f7),
-                    Some(f8),
-                ) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        issue_number: f2,
-                        title: f3,
-                        body: f4,
-                        assignees: f5,
-                        milestone: f6,
-                        labels: f7,
-                        state: f8,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UpdateIssueArgs);
-    ::toolseal::__json_schema!(
-        UpdateIssueArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: < String >),
-        ("issue_number", rt::subschema:: < f64 >), ("title", rt::subschema:: < String >),
-        ("body", rt::subschema:: < String >), ("assignees", rt::subschema:: <
-        ::std::vec::Vec < String > >), ("milestone", rt::subschema:: < f64 >), ("labels",
-        rt::subschema:: < ::std::vec::Vec < String > >), ("state", rt::subschema:: <
-        UpdateIssueState >)], required : & ["owner", "repo", "issue_number"], additional
-        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `update_issue` tool."), })
+    ::toolseal::__object!(
+        UpdateIssueArgs, 9 { 0 owner : String = "owner"[required], 1 repo : String =
+        "repo"[required], 2 issue_number : f64 = "issue_number"[required], 3 title :
+        String = "title"[optional], 4 body : String = "body"[optional], 5 assignees :
+        ::std::vec::Vec < String > = "assignees"[optional], 6 milestone : f64 =
+        "milestone"[optional], 7 labels : ::std::vec::Vec < String > =
+        "labels"[optional], 8 state : UpdateIssueState = "state"[optional], } required[0,
+        1, 2] ["owner", "repo", "issue_number"], properties None, None,
+        Some("Arguments of the `update_issue` tool.")
     );
-    impl rt::FromJson for UpdatePullRequestBranchArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["owner", "repo", "pull_number", "expected_head_sha"],
-                index: |k| Some(
-                    match k {
-                        "owner" => 0,
-                        "repo" => 1,
-                        "pull_number" => 2,
-                        "expected_head_sha" => 3,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<4usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "owner", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "repo", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "pull_number", cx, &mut first)?;
-            let f3 = rt::optional(slots[3], at, "expected_head_sha", cx, &mut first)?;
-            match (f0, f1, f2, f3) {
-                (Some(f0), Some(f1), Some(f2), Some(f3)) => {
-                    Ok(Self {
-                        owner: f0,
-                        repo: f1,
-                        pull_number: f2,
-                        expected_head_sha: f3,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UpdatePullRequestBranchArgs);
-    ::toolseal::__json_schema!(
-        UpdatePullRequestBranchArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("owner", rt::subschema:: < String >), ("repo", rt::subschema:: <
-        String >), ("pull_number", rt::subschema:: < f64 >), ("expected_head_sha",
-        rt::subschema:: < String >)], required : & ["owner", "repo", "pull_number"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description :
-        Some("Arguments of the `update_pull_request_branch` tool."), })
+    ::toolseal::__object!(
+        UpdatePullRequestBranchArgs, 4 { 0 owner : String = "owner"[required], 1 repo :
+        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], 3
+        expected_head_sha : String = "expected_head_sha"[optional], } required[0, 1, 2]
+        ["owner", "repo", "pull_number"], properties None, None,
+        Some("Arguments of the `update_pull_request_branch` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-github.json";

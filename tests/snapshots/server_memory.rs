@@ -236,726 +236,113 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for AddObservationsObservationsItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entityName", "contents"],
-                index: |k| Some(
-                    match k {
-                        "entityName" => 0,
-                        "contents" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entityName", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "contents", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        entity_name: f0,
-                        contents: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(AddObservationsObservationsItem);
-    ::toolseal::__json_schema!(
-        AddObservationsObservationsItem, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("entityName", rt::subschema:: < String >), ("contents",
-        rt::subschema:: < ::std::vec::Vec < String > >)], required : & ["entityName",
-        "contents"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : None, })
+    ::toolseal::__object!(
+        AddObservationsObservationsItem, 2 { 0 entity_name : String =
+        "entityName"[required], 1 contents : ::std::vec::Vec < String > =
+        "contents"[required], } required[0, 1] ["entityName", "contents"], properties
+        None, None, None
     );
-    impl rt::FromJson for AddObservationsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["observations"],
-                index: |k| Some(
-                    match k {
-                        "observations" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "observations", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { observations: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(AddObservationsArgs);
-    ::toolseal::__json_schema!(
-        AddObservationsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("observations", rt::subschema:: < ::std::vec::Vec <
-        AddObservationsObservationsItem > >)], required : & ["observations"], additional
-        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `add_observations` tool."), })
+    ::toolseal::__object!(
+        AddObservationsArgs, 1 { 0 observations : ::std::vec::Vec <
+        AddObservationsObservationsItem > = "observations"[required], } required[0]
+        ["observations"], properties None, None,
+        Some("Arguments of the `add_observations` tool.")
     );
-    impl rt::FromJson for AddObservationsOutputResultsItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entityName", "addedObservations"],
-                index: |k| Some(
-                    match k {
-                        "entityName" => 0,
-                        "addedObservations" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entityName", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "addedObservations", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        entity_name: f0,
-                        added_observations: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(AddObservationsOutputResultsItem);
-    ::toolseal::__json_schema!(
-        AddObservationsOutputResultsItem, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("entityName", rt::subschema:: < String >), ("addedObservations",
-        rt::subschema:: < ::std::vec::Vec < String > >)], required : & ["entityName",
-        "addedObservations"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        AddObservationsOutputResultsItem, 2 { 0 entity_name : String =
+        "entityName"[required], 1 added_observations : ::std::vec::Vec < String > =
+        "addedObservations"[required], } required[0, 1] ["entityName",
+        "addedObservations"], properties None, None, None
     );
-    impl rt::FromJson for AddObservationsOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["results"],
-                index: |k| Some(
-                    match k {
-                        "results" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "results", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { results: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(AddObservationsOutput);
-    ::toolseal::__json_schema!(
-        AddObservationsOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("results", rt::subschema:: < ::std::vec::Vec <
-        AddObservationsOutputResultsItem > >)], required : & ["results"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `add_observations` tool."), })
+    ::toolseal::__object!(
+        AddObservationsOutput, 1 { 0 results : ::std::vec::Vec <
+        AddObservationsOutputResultsItem > = "results"[required], } required[0]
+        ["results"], properties None, None,
+        Some("Structured output of the `add_observations` tool.")
     );
-    impl rt::FromJson for CreateEntitiesEntitiesItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["name", "entityType", "observations"],
-                index: |k| Some(
-                    match k {
-                        "name" => 0,
-                        "entityType" => 1,
-                        "observations" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "name", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "entityType", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "observations", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        name: f0,
-                        entity_type: f1,
-                        observations: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateEntitiesEntitiesItem);
-    ::toolseal::__json_schema!(
-        CreateEntitiesEntitiesItem, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("name", rt::subschema:: < String >), ("entityType",
-        rt::subschema:: < String >), ("observations", rt::subschema:: < ::std::vec::Vec <
-        String > >)], required : & ["name", "entityType", "observations"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : None, })
+    ::toolseal::__object!(
+        CreateEntitiesEntitiesItem, 3 { 0 name : String = "name"[required], 1 entity_type
+        : String = "entityType"[required], 2 observations : ::std::vec::Vec < String > =
+        "observations"[required], } required[0, 1, 2] ["name", "entityType",
+        "observations"], properties None, None, None
     );
-    impl rt::FromJson for CreateEntitiesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entities"],
-                index: |k| Some(
-                    match k {
-                        "entities" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { entities: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateEntitiesArgs);
-    ::toolseal::__json_schema!(
-        CreateEntitiesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("entities", rt::subschema:: < ::std::vec::Vec < CreateEntitiesEntitiesItem >
-        >)], required : & ["entities"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `create_entities` tool."), })
+    ::toolseal::__object!(
+        CreateEntitiesArgs, 1 { 0 entities : ::std::vec::Vec < CreateEntitiesEntitiesItem
+        > = "entities"[required], } required[0] ["entities"], properties None, None,
+        Some("Arguments of the `create_entities` tool.")
     );
-    impl rt::FromJson for CreateEntitiesOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entities"],
-                index: |k| Some(
-                    match k {
-                        "entities" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { entities: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateEntitiesOutput);
-    ::toolseal::__json_schema!(
-        CreateEntitiesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("entities", rt::subschema:: < ::std::vec::Vec <
-        CreateEntitiesOutputEntitiesItem > >)], required : & ["entities"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `create_entities` tool."), })
+    ::toolseal::__object!(
+        CreateEntitiesOutput, 1 { 0 entities : ::std::vec::Vec <
+        CreateEntitiesOutputEntitiesItem > = "entities"[required], } required[0]
+        ["entities"], properties None, None,
+        Some("Structured output of the `create_entities` tool.")
     );
-    impl rt::FromJson for CreateRelationsRelationsItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["from", "to", "relationType"],
-                index: |k| Some(
-                    match k {
-                        "from" => 0,
-                        "to" => 1,
-                        "relationType" => 2,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<3usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "from", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "to", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "relationType", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        from: f0,
-                        to: f1,
-                        relation_type: f2,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateRelationsRelationsItem);
-    ::toolseal::__json_schema!(
-        CreateRelationsRelationsItem, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("from", rt::subschema:: < String >), ("to", rt::subschema:: <
-        String >), ("relationType", rt::subschema:: < String >)], required : & ["from",
-        "to", "relationType"], additional : rt::AdditionalSchema::Closed, min_properties
-        : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        CreateRelationsRelationsItem, 3 { 0 from : String = "from"[required], 1 to :
+        String = "to"[required], 2 relation_type : String = "relationType"[required], }
+        required[0, 1, 2] ["from", "to", "relationType"], properties None, None, None
     );
-    impl rt::FromJson for CreateRelationsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["relations"],
-                index: |k| Some(
-                    match k {
-                        "relations" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "relations", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { relations: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateRelationsArgs);
-    ::toolseal::__json_schema!(
-        CreateRelationsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("relations", rt::subschema:: < ::std::vec::Vec < CreateRelationsRelationsItem
-        > >)], required : & ["relations"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `create_relations` tool."), })
+    ::toolseal::__object!(
+        CreateRelationsArgs, 1 { 0 relations : ::std::vec::Vec <
+        CreateRelationsRelationsItem > = "relations"[required], } required[0]
+        ["relations"], properties None, None,
+        Some("Arguments of the `create_relations` tool.")
     );
-    impl rt::FromJson for CreateRelationsOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["relations"],
-                index: |k| Some(
-                    match k {
-                        "relations" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "relations", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { relations: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreateRelationsOutput);
-    ::toolseal::__json_schema!(
-        CreateRelationsOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("relations", rt::subschema:: < ::std::vec::Vec <
-        CreateRelationsOutputRelationsItem > >)], required : & ["relations"], additional
-        : rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `create_relations` tool."), })
+    ::toolseal::__object!(
+        CreateRelationsOutput, 1 { 0 relations : ::std::vec::Vec <
+        CreateRelationsOutputRelationsItem > = "relations"[required], } required[0]
+        ["relations"], properties None, None,
+        Some("Structured output of the `create_relations` tool.")
     );
-    impl rt::FromJson for DeleteEntitiesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entityNames"],
-                index: |k| Some(
-                    match k {
-                        "entityNames" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entityNames", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { entity_names: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DeleteEntitiesArgs);
-    ::toolseal::__json_schema!(
-        DeleteEntitiesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("entityNames", rt::subschema:: < ::std::vec::Vec < String > >)], required : &
-        ["entityNames"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `delete_entities` tool."), })
+    ::toolseal::__object!(
+        DeleteEntitiesArgs, 1 { 0 entity_names : ::std::vec::Vec < String > =
+        "entityNames"[required], } required[0] ["entityNames"], properties None, None,
+        Some("Arguments of the `delete_entities` tool.")
     );
-    impl rt::FromJson for DeleteEntitiesOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["success", "message"],
-                index: |k| Some(
-                    match k {
-                        "success" => 0,
-                        "message" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "success", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "message", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { success: f0, message: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DeleteEntitiesOutput);
-    ::toolseal::__json_schema!(
-        DeleteEntitiesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("success", rt::subschema:: < bool >), ("message", rt::subschema:: < String
-        >)], required : & ["success", "message"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `delete_entities` tool."), })
+    ::toolseal::__object!(
+        DeleteEntitiesOutput, 2 { 0 success : bool = "success"[required], 1 message :
+        String = "message"[required], } required[0, 1] ["success", "message"], properties
+        None, None, Some("Structured output of the `delete_entities` tool.")
     );
-    impl rt::FromJson for DeleteObservationsDeletionsItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entityName", "observations"],
-                index: |k| Some(
-                    match k {
-                        "entityName" => 0,
-                        "observations" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entityName", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "observations", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        entity_name: f0,
-                        observations: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DeleteObservationsDeletionsItem);
-    ::toolseal::__json_schema!(
-        DeleteObservationsDeletionsItem, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("entityName", rt::subschema:: < String >), ("observations",
-        rt::subschema:: < ::std::vec::Vec < String > >)], required : & ["entityName",
-        "observations"], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        DeleteObservationsDeletionsItem, 2 { 0 entity_name : String =
+        "entityName"[required], 1 observations : ::std::vec::Vec < String > =
+        "observations"[required], } required[0, 1] ["entityName", "observations"],
+        properties None, None, None
     );
-    impl rt::FromJson for DeleteObservationsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["deletions"],
-                index: |k| Some(
-                    match k {
-                        "deletions" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "deletions", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { deletions: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DeleteObservationsArgs);
-    ::toolseal::__json_schema!(
-        DeleteObservationsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("deletions", rt::subschema:: < ::std::vec::Vec <
-        DeleteObservationsDeletionsItem > >)], required : & ["deletions"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `delete_observations` tool."), })
+    ::toolseal::__object!(
+        DeleteObservationsArgs, 1 { 0 deletions : ::std::vec::Vec <
+        DeleteObservationsDeletionsItem > = "deletions"[required], } required[0]
+        ["deletions"], properties None, None,
+        Some("Arguments of the `delete_observations` tool.")
     );
-    impl rt::FromJson for DeleteObservationsOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["success", "message"],
-                index: |k| Some(
-                    match k {
-                        "success" => 0,
-                        "message" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "success", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "message", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { success: f0, message: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DeleteObservationsOutput);
-    ::toolseal::__json_schema!(
-        DeleteObservationsOutput, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("success", rt::subschema:: < bool >), ("message",
-        rt::subschema:: < String >)], required : & ["success", "message"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `delete_observations` tool."), })
+    ::toolseal::__object!(
+        DeleteObservationsOutput, 2 { 0 success : bool = "success"[required], 1 message :
+        String = "message"[required], } required[0, 1] ["success", "message"], properties
+        None, None, Some("Structured output of the `delete_observations` tool.")
     );
-    impl rt::FromJson for DeleteRelationsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["relations"],
-                index: |k| Some(
-                    match k {
-                        "relations" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "relations", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { relations: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DeleteRelationsArgs);
-    ::toolseal::__json_schema!(
-        DeleteRelationsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("relations", rt::subschema:: < ::std::vec::Vec < DeleteRelationsRelationsItem
-        > >)], required : & ["relations"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `delete_relations` tool."), })
+    ::toolseal::__object!(
+        DeleteRelationsArgs, 1 { 0 relations : ::std::vec::Vec <
+        DeleteRelationsRelationsItem > = "relations"[required], } required[0]
+        ["relations"], properties None, None,
+        Some("Arguments of the `delete_relations` tool.")
     );
-    impl rt::FromJson for DeleteRelationsOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["success", "message"],
-                index: |k| Some(
-                    match k {
-                        "success" => 0,
-                        "message" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "success", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "message", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { success: f0, message: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(DeleteRelationsOutput);
-    ::toolseal::__json_schema!(
-        DeleteRelationsOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("success", rt::subschema:: < bool >), ("message", rt::subschema:: < String
-        >)], required : & ["success", "message"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Structured output of the `delete_relations` tool."), })
+    ::toolseal::__object!(
+        DeleteRelationsOutput, 2 { 0 success : bool = "success"[required], 1 message :
+        String = "message"[required], } required[0, 1] ["success", "message"], properties
+        None, None, Some("Structured output of the `delete_relations` tool.")
     );
-    impl rt::FromJson for OpenNodesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["names"],
-                index: |k| Some(
-                    match k {
-                        "names" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "names", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { names: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(OpenNodesArgs);
-    ::toolseal::__json_schema!(
-        OpenNodesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("names", rt::subschema:: < ::std::vec::Vec < String > >)], required : &
-        ["names"], additional : rt::AdditionalSchema::Closed, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `open_nodes` tool."),
-        })
+    ::toolseal::__object!(
+        OpenNodesArgs, 1 { 0 names : ::std::vec::Vec < String > = "names"[required], }
+        required[0] ["names"], properties None, None,
+        Some("Arguments of the `open_nodes` tool.")
     );
-    impl rt::FromJson for OpenNodesOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entities", "relations"],
-                index: |k| Some(
-                    match k {
-                        "entities" => 0,
-                        "relations" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "relations", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        entities: f0,
-                        relations: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(OpenNodesOutput);
-    ::toolseal::__json_schema!(
-        OpenNodesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("entities", rt::subschema:: < ::std::vec::Vec < OpenNodesOutputEntitiesItem >
-        >), ("relations", rt::subschema:: < ::std::vec::Vec <
-        OpenNodesOutputRelationsItem > >)], required : & ["entities", "relations"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Structured output of the `open_nodes` tool."), })
+    ::toolseal::__object!(
+        OpenNodesOutput, 2 { 0 entities : ::std::vec::Vec < OpenNodesOutputEntitiesItem >
+        = "entities"[required], 1 relations : ::std::vec::Vec <
+        OpenNodesOutputRelationsItem > = "relations"[required], } required[0, 1]
+        ["entities", "relations"], properties None, None,
+        Some("Structured output of the `open_nodes` tool.")
     );
     impl rt::FromJson for ReadGraphArgs {
         fn from_json(
@@ -983,125 +370,23 @@ const _: () = {
         None, max_properties : None, description :
         Some("Arguments of the `read_graph` tool."), })
     );
-    impl rt::FromJson for ReadGraphOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entities", "relations"],
-                index: |k| Some(
-                    match k {
-                        "entities" => 0,
-                        "relations" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "relations", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        entities: f0,
-                        relations: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadGraphOutput);
-    ::toolseal::__json_schema!(
-        ReadGraphOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("entities", rt::subschema:: < ::std::vec::Vec < ReadGraphOutputEntitiesItem >
-        >), ("relations", rt::subschema:: < ::std::vec::Vec <
-        ReadGraphOutputRelationsItem > >)], required : & ["entities", "relations"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Structured output of the `read_graph` tool."), })
+    ::toolseal::__object!(
+        ReadGraphOutput, 2 { 0 entities : ::std::vec::Vec < ReadGraphOutputEntitiesItem >
+        = "entities"[required], 1 relations : ::std::vec::Vec <
+        ReadGraphOutputRelationsItem > = "relations"[required], } required[0, 1]
+        ["entities", "relations"], properties None, None,
+        Some("Structured output of the `read_graph` tool.")
     );
-    impl rt::FromJson for SearchNodesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["query"],
-                index: |k| Some(
-                    match k {
-                        "query" => 0,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<1usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "query", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => Ok(Self { query: f0 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchNodesArgs);
-    ::toolseal::__json_schema!(
-        SearchNodesArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("query", rt::subschema:: < String >)], required : & ["query"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `search_nodes` tool."), })
+    ::toolseal::__object!(
+        SearchNodesArgs, 1 { 0 query : String = "query"[required], } required[0]
+        ["query"], properties None, None, Some("Arguments of the `search_nodes` tool.")
     );
-    impl rt::FromJson for SearchNodesOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["entities", "relations"],
-                index: |k| Some(
-                    match k {
-                        "entities" => 0,
-                        "relations" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "entities", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "relations", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        entities: f0,
-                        relations: f1,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SearchNodesOutput);
-    ::toolseal::__json_schema!(
-        SearchNodesOutput, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("entities", rt::subschema:: < ::std::vec::Vec < SearchNodesOutputEntitiesItem >
-        >), ("relations", rt::subschema:: < ::std::vec::Vec <
-        SearchNodesOutputRelationsItem > >)], required : & ["entities", "relations"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Structured output of the `search_nodes` tool."), })
+    ::toolseal::__object!(
+        SearchNodesOutput, 2 { 0 entities : ::std::vec::Vec <
+        SearchNodesOutputEntitiesItem > = "entities"[required], 1 relations :
+        ::std::vec::Vec < SearchNodesOutputRelationsItem > = "relations"[required], }
+        required[0, 1] ["entities", "relations"], properties None, None,
+        Some("Structured output of the `search_nodes` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-memory.json";

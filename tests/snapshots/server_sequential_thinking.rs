@@ -274,157 +274,30 @@ const _: () = {
         [rt::subschema:: < bool >, rt::subschema:: < String >],
         Some("If more thoughts are needed"))
     );
-    impl rt::FromJson for SequentialthinkingArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "thought",
-                    "nextThoughtNeeded",
-                    "thoughtNumber",
-                    "totalThoughts",
-                    "isRevision",
-                    "revisesThought",
-                    "branchFromThought",
-                    "branchId",
-                    "needsMoreThoughts",
-                ],
-                index: |k| Some(
-                    match k {
-                        "thought" => 0,
-                        "nextThoughtNeeded" => 1,
-                        "thoughtNumber" => 2,
-                        "totalThoughts" => 3,
-                        "isRevision" => 4,
-                        "revisesThought" => 5,
-                        "branchFromThought" => 6,
-                        "branchId" => 7,
-                        "needsMoreThoughts" => 8,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2, 3],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<9usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "thought", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "nextThoughtNeeded", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "thoughtNumber", cx, &mut first)?;
-            let f3 = rt::required(slots[3], at, "totalThoughts", cx, &mut first)?;
-            let f4 = rt::optional(slots[4], at, "isRevision", cx, &mut first)?;
-            let f5 = rt::optional(slots[5], at, "revisesThought", cx, &mut first)?;
-            let f6 = rt::optional(slots[6], at, "branchFromThought", cx, &mut first)?;
-            let f7 = rt::optional(slots[7], at, "branchId", cx, &mut first)?;
-            let f8 = rt::optional(slots[8], at, "needsMoreThoughts", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4, f5, f6, f7, f8) {
-                (
-                    Some(f0),
-                    Some(f1),
-                    Some(f2),
-                    Some(f3),
-                    Some(f4),
-                    Some(f5),
-                    Some(f6),
-                    Some(f7),
-                    Some(f8),
-                ) => {
-                    Ok(Self {
-                        thought: f0,
-                        next_thought_needed: f1,
-                        thought_number: f2,
-                        total_thoughts: f3,
-                        is_revision: f4,
-                        revises_thought: f5,
-                        branch_from_thought: f6,
-                        branch_id: f7,
-                        needs_more_thoughts: f8,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingArgs);
-    ::toolseal::__json_schema!(
-        SequentialthinkingArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("thought", rt::subschema:: < String >), ("nextThoughtNeeded",
-        rt::subschema:: < SequentialthinkingNextThoughtNeeded >), ("thoughtNumber",
-        rt::subschema:: < SequentialthinkingThoughtNumber >), ("totalThoughts",
-        rt::subschema:: < SequentialthinkingTotalThoughts >), ("isRevision",
-        rt::subschema:: < SequentialthinkingIsRevision >), ("revisesThought",
-        rt::subschema:: < SequentialthinkingRevisesThought >), ("branchFromThought",
-        rt::subschema:: < SequentialthinkingBranchFromThought >), ("branchId",
-        rt::subschema:: < String >), ("needsMoreThoughts", rt::subschema:: <
-        SequentialthinkingNeedsMoreThoughts >)], required : & ["thought",
-        "nextThoughtNeeded", "thoughtNumber", "totalThoughts"], additional :
-        rt::AdditionalSchema::Closed, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `sequentialthinking` tool."), })
+    ::toolseal::__object!(
+        SequentialthinkingArgs, 9 { 0 thought : String = "thought"[required], 1
+        next_thought_needed : SequentialthinkingNextThoughtNeeded =
+        "nextThoughtNeeded"[required], 2 thought_number : SequentialthinkingThoughtNumber
+        = "thoughtNumber"[required], 3 total_thoughts : SequentialthinkingTotalThoughts =
+        "totalThoughts"[required], 4 is_revision : SequentialthinkingIsRevision =
+        "isRevision"[optional], 5 revises_thought : SequentialthinkingRevisesThought =
+        "revisesThought"[optional], 6 branch_from_thought :
+        SequentialthinkingBranchFromThought = "branchFromThought"[optional], 7 branch_id
+        : String = "branchId"[optional], 8 needs_more_thoughts :
+        SequentialthinkingNeedsMoreThoughts = "needsMoreThoughts"[optional], }
+        required[0, 1, 2, 3] ["thought", "nextThoughtNeeded", "thoughtNumber",
+        "totalThoughts"], properties None, None,
+        Some("Arguments of the `sequentialthinking` tool.")
     );
-    impl rt::FromJson for SequentialthinkingOutput {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &[
-                    "thoughtNumber",
-                    "totalThoughts",
-                    "nextThoughtNeeded",
-                    "branches",
-                    "thoughtHistoryLength",
-                ],
-                index: |k| Some(
-                    match k {
-                        "thoughtNumber" => 0,
-                        "totalThoughts" => 1,
-                        "nextThoughtNeeded" => 2,
-                        "branches" => 3,
-                        "thoughtHistoryLength" => 4,
-                        _ => return None,
-                    },
-                ),
-                required: &[0, 1, 2, 3, 4],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<5usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "thoughtNumber", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "totalThoughts", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "nextThoughtNeeded", cx, &mut first)?;
-            let f3 = rt::required(slots[3], at, "branches", cx, &mut first)?;
-            let f4 = rt::required(slots[4], at, "thoughtHistoryLength", cx, &mut first)?;
-            match (f0, f1, f2, f3, f4) {
-                (Some(f0), Some(f1), Some(f2), Some(f3), Some(f4)) => {
-                    Ok(Self {
-                        thought_number: f0,
-                        total_thoughts: f1,
-                        next_thought_needed: f2,
-                        branches: f3,
-                        thought_history_length: f4,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingOutput);
-    ::toolseal::__json_schema!(
-        SequentialthinkingOutput, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("thoughtNumber", rt::subschema:: < f64 >), ("totalThoughts",
-        rt::subschema:: < f64 >), ("nextThoughtNeeded", rt::subschema:: < bool >),
-        ("branches", rt::subschema:: < ::std::vec::Vec < String > >),
-        ("thoughtHistoryLength", rt::subschema:: < f64 >)], required : &
-        ["thoughtNumber", "totalThoughts", "nextThoughtNeeded", "branches",
-        "thoughtHistoryLength"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Structured output of the `sequentialthinking` tool."), })
+    ::toolseal::__object!(
+        SequentialthinkingOutput, 5 { 0 thought_number : f64 = "thoughtNumber"[required],
+        1 total_thoughts : f64 = "totalThoughts"[required], 2 next_thought_needed : bool
+        = "nextThoughtNeeded"[required], 3 branches : ::std::vec::Vec < String > =
+        "branches"[required], 4 thought_history_length : f64 =
+        "thoughtHistoryLength"[required], } required[0, 1, 2, 3, 4] ["thoughtNumber",
+        "totalThoughts", "nextThoughtNeeded", "branches", "thoughtHistoryLength"],
+        properties None, None,
+        Some("Structured output of the `sequentialthinking` tool.")
     );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-sequential-thinking.json";

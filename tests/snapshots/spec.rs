@@ -51,78 +51,14 @@ const _: () = {
         "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"type\":\"object\",\"properties\":{\"host\":{\"type\":\"string\",\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}]},\"port\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":65535},\"mode\":{\"anyOf\":[{\"not\":{}},{\"type\":\"string\",\"enum\":[\"tcp\",\"udp\"]}]},\"verbose\":{\"type\":\"boolean\",\"enum\":[\"True\",\"False\"]},\"label\":{\"type\":\"string\",\"default\":null,\"optional\":true},\"tags\":{\"type\":\"array\",\"contains\":{\"const\":\"prod\"},\"maxContains\":1},\"env\":{\"type\":\"object\",\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"additionalProperties\":false}},\"required\":[\"host\"],\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"then\":{\"required\":[\"port\"]},\"unevaluatedProperties\":false}",
         true,
     );
-    impl rt::FromJson for ApplyPatchPatchesItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["contents", "line"],
-                index: |k| Some(
-                    match k {
-                        "contents" => 0,
-                        "line" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[0],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "contents", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "line", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { contents: f0, line: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ApplyPatchPatchesItem);
-    ::toolseal::__json_schema!(
-        ApplyPatchPatchesItem, g => rt::object_schema(g, & rt::ObjectSchema { properties
-        : & [("contents", rt::subschema:: < String >), ("line", rt::subschema:: < i64
-        >)], required : & ["contents"], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description : None, })
+    ::toolseal::__object!(
+        ApplyPatchPatchesItem, 2 { 0 contents : String = "contents"[required], 1 line :
+        i64 = "line"[optional], } required[0] ["contents"], properties None, None, None
     );
-    impl rt::FromJson for ApplyPatchArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            static KEYS: rt::check::ObjectKeys = rt::check::ObjectKeys {
-                declared: &["file_hash", "patches"],
-                index: |k| Some(
-                    match k {
-                        "file_hash" => 0,
-                        "patches" => 1,
-                        _ => return None,
-                    },
-                ),
-                required: &[1],
-                min_properties: None,
-                max_properties: None,
-            };
-            let slots = rt::check::slots::<2usize>(v, at, &KEYS)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "file_hash", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "patches", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => Ok(Self { file_hash: f0, patches: f1 }),
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ApplyPatchArgs);
-    ::toolseal::__json_schema!(
-        ApplyPatchArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("file_hash", rt::subschema:: < String >), ("patches", rt::subschema:: <
-        ::std::vec::Vec < ApplyPatchPatchesItem > >)], required : & ["patches"],
-        additional : rt::AdditionalSchema::Closed, min_properties : None, max_properties
-        : None, description : Some("Arguments of the `apply_patch` tool."), })
+    ::toolseal::__object!(
+        ApplyPatchArgs, 2 { 0 file_hash : String = "file_hash"[optional], 1 patches :
+        ::std::vec::Vec < ApplyPatchPatchesItem > = "patches"[required], } required[1]
+        ["patches"], properties None, None, Some("Arguments of the `apply_patch` tool.")
     );
     ::toolseal::__value_type!(
         ConnectArgs(rt::serde_json::Value), rt::SpecType = rt::SpecType { spec : &

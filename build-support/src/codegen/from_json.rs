@@ -38,6 +38,38 @@ pub(super) fn impl_for(e: &Emit, x: &TypeEntry) -> TokenStream {
     }
 }
 
+/// A closed object with declared properties, in one facade macro call: each field
+/// with its index, value type, key and presence; `FromJson`, `Deserialize` and
+/// `JsonSchema` come from the macro. `None` for other objects.
+pub(super) fn closed_object(e: &Emit, x: &TypeEntry) -> Option<TokenStream> {
+    let Kind::Object(o) = &x.kind else { return None };
+    if o.fields.is_empty() || o.extra.is_some() {
+        return None;
+    }
+    let rt = rt();
+    let fields = o.fields.iter().enumerate().map(|(i, f)| {
+        let (i, fid, ty, key) = (Literal::usize_unsuffixed(i), &f.rust, f.ty.tokens(&rt), &f.key);
+        let presence = match &f.presence {
+            Presence::Required => quote!(required),
+            Presence::Optional => quote!(optional),
+            Presence::Default(d) => {
+                let d = default_expr(d, &f.ty);
+                quote!(default(|| #d))
+            }
+        };
+        quote!(#i #fid: #ty = #key [#presence])
+    });
+    let required: Vec<_> = o.fields.iter().enumerate().filter(|(_, f)| matches!(f.presence, Presence::Required)).collect();
+    let (required_idx, required_keys) = (required.iter().map(|(i, _)| Literal::usize_unsuffixed(*i)), required.iter().map(|(_, f)| &f.key));
+    let (id, n, object) = (&x.id, Literal::usize_unsuffixed(o.fields.len()), e.macro_path("__object"));
+    let (minp, maxp, description) = (opt_u64(o.min_properties), opt_u64(o.max_properties), super::opt_str(x.description.as_deref()));
+    Some(quote! {
+        #object!(#id, #n {
+            #(#fields,)*
+        } required [#(#required_idx),*] [#(#required_keys),*], properties #minp, #maxp, #description);
+    })
+}
+
 fn tuple(prefix: &[Ty], rest: Option<&Ty>, min: Option<u64>, max: Option<u64>, unique: bool) -> TokenStream {
     let rt = rt();
     let idx = (0..prefix.len()).map(Literal::usize_unsuffixed);
@@ -80,29 +112,14 @@ fn default_expr(d: &DefaultValue, ty: &Ty) -> TokenStream {
     }
 }
 
+/// An object that keeps extra keys or declares none ([`closed_object`] writes the others).
 fn object(o: &Object) -> TokenStream {
     let rt = rt();
     let n = o.fields.len();
     let keys: Vec<&str> = o.fields.iter().map(|f| f.key.as_str()).collect();
     let idx: Vec<Literal> = (0..n).map(Literal::usize_unsuffixed).collect();
-    let (minp, maxp) = (opt_u64(o.min_properties), opt_u64(o.max_properties));
     let slot_arms = quote!(#(#keys => #idx,)*);
-    let head = if n > 0 && o.extra.is_none() {
-        // The common case, in one shared call: declared keys, duplicates, required keys, member count.
-        let required = o.fields.iter().enumerate().filter(|(_, f)| matches!(f.presence, Presence::Required)).map(|(i, _)| Literal::usize_unsuffixed(i));
-        quote! {
-            static KEYS: #rt::check::ObjectKeys = #rt::check::ObjectKeys {
-                declared: &[#(#keys),*],
-                index: |k| Some(match k { #slot_arms _ => return None }),
-                required: &[#(#required),*],
-                min_properties: #minp,
-                max_properties: #maxp,
-            };
-            let slots = #rt::check::slots::<#n>(v, at, &KEYS)?;
-        }
-    } else {
-        open_object_head(o, &keys, &slot_arms)
-    };
+    let head = open_object_head(o, &keys, &slot_arms);
     let locals: Vec<_> = (0..n).map(|i| format_ident!("f{i}")).collect();
     let reads = o.fields.iter().zip(&idx).zip(&locals).map(|((f, i), local)| {
         let key = &f.key;

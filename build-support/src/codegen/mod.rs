@@ -126,6 +126,7 @@ pub fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, facade: &
         Kind::Alias(_) => TokenStream::new(),
         Kind::Value(table) => tables::value_type(&e, x, table),
         Kind::StringEnum { values, variants, is_const, expected } => tables::string_enum(&e, x, values, variants, *is_const, expected),
+        Kind::Object(_) if let Some(object) = from_json::closed_object(&e, x) => object,
         Kind::Union { .. } | Kind::Tuple { .. } | Kind::Object(_) => {
             let (from, schema, extra) = (from_json::impl_for(&e, x), json_schema::impl_for(&e, x), types::serialize_impl(x));
             quote!(#from #schema #extra)

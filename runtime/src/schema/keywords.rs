@@ -15,8 +15,10 @@
 //! 3. check: `runtime/src/check.rs` (shared by generated code and the interpreter),
 //!    `schema/validate.rs` (the interpreter), `schema/spec/eval.rs` (the specification
 //!    validator);
-//! 4. codegen: `build-support/src/codegen.rs` for a typed keyword (type, `FromJson`,
-//!    `JsonSchema`), then `UPDATE_EXPECT=1 cargo test --test snapshots`;
+//! 4. codegen: `build-support/src/codegen/model.rs` for a typed keyword (the kind or
+//!    table it becomes), its emitter in `codegen/` (`tables.rs` for a value keyword,
+//!    checked and described by `runtime/src/generated.rs`), then
+//!    `UPDATE_EXPECT=1 cargo test --test snapshots`;
 //! 5. probe: `runtime/src/probe.rs`, an honest value and an H3 mutation that breaks it;
 //! 6. docs and fixtures: the README's keyword table, `tests/registries/keywords.json`
 //!    or `spec.json`, and `tests/spec_keywords.rs`.
