@@ -68,6 +68,38 @@ pub struct ToolInfo {
     pub quarantined: Option<&'static str>,
 }
 
+impl ToolInfo {
+    /// The tool `name` with its canonical `definition` and its `digest`: no title,
+    /// description or annotations, not quarantined (the builders below add them).
+    pub const fn new(name: &'static str, definition: &'static str, digest: &'static str) -> ToolInfo {
+        ToolInfo { name, title: None, description: None, annotations: Annotations::NONE, definition, digest, quarantined: None }
+    }
+
+    /// With MCP `title`.
+    pub const fn title(mut self, title: &'static str) -> ToolInfo {
+        self.title = Some(title);
+        self
+    }
+
+    /// With the description the model reads.
+    pub const fn description(mut self, description: &'static str) -> ToolInfo {
+        self.description = Some(description);
+        self
+    }
+
+    /// With MCP tool annotations.
+    pub const fn annotations(mut self, annotations: Annotations) -> ToolInfo {
+        self.annotations = annotations;
+        self
+    }
+
+    /// Quarantined: its schema cannot be enforced, for the reason given.
+    pub const fn quarantined(mut self, why: &'static str) -> ToolInfo {
+        self.quarantined = Some(why);
+        self
+    }
+}
+
 /// MCP tool annotations (hints about behaviour, as the server declared them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Annotations {
@@ -81,6 +113,11 @@ pub struct Annotations {
     pub idempotent_hint: Option<bool>,
     /// `openWorldHint`: the tool interacts with an open world of external entities.
     pub open_world_hint: Option<bool>,
+}
+
+impl Annotations {
+    /// No annotation.
+    pub const NONE: Annotations = Annotations { title: None, read_only_hint: None, destructive_hint: None, idempotent_hint: None, open_world_hint: None };
 }
 
 /// A sealed set of tool calls generated from one registry.

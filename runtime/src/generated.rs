@@ -231,40 +231,27 @@ impl<T> Default for NumberType<T> {
     }
 }
 
-impl ValueRule for NumberType<i64> {
-    type Value = i64;
+/// `ValueRule` for `NumberType<$t>`: checked by `check::$check`, shown as JSON Schema `type` `$kind`.
+macro_rules! number_rule {
+    ($($t:ty => $check:ident, $kind:literal;)*) => {$(
+        impl ValueRule for NumberType<$t> {
+            type Value = $t;
 
-    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<i64, Rejection> {
-        check::integer_i64(v, at, cx, &self.bounds)
-    }
+            fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<$t, Rejection> {
+                check::$check(v, at, cx, &self.bounds)
+            }
 
-    fn keywords(&self) -> Map<String, Value> {
-        self.number_keywords("integer")
-    }
+            fn keywords(&self) -> Map<String, Value> {
+                self.number_keywords($kind)
+            }
+        }
+    )*};
 }
 
-impl ValueRule for NumberType<u64> {
-    type Value = u64;
-
-    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<u64, Rejection> {
-        check::integer_u64(v, at, cx, &self.bounds)
-    }
-
-    fn keywords(&self) -> Map<String, Value> {
-        self.number_keywords("integer")
-    }
-}
-
-impl ValueRule for NumberType<f64> {
-    type Value = f64;
-
-    fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<f64, Rejection> {
-        check::number_f64(v, at, cx, &self.bounds)
-    }
-
-    fn keywords(&self) -> Map<String, Value> {
-        self.number_keywords("number")
-    }
+number_rule! {
+    i64 => integer_i64, "integer";
+    u64 => integer_u64, "integer";
+    f64 => number_f64, "number";
 }
 
 /// An array of `T` with item counts and uniqueness (no `prefixItems`).

@@ -30,23 +30,14 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/anthropic.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "get_stock_price",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "get_stock_price",
+                    "{\"description\":\"Retrieves the current stock price for a given ticker symbol.\",\"inputSchema\":{\"properties\":{\"ticker\":{\"description\":\"The stock ticker symbol, e.g. AAPL for Apple Inc.\",\"type\":\"string\"}},\"required\":[\"ticker\"],\"type\":\"object\"},\"name\":\"get_stock_price\"}",
+                    "14992112f8ee29b9a9f751824c3749dffcb3ad57a5bc7b79d0a4528ca5548144",
+                )
+                .description(
                     "Retrieves the current stock price for a given ticker symbol.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Retrieves the current stock price for a given ticker symbol.\",\"inputSchema\":{\"properties\":{\"ticker\":{\"description\":\"The stock ticker symbol, e.g. AAPL for Apple Inc.\",\"type\":\"string\"}},\"required\":[\"ticker\"],\"type\":\"object\"},\"name\":\"get_stock_price\"}",
-                digest: "14992112f8ee29b9a9f751824c3749dffcb3ad57a5bc7b79d0a4528ca5548144",
-                quarantined: None,
-            },
         ];
         const NAMES: &'static [&'static str] = &["get_stock_price"];
         fn resolve_parts(

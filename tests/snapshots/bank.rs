@@ -69,7 +69,7 @@ pub struct GetBalanceArgs {
     pub account_id: GetBalanceAccountId,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
+/// The same type as [`GetBalanceAccountId`] (same schema, same docs).
 pub type ListTransactionsAccountId = GetBalanceAccountId;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `1 <= value <= 100`. Default: `20`.
@@ -95,7 +95,7 @@ pub struct ListTransactionsArgs {
     pub since: ::core::option::Option<ListTransactionsSince>,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
+/// The same type as [`GetBalanceAccountId`] (same schema, same docs).
 pub type FreezeAccountAccountId = GetBalanceAccountId;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"fraud"`, `"lost_card"`, `"customer_request"`.
@@ -207,68 +207,47 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../examples/transfer_funds/registry/bank.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "transfer_funds",
-                title: None,
-                description: Some(
-                    "Transfer money from the user's account to a recipient.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
+            rt::ToolInfo::new(
+                    "transfer_funds",
+                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false},\"description\":\"Transfer money from the user's account to a recipient.\",\"inputSchema\":{\"properties\":{\"amount\":{\"description\":\"Amount to transfer, in the account currency.\",\"exclusiveMinimum\":0,\"maximum\":10000,\"type\":\"number\"},\"currency\":{\"default\":\"EUR\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"type\":\"string\"},\"memo\":{\"maxLength\":140,\"type\":\"string\"},\"recipient_id\":{\"description\":\"Opaque account id of the recipient.\",\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"recipient_id\",\"amount\"],\"type\":\"object\"},\"name\":\"transfer_funds\"}",
+                    "a32ae3bca44f5e250b8640f4eb2d1a2d60add4f042cf51701f1c468edaa3d111",
+                )
+                .description("Transfer money from the user's account to a recipient.")
+                .annotations(rt::Annotations {
                     destructive_hint: Some(true),
                     idempotent_hint: Some(false),
-                    open_world_hint: None,
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false},\"description\":\"Transfer money from the user's account to a recipient.\",\"inputSchema\":{\"properties\":{\"amount\":{\"description\":\"Amount to transfer, in the account currency.\",\"exclusiveMinimum\":0,\"maximum\":10000,\"type\":\"number\"},\"currency\":{\"default\":\"EUR\",\"enum\":[\"EUR\",\"USD\",\"GBP\"],\"type\":\"string\"},\"memo\":{\"maxLength\":140,\"type\":\"string\"},\"recipient_id\":{\"description\":\"Opaque account id of the recipient.\",\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"recipient_id\",\"amount\"],\"type\":\"object\"},\"name\":\"transfer_funds\"}",
-                digest: "a32ae3bca44f5e250b8640f4eb2d1a2d60add4f042cf51701f1c468edaa3d111",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_balance",
-                title: None,
-                description: Some("Current balance of one of the user's accounts."),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get_balance",
+                    "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Current balance of one of the user's accounts.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"get_balance\"}",
+                    "8ea9af4f91e958ba2363263bec4cc4fd6a745f7d220063907463ba88d09e28be",
+                )
+                .description("Current balance of one of the user's accounts.")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Current balance of one of the user's accounts.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"get_balance\"}",
-                digest: "8ea9af4f91e958ba2363263bec4cc4fd6a745f7d220063907463ba88d09e28be",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_transactions",
-                title: None,
-                description: Some("Recent transactions of an account."),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "list_transactions",
+                    "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Recent transactions of an account.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"list_transactions\"}",
+                    "b8a76df7682ff073d167767c78f9ad061157bd7c92c690b89be0840355358d20",
+                )
+                .description("Recent transactions of an account.")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"annotations\":{\"readOnlyHint\":true},\"description\":\"Recent transactions of an account.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"since\":{\"format\":\"date\",\"type\":\"string\"}},\"required\":[\"account_id\"],\"type\":\"object\"},\"name\":\"list_transactions\"}",
-                digest: "b8a76df7682ff073d167767c78f9ad061157bd7c92c690b89be0840355358d20",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "freeze_account",
-                title: None,
-                description: Some("Freeze an account after suspected fraud."),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "freeze_account",
+                    "{\"annotations\":{\"destructiveHint\":true},\"description\":\"Freeze an account after suspected fraud.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"reason\":{\"enum\":[\"fraud\",\"lost_card\",\"customer_request\"],\"type\":\"string\"}},\"required\":[\"account_id\",\"reason\"],\"type\":\"object\"},\"name\":\"freeze_account\"}",
+                    "7fd91e0d6e3a86fbeed8663157b71145d9e2f0996e74056f21d0be2407b0d732",
+                )
+                .description("Freeze an account after suspected fraud.")
+                .annotations(rt::Annotations {
                     destructive_hint: Some(true),
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true},\"description\":\"Freeze an account after suspected fraud.\",\"inputSchema\":{\"properties\":{\"account_id\":{\"pattern\":\"^acct-[0-9]{1,12}$\",\"type\":\"string\"},\"reason\":{\"enum\":[\"fraud\",\"lost_card\",\"customer_request\"],\"type\":\"string\"}},\"required\":[\"account_id\",\"reason\"],\"type\":\"object\"},\"name\":\"freeze_account\"}",
-                digest: "7fd91e0d6e3a86fbeed8663157b71145d9e2f0996e74056f21d0be2407b0d732",
-                quarantined: None,
-            },
+                    ..rt::Annotations::NONE
+                }),
         ];
         const NAMES: &'static [&'static str] = &[
             "freeze_account",

@@ -29,23 +29,12 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/bedrock.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "top_song",
-                title: None,
-                description: Some(
-                    "Get the most popular song played on a radio station.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get the most popular song played on a radio station.\",\"inputSchema\":{\"properties\":{\"sign\":{\"description\":\"The call sign for the radio station, e.g. WZPZ or WKRP.\",\"type\":\"string\"}},\"required\":[\"sign\"],\"type\":\"object\"},\"name\":\"top_song\"}",
-                digest: "2c81a712610516d83a753d28c686b527b42d4996cbbea16dd3bf24cbccfe413e",
-                quarantined: None,
-            },
+            rt::ToolInfo::new(
+                    "top_song",
+                    "{\"description\":\"Get the most popular song played on a radio station.\",\"inputSchema\":{\"properties\":{\"sign\":{\"description\":\"The call sign for the radio station, e.g. WZPZ or WKRP.\",\"type\":\"string\"}},\"required\":[\"sign\"],\"type\":\"object\"},\"name\":\"top_song\"}",
+                    "2c81a712610516d83a753d28c686b527b42d4996cbbea16dd3bf24cbccfe413e",
+                )
+                .description("Get the most popular song played on a radio station."),
         ];
         const NAMES: &'static [&'static str] = &["top_song"];
         fn resolve_parts(

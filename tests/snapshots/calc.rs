@@ -92,51 +92,24 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/tools/calc.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "get-sum",
-                title: None,
-                description: Some("Adds two integers."),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Adds two integers.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"outputSchema\":{\"properties\":{\"sum\":{\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"}}",
-                digest: "fdf2ba2f850bd2dc90d4092140a66dcd2f807cb0eae7fc7241ac50b23e3a0fc4",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "echo",
-                title: None,
-                description: Some("Repeats a text."),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Repeats a text.\",\"inputSchema\":{\"properties\":{\"shout\":{\"type\":\"boolean\"},\"text\":{\"type\":\"string\"},\"times\":{\"default\":1,\"type\":\"integer\"}},\"required\":[\"text\"],\"type\":\"object\"},\"name\":\"echo\"}",
-                digest: "90c71a8bc1560d048278904afe6144bfe4ec14f1beb2559d839ef4fa8fe7dce5",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "type",
-                title: None,
-                description: Some("A tool whose name is a Rust keyword."),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"A tool whose name is a Rust keyword.\",\"inputSchema\":{\"properties\":{},\"type\":\"object\"},\"name\":\"type\"}",
-                digest: "ba4ea09b3ecb270d6fb4763b68cdab09891f406fa0e78fa88c5b019fc3074d21",
-                quarantined: None,
-            },
+            rt::ToolInfo::new(
+                    "get-sum",
+                    "{\"description\":\"Adds two integers.\",\"inputSchema\":{\"properties\":{\"a\":{\"type\":\"integer\"},\"b\":{\"type\":\"integer\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\",\"outputSchema\":{\"properties\":{\"sum\":{\"type\":\"integer\"}},\"required\":[\"sum\"],\"type\":\"object\"}}",
+                    "fdf2ba2f850bd2dc90d4092140a66dcd2f807cb0eae7fc7241ac50b23e3a0fc4",
+                )
+                .description("Adds two integers."),
+            rt::ToolInfo::new(
+                    "echo",
+                    "{\"description\":\"Repeats a text.\",\"inputSchema\":{\"properties\":{\"shout\":{\"type\":\"boolean\"},\"text\":{\"type\":\"string\"},\"times\":{\"default\":1,\"type\":\"integer\"}},\"required\":[\"text\"],\"type\":\"object\"},\"name\":\"echo\"}",
+                    "90c71a8bc1560d048278904afe6144bfe4ec14f1beb2559d839ef4fa8fe7dce5",
+                )
+                .description("Repeats a text."),
+            rt::ToolInfo::new(
+                    "type",
+                    "{\"description\":\"A tool whose name is a Rust keyword.\",\"inputSchema\":{\"properties\":{},\"type\":\"object\"},\"name\":\"type\"}",
+                    "ba4ea09b3ecb270d6fb4763b68cdab09891f406fa0e78fa88c5b019fc3074d21",
+                )
+                .description("A tool whose name is a Rust keyword."),
         ];
         const NAMES: &'static [&'static str] = &["echo", "get-sum", "type"];
         fn resolve_parts(

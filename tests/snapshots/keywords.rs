@@ -353,7 +353,7 @@ pub struct UnionsShapeObject {
     pub radius: UnionsShapeObjectRadius,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value >= 0`.
+/// The same type as [`UnionsShapeObjectRadius`] (same schema, same docs).
 pub type UnionsShapeObject2Side = UnionsShapeObjectRadius;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -427,7 +427,7 @@ pub struct RefsArgs {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct AllOfA(String);
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value >= 1`.
+/// The same type as [`UnionsNullableCount`] (same schema, same docs).
 pub type AllOfB = UnionsNullableCount;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `all_of` tool.
@@ -1209,205 +1209,75 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/keywords.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "strings",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "strings",
+                    "{\"description\":\"String keywords: lengths in code points, pattern, formats.\",\"inputSchema\":{\"properties\":{\"bounded\":{\"maxLength\":5,\"minLength\":2,\"type\":\"string\"},\"code\":{\"pattern\":\"^[A-Z]{3}-\\\\d{2}$\",\"type\":\"string\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"link\":{\"format\":\"uri\",\"type\":\"string\"},\"plain\":{\"type\":\"string\"},\"short\":{\"description\":\"At most three code points: \\\"héé\\\" fits, four bytes or not.\",\"maxLength\":3,\"type\":\"string\"},\"v4\":{\"format\":\"ipv4\",\"type\":\"string\"},\"v6\":{\"format\":\"ipv6\",\"type\":\"string\"},\"when\":{\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"plain\",\"code\"],\"type\":\"object\"},\"name\":\"strings\"}",
+                    "e04cb58ccf4db384cb574a1940966c270cc6c06cf7f221008734c6257616d0a5",
+                )
+                .description(
                     "String keywords: lengths in code points, pattern, formats.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"String keywords: lengths in code points, pattern, formats.\",\"inputSchema\":{\"properties\":{\"bounded\":{\"maxLength\":5,\"minLength\":2,\"type\":\"string\"},\"code\":{\"pattern\":\"^[A-Z]{3}-\\\\d{2}$\",\"type\":\"string\"},\"day\":{\"format\":\"date\",\"type\":\"string\"},\"email\":{\"format\":\"email\",\"type\":\"string\"},\"id\":{\"format\":\"uuid\",\"type\":\"string\"},\"link\":{\"format\":\"uri\",\"type\":\"string\"},\"plain\":{\"type\":\"string\"},\"short\":{\"description\":\"At most three code points: \\\"héé\\\" fits, four bytes or not.\",\"maxLength\":3,\"type\":\"string\"},\"v4\":{\"format\":\"ipv4\",\"type\":\"string\"},\"v6\":{\"format\":\"ipv6\",\"type\":\"string\"},\"when\":{\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"plain\",\"code\"],\"type\":\"object\"},\"name\":\"strings\"}",
-                digest: "e04cb58ccf4db384cb574a1940966c270cc6c06cf7f221008734c6257616d0a5",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "numbers",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"properties\":{\"any_number\":{\"type\":\"number\"},\"big\":{\"type\":\"integer\"},\"count\":{\"maximum\":10,\"minimum\":0,\"type\":\"integer\"},\"price\":{\"minimum\":0,\"multipleOf\":0.25,\"type\":\"number\"},\"ratio\":{\"exclusiveMaximum\":1,\"exclusiveMinimum\":0,\"type\":\"number\"},\"signed\":{\"maximum\":5,\"minimum\":-5,\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":\"integer\"}},\"required\":[\"count\"],\"type\":\"object\"},\"name\":\"numbers\"}",
-                digest: "2731d6b9884f696ba95d1d72aa285539405f69aca99c4963963d142190bf8daa",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "enums_and_consts",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"properties\":{\"color\":{\"enum\":[\"red\",\"green\",\"dark-blue\",\"red\"],\"type\":\"string\"},\"kind\":{\"const\":\"fixed\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"a\",1,null]},\"version\":{\"const\":2}},\"required\":[\"color\",\"kind\"],\"type\":\"object\"},\"name\":\"enums_and_consts\"}",
-                digest: "89efe21e1fb264eb0b111055c294df95ba962b0c30ea0efc2de7448822a5f244",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "arrays",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"properties\":{\"anything\":{\"type\":\"array\"},\"matrix\":{\"items\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"type\":\"array\"},\"pair\":{\"items\":false,\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":{\"type\":\"string\"},\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"tags\":{\"items\":{\"type\":\"string\"},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"tags\"],\"type\":\"object\"},\"name\":\"arrays\"}",
-                digest: "da457a2042482594c10a73418d8bad2725ff48f14847763c20b4c6c90d83cac3",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "objects",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"properties\":{\"address\":{\"properties\":{\"city\":{\"type\":\"string\"},\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"type\":\"integer\"},\"maxProperties\":3,\"minProperties\":1,\"type\":\"object\"},\"extra_ok\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"maxLength\":8,\"type\":\"string\"},\"type\":\"object\"},\"meta\":{\"description\":\"Free-form: no properties, no additionalProperties.\",\"type\":\"object\"}},\"required\":[\"address\"],\"type\":\"object\"},\"name\":\"objects\"}",
-                digest: "1a9afc3130fe19106f4a4c81b96316416858622fc40605ed8c65ce919548fdb8",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "unions",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"properties\":{\"either\":{\"anyOf\":[{\"maxLength\":3,\"type\":\"string\"},{\"minimum\":0,\"type\":\"integer\"}]},\"exactly\":{\"oneOf\":[{\"multipleOf\":2,\"type\":\"integer\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"maybe_name\":{\"type\":[\"string\",\"null\"]},\"nullable_count\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"radius\":{\"minimum\":0,\"type\":\"number\"}},\"required\":[\"radius\"],\"type\":\"object\"},{\"properties\":{\"side\":{\"minimum\":0,\"type\":\"number\"}},\"required\":[\"side\"],\"type\":\"object\"}]}},\"required\":[\"either\"],\"type\":\"object\"},\"name\":\"unions\"}",
-                digest: "4578175d38c9d31d3ef5467bdce94bbf3a157a59e38a6007ae842fb5ddee50e5",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "refs",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"$defs\":{\"Color\":{\"enum\":[\"cyan\",\"magenta\"],\"type\":\"string\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"favorite\":{\"$ref\":\"#/$defs/Color\",\"description\":\"A $ref with an annotation beside it.\"},\"tree\":{\"$ref\":\"#/$defs/Node\"}},\"required\":[\"tree\"],\"type\":\"object\"},\"name\":\"refs\"}",
-                digest: "46a7c494108ec10b6a9b0a703eb037c5a1f566091ad7ee08ed7dfed8b13d7de7",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "all_of",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"]},{\"properties\":{\"a\":{\"maxLength\":4},\"b\":{\"minimum\":1,\"type\":\"integer\"}}}],\"type\":\"object\"},\"name\":\"all_of\"}",
-                digest: "248259be63a1d2a91e0cdb4e87898a012579ce97829321c3873ea95330451fbe",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "defaults",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"properties\":{\"base\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null},\"mode\":{\"default\":\"fast\",\"enum\":[\"fast\",\"safe\"],\"type\":\"string\"},\"retries\":{\"default\":3,\"maximum\":5,\"minimum\":0,\"type\":\"integer\"},\"tags\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"verbose\":{\"default\":false,\"type\":\"boolean\"}},\"type\":\"object\"},\"name\":\"defaults\"}",
-                digest: "981f50cbdb1e4f51e3f22e2f1ca84a54392dbc21b0c5681812197a7e19620337",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "no_params",
-                title: None,
-                description: Some(
-                    "No parameters: closed world rejects {\"anything\": 1}.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"No parameters: closed world rejects {\\\"anything\\\": 1}.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"no_params\"}",
-                digest: "2270200c2c3765a2df3922efce4a48305f9efdd7c8bc4965dfcbf18c6d57200c",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "odd-names.tool",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"properties\":{\"2fa\":{\"type\":\"string\"},\"a/b~c\":{\"type\":\"string\"},\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"},\"get-sum\":{\"type\":\"integer\"},\"math.hypot\":{\"type\":\"number\"},\"self\":{\"type\":\"boolean\"},\"type\":{\"type\":\"string\"}},\"required\":[\"type\",\"a/b~c\"],\"type\":\"object\"},\"name\":\"odd-names.tool\"}",
-                digest: "5b0ce1c4ac2c4ce31f3a51ca676a45c58c12f5509b3ffcdb217576d7da28dcba",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "open_args",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"x\":{\"type\":\"string\"}},\"required\":[\"x\"],\"type\":\"object\"},\"name\":\"open_args\"}",
-                digest: "97f0c6951c333c69a3f34f91dc2f0d8b5778487e957914666188b0a73c357206",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "draft07_tuple",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"Level\":{\"maximum\":3,\"minimum\":1,\"type\":\"integer\"}},\"properties\":{\"pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"$ref\":\"#/definitions/Level\"}],\"type\":\"array\"}},\"required\":[\"pair\"],\"type\":\"object\"},\"name\":\"draft07_tuple\"}",
-                digest: "1afeb359a9166fa47505c240ef59737380dfeaccb027dccd3230ae6b3c5fa7ce",
-                quarantined: None,
-            },
+            rt::ToolInfo::new(
+                "numbers",
+                "{\"inputSchema\":{\"properties\":{\"any_number\":{\"type\":\"number\"},\"big\":{\"type\":\"integer\"},\"count\":{\"maximum\":10,\"minimum\":0,\"type\":\"integer\"},\"price\":{\"minimum\":0,\"multipleOf\":0.25,\"type\":\"number\"},\"ratio\":{\"exclusiveMaximum\":1,\"exclusiveMinimum\":0,\"type\":\"number\"},\"signed\":{\"maximum\":5,\"minimum\":-5,\"type\":\"integer\"},\"step\":{\"multipleOf\":5,\"type\":\"integer\"}},\"required\":[\"count\"],\"type\":\"object\"},\"name\":\"numbers\"}",
+                "2731d6b9884f696ba95d1d72aa285539405f69aca99c4963963d142190bf8daa",
+            ),
+            rt::ToolInfo::new(
+                "enums_and_consts",
+                "{\"inputSchema\":{\"properties\":{\"color\":{\"enum\":[\"red\",\"green\",\"dark-blue\",\"red\"],\"type\":\"string\"},\"kind\":{\"const\":\"fixed\"},\"level\":{\"enum\":[1,2,3],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"a\",1,null]},\"version\":{\"const\":2}},\"required\":[\"color\",\"kind\"],\"type\":\"object\"},\"name\":\"enums_and_consts\"}",
+                "89efe21e1fb264eb0b111055c294df95ba962b0c30ea0efc2de7448822a5f244",
+            ),
+            rt::ToolInfo::new(
+                "arrays",
+                "{\"inputSchema\":{\"properties\":{\"anything\":{\"type\":\"array\"},\"matrix\":{\"items\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"type\":\"array\"},\"pair\":{\"items\":false,\"prefixItems\":[{\"type\":\"string\"},{\"type\":\"integer\"}],\"type\":\"array\"},\"point\":{\"items\":{\"type\":\"string\"},\"prefixItems\":[{\"type\":\"number\"},{\"type\":\"number\"}],\"type\":\"array\"},\"tags\":{\"items\":{\"type\":\"string\"},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"tags\"],\"type\":\"object\"},\"name\":\"arrays\"}",
+                "da457a2042482594c10a73418d8bad2725ff48f14847763c20b4c6c90d83cac3",
+            ),
+            rt::ToolInfo::new(
+                "objects",
+                "{\"inputSchema\":{\"properties\":{\"address\":{\"properties\":{\"city\":{\"type\":\"string\"},\"street\":{\"type\":\"string\"}},\"required\":[\"street\"],\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"type\":\"integer\"},\"maxProperties\":3,\"minProperties\":1,\"type\":\"object\"},\"extra_ok\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"string\"}},\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"maxLength\":8,\"type\":\"string\"},\"type\":\"object\"},\"meta\":{\"description\":\"Free-form: no properties, no additionalProperties.\",\"type\":\"object\"}},\"required\":[\"address\"],\"type\":\"object\"},\"name\":\"objects\"}",
+                "1a9afc3130fe19106f4a4c81b96316416858622fc40605ed8c65ce919548fdb8",
+            ),
+            rt::ToolInfo::new(
+                "unions",
+                "{\"inputSchema\":{\"properties\":{\"either\":{\"anyOf\":[{\"maxLength\":3,\"type\":\"string\"},{\"minimum\":0,\"type\":\"integer\"}]},\"exactly\":{\"oneOf\":[{\"multipleOf\":2,\"type\":\"integer\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"maybe_name\":{\"type\":[\"string\",\"null\"]},\"nullable_count\":{\"anyOf\":[{\"minimum\":1,\"type\":\"integer\"},{\"type\":\"null\"}]},\"shape\":{\"oneOf\":[{\"properties\":{\"radius\":{\"minimum\":0,\"type\":\"number\"}},\"required\":[\"radius\"],\"type\":\"object\"},{\"properties\":{\"side\":{\"minimum\":0,\"type\":\"number\"}},\"required\":[\"side\"],\"type\":\"object\"}]}},\"required\":[\"either\"],\"type\":\"object\"},\"name\":\"unions\"}",
+                "4578175d38c9d31d3ef5467bdce94bbf3a157a59e38a6007ae842fb5ddee50e5",
+            ),
+            rt::ToolInfo::new(
+                "refs",
+                "{\"inputSchema\":{\"$defs\":{\"Color\":{\"enum\":[\"cyan\",\"magenta\"],\"type\":\"string\"},\"Node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/Node\"},\"type\":\"array\"},\"value\":{\"type\":\"integer\"}},\"required\":[\"value\"],\"type\":\"object\"}},\"properties\":{\"favorite\":{\"$ref\":\"#/$defs/Color\",\"description\":\"A $ref with an annotation beside it.\"},\"tree\":{\"$ref\":\"#/$defs/Node\"}},\"required\":[\"tree\"],\"type\":\"object\"},\"name\":\"refs\"}",
+                "46a7c494108ec10b6a9b0a703eb037c5a1f566091ad7ee08ed7dfed8b13d7de7",
+            ),
+            rt::ToolInfo::new(
+                "all_of",
+                "{\"inputSchema\":{\"allOf\":[{\"properties\":{\"a\":{\"type\":\"string\"}},\"required\":[\"a\"]},{\"properties\":{\"a\":{\"maxLength\":4},\"b\":{\"minimum\":1,\"type\":\"integer\"}}}],\"type\":\"object\"},\"name\":\"all_of\"}",
+                "248259be63a1d2a91e0cdb4e87898a012579ce97829321c3873ea95330451fbe",
+            ),
+            rt::ToolInfo::new(
+                "defaults",
+                "{\"inputSchema\":{\"properties\":{\"base\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null},\"mode\":{\"default\":\"fast\",\"enum\":[\"fast\",\"safe\"],\"type\":\"string\"},\"retries\":{\"default\":3,\"maximum\":5,\"minimum\":0,\"type\":\"integer\"},\"tags\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"verbose\":{\"default\":false,\"type\":\"boolean\"}},\"type\":\"object\"},\"name\":\"defaults\"}",
+                "981f50cbdb1e4f51e3f22e2f1ca84a54392dbc21b0c5681812197a7e19620337",
+            ),
+            rt::ToolInfo::new(
+                    "no_params",
+                    "{\"description\":\"No parameters: closed world rejects {\\\"anything\\\": 1}.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"no_params\"}",
+                    "2270200c2c3765a2df3922efce4a48305f9efdd7c8bc4965dfcbf18c6d57200c",
+                )
+                .description("No parameters: closed world rejects {\"anything\": 1}."),
+            rt::ToolInfo::new(
+                "odd-names.tool",
+                "{\"inputSchema\":{\"properties\":{\"2fa\":{\"type\":\"string\"},\"a/b~c\":{\"type\":\"string\"},\"aB\":{\"type\":\"string\"},\"a_b\":{\"type\":\"string\"},\"get-sum\":{\"type\":\"integer\"},\"math.hypot\":{\"type\":\"number\"},\"self\":{\"type\":\"boolean\"},\"type\":{\"type\":\"string\"}},\"required\":[\"type\",\"a/b~c\"],\"type\":\"object\"},\"name\":\"odd-names.tool\"}",
+                "5b0ce1c4ac2c4ce31f3a51ca676a45c58c12f5509b3ffcdb217576d7da28dcba",
+            ),
+            rt::ToolInfo::new(
+                "open_args",
+                "{\"inputSchema\":{\"additionalProperties\":{\"type\":\"integer\"},\"properties\":{\"x\":{\"type\":\"string\"}},\"required\":[\"x\"],\"type\":\"object\"},\"name\":\"open_args\"}",
+                "97f0c6951c333c69a3f34f91dc2f0d8b5778487e957914666188b0a73c357206",
+            ),
+            rt::ToolInfo::new(
+                "draft07_tuple",
+                "{\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"definitions\":{\"Level\":{\"maximum\":3,\"minimum\":1,\"type\":\"integer\"}},\"properties\":{\"pair\":{\"additionalItems\":false,\"items\":[{\"type\":\"string\"},{\"$ref\":\"#/definitions/Level\"}],\"type\":\"array\"}},\"required\":[\"pair\"],\"type\":\"object\"},\"name\":\"draft07_tuple\"}",
+                "1afeb359a9166fa47505c240ef59737380dfeaccb027dccd3230ae6b3c5fa7ce",
+            ),
         ];
         const NAMES: &'static [&'static str] = &[
             "all_of",

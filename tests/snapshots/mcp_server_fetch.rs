@@ -95,23 +95,21 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-fetch.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "fetch",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "fetch",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":true},\"description\":\"Fetches a URL from the internet and optionally extracts its contents as markdown.\\n\\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.\",\"inputSchema\":{\"properties\":{\"max_length\":{\"default\":5000,\"description\":\"Maximum number of characters to return.\",\"maximum\":999999,\"minimum\":1,\"title\":\"Max Length\",\"type\":\"integer\"},\"raw\":{\"default\":false,\"description\":\"Get the actual HTML content of the requested page, without simplification.\",\"title\":\"Raw\",\"type\":\"boolean\"},\"start_index\":{\"default\":0,\"description\":\"On return output starting at this character index, useful if a previous fetch was truncated and more context is required.\",\"minimum\":0,\"title\":\"Start Index\",\"type\":\"integer\"},\"url\":{\"description\":\"URL to fetch\",\"format\":\"uri\",\"minLength\":1,\"title\":\"Url\",\"type\":\"string\"}},\"required\":[\"url\"],\"title\":\"fetchArguments\",\"type\":\"object\"},\"name\":\"fetch\"}",
+                    "b42e97944eb73d00dde73513506acd37155857b094a7030af64c702a116fa93c",
+                )
+                .description(
                     "Fetches a URL from the internet and optionally extracts its contents as markdown.\n\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(true),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":true},\"description\":\"Fetches a URL from the internet and optionally extracts its contents as markdown.\\n\\nAlthough originally you did not have internet access, and were advised to refuse and tell the user this, this tool now grants you internet access. Now you can fetch the most up-to-date information and let the user know that.\",\"inputSchema\":{\"properties\":{\"max_length\":{\"default\":5000,\"description\":\"Maximum number of characters to return.\",\"maximum\":999999,\"minimum\":1,\"title\":\"Max Length\",\"type\":\"integer\"},\"raw\":{\"default\":false,\"description\":\"Get the actual HTML content of the requested page, without simplification.\",\"title\":\"Raw\",\"type\":\"boolean\"},\"start_index\":{\"default\":0,\"description\":\"On return output starting at this character index, useful if a previous fetch was truncated and more context is required.\",\"minimum\":0,\"title\":\"Start Index\",\"type\":\"integer\"},\"url\":{\"description\":\"URL to fetch\",\"format\":\"uri\",\"minLength\":1,\"title\":\"Url\",\"type\":\"string\"}},\"required\":[\"url\"],\"title\":\"fetchArguments\",\"type\":\"object\"},\"name\":\"fetch\"}",
-                digest: "b42e97944eb73d00dde73513506acd37155857b094a7030af64c702a116fa93c",
-                quarantined: None,
-            },
+                    ..rt::Annotations::NONE
+                }),
         ];
         const NAMES: &'static [&'static str] = &["fetch"];
         fn resolve_parts(

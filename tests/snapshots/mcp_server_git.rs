@@ -283,190 +283,166 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-git.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "git_add",
-                title: None,
-                description: Some("Adds file contents to the staging area"),
-                annotations: rt::Annotations {
-                    title: None,
+            rt::ToolInfo::new(
+                    "git_add",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Adds file contents to the staging area\",\"inputSchema\":{\"properties\":{\"files\":{\"items\":{\"type\":\"string\"},\"minItems\":1,\"title\":\"Files\",\"type\":\"array\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"files\"],\"title\":\"addArguments\",\"type\":\"object\"},\"name\":\"git_add\"}",
+                    "d430ba8e7976ab83fb756af670a413304bcd56cb379e0478f34aeb481862247e",
+                )
+                .description("Adds file contents to the staging area")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Adds file contents to the staging area\",\"inputSchema\":{\"properties\":{\"files\":{\"items\":{\"type\":\"string\"},\"minItems\":1,\"title\":\"Files\",\"type\":\"array\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"files\"],\"title\":\"addArguments\",\"type\":\"object\"},\"name\":\"git_add\"}",
-                digest: "d430ba8e7976ab83fb756af670a413304bcd56cb379e0478f34aeb481862247e",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_branch",
-                title: None,
-                description: Some("List Git branches"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_branch",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"List Git branches\",\"inputSchema\":{\"properties\":{\"branch_type\":{\"description\":\"Whether to list local branches ('local'), remote branches ('remote') or all branches('all').\",\"title\":\"Branch Type\",\"type\":\"string\"},\"contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Contains\"},\"not_contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Not Contains\"},\"repo_path\":{\"description\":\"The path to the Git repository.\",\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_type\"],\"title\":\"branchArguments\",\"type\":\"object\"},\"name\":\"git_branch\"}",
+                    "550b4e6ff4797a1d5f344552509560d5530d19b70953dacef21c7a72a827ea5f",
+                )
+                .description("List Git branches")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"List Git branches\",\"inputSchema\":{\"properties\":{\"branch_type\":{\"description\":\"Whether to list local branches ('local'), remote branches ('remote') or all branches('all').\",\"title\":\"Branch Type\",\"type\":\"string\"},\"contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Contains\"},\"not_contains\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified\",\"title\":\"Not Contains\"},\"repo_path\":{\"description\":\"The path to the Git repository.\",\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_type\"],\"title\":\"branchArguments\",\"type\":\"object\"},\"name\":\"git_branch\"}",
-                digest: "550b4e6ff4797a1d5f344552509560d5530d19b70953dacef21c7a72a827ea5f",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_checkout",
-                title: None,
-                description: Some("Switches branches"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_checkout",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Switches branches\",\"inputSchema\":{\"properties\":{\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"checkoutArguments\",\"type\":\"object\"},\"name\":\"git_checkout\"}",
+                    "80b7a71445abcc6ba4aed6d77eedd007967dcd6b5aaf949264dee16f6afaebc8",
+                )
+                .description("Switches branches")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Switches branches\",\"inputSchema\":{\"properties\":{\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"checkoutArguments\",\"type\":\"object\"},\"name\":\"git_checkout\"}",
-                digest: "80b7a71445abcc6ba4aed6d77eedd007967dcd6b5aaf949264dee16f6afaebc8",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_commit",
-                title: None,
-                description: Some("Records changes to the repository"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_commit",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Records changes to the repository\",\"inputSchema\":{\"properties\":{\"message\":{\"title\":\"Message\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"message\"],\"title\":\"commitArguments\",\"type\":\"object\"},\"name\":\"git_commit\"}",
+                    "b4db65adb05d1b666825d6d936dffcec239f5fcf80000e602dfe085a43f13eac",
+                )
+                .description("Records changes to the repository")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Records changes to the repository\",\"inputSchema\":{\"properties\":{\"message\":{\"title\":\"Message\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"message\"],\"title\":\"commitArguments\",\"type\":\"object\"},\"name\":\"git_commit\"}",
-                digest: "b4db65adb05d1b666825d6d936dffcec239f5fcf80000e602dfe085a43f13eac",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_create_branch",
-                title: None,
-                description: Some("Creates a new branch from an optional base branch"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_create_branch",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Creates a new branch from an optional base branch\",\"inputSchema\":{\"properties\":{\"base_branch\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Base Branch\"},\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"create_branchArguments\",\"type\":\"object\"},\"name\":\"git_create_branch\"}",
+                    "9cbd1387433ffd3d285bec7e60ef5cf8bd7ffeac8770a64228bca91542cf17e7",
+                )
+                .description("Creates a new branch from an optional base branch")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Creates a new branch from an optional base branch\",\"inputSchema\":{\"properties\":{\"base_branch\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"title\":\"Base Branch\"},\"branch_name\":{\"title\":\"Branch Name\",\"type\":\"string\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"branch_name\"],\"title\":\"create_branchArguments\",\"type\":\"object\"},\"name\":\"git_create_branch\"}",
-                digest: "9cbd1387433ffd3d285bec7e60ef5cf8bd7ffeac8770a64228bca91542cf17e7",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_diff",
-                title: None,
-                description: Some("Shows differences between branches or commits"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_diff",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows differences between branches or commits\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"target\":{\"title\":\"Target\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"target\"],\"title\":\"diffArguments\",\"type\":\"object\"},\"name\":\"git_diff\"}",
+                    "9403cbeb9e4f919d2903c1b03667e255cb9980b4ce6dac14a8a4ce89181cb8b0",
+                )
+                .description("Shows differences between branches or commits")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows differences between branches or commits\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"target\":{\"title\":\"Target\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"target\"],\"title\":\"diffArguments\",\"type\":\"object\"},\"name\":\"git_diff\"}",
-                digest: "9403cbeb9e4f919d2903c1b03667e255cb9980b4ce6dac14a8a4ce89181cb8b0",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_diff_staged",
-                title: None,
-                description: Some("Shows changes that are staged for commit"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_diff_staged",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes that are staged for commit\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_stagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_staged\"}",
+                    "6f44344981e80c751c53909eece270e623b6b6c30e3a219c9b2854747f950236",
+                )
+                .description("Shows changes that are staged for commit")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes that are staged for commit\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_stagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_staged\"}",
-                digest: "6f44344981e80c751c53909eece270e623b6b6c30e3a219c9b2854747f950236",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_diff_unstaged",
-                title: None,
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_diff_unstaged",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes in the working directory that are not yet staged\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_unstagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_unstaged\"}",
+                    "1a945262e45b2ce3dfed6a894b0544555da45277bdb03c96f5280e31afa5b40b",
+                )
+                .description(
                     "Shows changes in the working directory that are not yet staged",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows changes in the working directory that are not yet staged\",\"inputSchema\":{\"properties\":{\"context_lines\":{\"default\":3,\"title\":\"Context Lines\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"diff_unstagedArguments\",\"type\":\"object\"},\"name\":\"git_diff_unstaged\"}",
-                digest: "1a945262e45b2ce3dfed6a894b0544555da45277bdb03c96f5280e31afa5b40b",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_log",
-                title: None,
-                description: Some("Shows the commit logs"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_log",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the commit logs\",\"inputSchema\":{\"properties\":{\"end_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"End Timestamp\"},\"max_count\":{\"default\":10,\"title\":\"Max Count\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"start_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"Start Timestamp\"}},\"required\":[\"repo_path\"],\"title\":\"logArguments\",\"type\":\"object\"},\"name\":\"git_log\"}",
+                    "1290c03d00f9d436b0b6428f174ab575110ec754ded3d1f3e8f7f062ec5a3fcb",
+                )
+                .description("Shows the commit logs")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the commit logs\",\"inputSchema\":{\"properties\":{\"end_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"End Timestamp\"},\"max_count\":{\"default\":10,\"title\":\"Max Count\",\"type\":\"integer\"},\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"start_timestamp\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],\"default\":null,\"description\":\"Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')\",\"title\":\"Start Timestamp\"}},\"required\":[\"repo_path\"],\"title\":\"logArguments\",\"type\":\"object\"},\"name\":\"git_log\"}",
-                digest: "1290c03d00f9d436b0b6428f174ab575110ec754ded3d1f3e8f7f062ec5a3fcb",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_reset",
-                title: None,
-                description: Some("Unstages all staged changes"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_reset",
+                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Unstages all staged changes\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"resetArguments\",\"type\":\"object\"},\"name\":\"git_reset\"}",
+                    "a41d16d982b8c6bd6f33154a7b2e4f9059a7546670ba3f5f79497fd547ea6f91",
+                )
+                .description("Unstages all staged changes")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(true),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Unstages all staged changes\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"resetArguments\",\"type\":\"object\"},\"name\":\"git_reset\"}",
-                digest: "a41d16d982b8c6bd6f33154a7b2e4f9059a7546670ba3f5f79497fd547ea6f91",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_show",
-                title: None,
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_show",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the contents of a commit, or of a file or directory given as <revision>:<path>\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"revision\":{\"title\":\"Revision\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"revision\"],\"title\":\"showArguments\",\"type\":\"object\"},\"name\":\"git_show\"}",
+                    "654006b9827b7511720744f5a942d8ef256051a84651e5060aae4dbe91a45661",
+                )
+                .description(
                     "Shows the contents of a commit, or of a file or directory given as <revision>:<path>",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the contents of a commit, or of a file or directory given as <revision>:<path>\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"},\"revision\":{\"title\":\"Revision\",\"type\":\"string\"}},\"required\":[\"repo_path\",\"revision\"],\"title\":\"showArguments\",\"type\":\"object\"},\"name\":\"git_show\"}",
-                digest: "654006b9827b7511720744f5a942d8ef256051a84651e5060aae4dbe91a45661",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "git_status",
-                title: None,
-                description: Some("Shows the working tree status"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "git_status",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the working tree status\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"statusArguments\",\"type\":\"object\"},\"name\":\"git_status\"}",
+                    "b1cc7c37146eb6b9c40753dd82d0c8404b1b3572a8603ea6ff8ae859893fa8eb",
+                )
+                .description("Shows the working tree status")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Shows the working tree status\",\"inputSchema\":{\"properties\":{\"repo_path\":{\"title\":\"Repo Path\",\"type\":\"string\"}},\"required\":[\"repo_path\"],\"title\":\"statusArguments\",\"type\":\"object\"},\"name\":\"git_status\"}",
-                digest: "b1cc7c37146eb6b9c40753dd82d0c8404b1b3572a8603ea6ff8ae859893fa8eb",
-                quarantined: None,
-            },
+                    ..rt::Annotations::NONE
+                }),
         ];
         const NAMES: &'static [&'static str] = &[
             "git_add",

@@ -75,36 +75,18 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/openai.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "get_weather",
-                title: None,
-                description: Some("Get current temperature for a given location."),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get current temperature for a given location.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"location\":{\"description\":\"City and country e.g. Bogotá, Colombia\",\"type\":\"string\"},\"units\":{\"enum\":[\"celsius\",\"fahrenheit\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"location\",\"units\"],\"type\":\"object\"},\"name\":\"get_weather\"}",
-                digest: "fac57c78accea641465d95d4ec55b341f586c9c0a9dbd5a50cf74749016643d9",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_time",
-                title: None,
-                description: Some("Current time; takes no arguments."),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Current time; takes no arguments.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"get_time\"}",
-                digest: "fc7420fd79691fc04904fc9de5de148183fd497ad85d730d25f3025a40cab753",
-                quarantined: None,
-            },
+            rt::ToolInfo::new(
+                    "get_weather",
+                    "{\"description\":\"Get current temperature for a given location.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"location\":{\"description\":\"City and country e.g. Bogotá, Colombia\",\"type\":\"string\"},\"units\":{\"enum\":[\"celsius\",\"fahrenheit\",null],\"type\":[\"string\",\"null\"]}},\"required\":[\"location\",\"units\"],\"type\":\"object\"},\"name\":\"get_weather\"}",
+                    "fac57c78accea641465d95d4ec55b341f586c9c0a9dbd5a50cf74749016643d9",
+                )
+                .description("Get current temperature for a given location."),
+            rt::ToolInfo::new(
+                    "get_time",
+                    "{\"description\":\"Current time; takes no arguments.\",\"inputSchema\":{\"type\":\"object\"},\"name\":\"get_time\"}",
+                    "fc7420fd79691fc04904fc9de5de148183fd497ad85d730d25f3025a40cab753",
+                )
+                .description("Current time; takes no arguments."),
         ];
         const NAMES: &'static [&'static str] = &["get_time", "get_weather"];
         fn resolve_parts(

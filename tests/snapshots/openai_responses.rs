@@ -29,21 +29,12 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/openai-responses.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "get_horoscope",
-                title: None,
-                description: Some("Get today's horoscope for an astrological sign."),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get today's horoscope for an astrological sign.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"sign\":{\"description\":\"An astrological sign like Taurus or Aquarius\",\"type\":\"string\"}},\"required\":[\"sign\"],\"type\":\"object\"},\"name\":\"get_horoscope\"}",
-                digest: "c111bb12d42f9e409c9a1b62e9d77e01ffb02fdbb549ad76efc4bf408686d7c4",
-                quarantined: None,
-            },
+            rt::ToolInfo::new(
+                    "get_horoscope",
+                    "{\"description\":\"Get today's horoscope for an astrological sign.\",\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"sign\":{\"description\":\"An astrological sign like Taurus or Aquarius\",\"type\":\"string\"}},\"required\":[\"sign\"],\"type\":\"object\"},\"name\":\"get_horoscope\"}",
+                    "c111bb12d42f9e409c9a1b62e9d77e01ffb02fdbb549ad76efc4bf408686d7c4",
+                )
+                .description("Get today's horoscope for an astrological sign."),
         ];
         const NAMES: &'static [&'static str] = &["get_horoscope"];
         fn resolve_parts(

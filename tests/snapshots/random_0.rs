@@ -119,10 +119,10 @@ pub struct Random01Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random02AItemOption0 = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random02AItemEnum = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -138,7 +138,7 @@ pub enum Random02AItem {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02A(::std::vec::Vec<Random02AItem>);
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random02BAItem = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at least 0 items; items are unique.
@@ -176,10 +176,10 @@ pub enum Random02ValueBA {
     Null(()),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random02ValueBB = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random02ValueBCB = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value <= 6`.
@@ -187,7 +187,7 @@ pub type Random02ValueBCB = Random01ABOption1;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02ValueBCC(i64);
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random02ValueBCValue = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -231,7 +231,7 @@ pub struct Random02ValueB {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02ValueC(String);
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random02ValueValueB = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -290,7 +290,7 @@ pub struct Random03A(::std::vec::Vec<bool>);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random03BInteger(i64);
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random03BOption1Enum = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -301,10 +301,10 @@ pub enum Random03BOption1 {
     Enum(Random03BOption1Enum),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random00ValueEnum`] (same schema, same docs).
 pub type Random03BOption2Enum = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random00ValueEnum`] (same schema, same docs).
 pub type Random03BOption2Enum2 = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -323,7 +323,7 @@ pub enum Random03B {
     Option2(Random03BOption2),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random03ValueObjectValue = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -343,7 +343,7 @@ pub struct Random03ValueObject {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random03ValueObject2B = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `-2 <= value <= 1`.
@@ -396,7 +396,7 @@ pub struct Random03Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random04AItem = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly 1 item.
@@ -435,7 +435,7 @@ pub enum Random04C {
     Boolean(bool),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: a multiple of `3`.
+/// The same type as [`Random03BInteger`] (same schema, same docs).
 pub type Random04ValueItem = Random03BInteger;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_4` tool.
@@ -454,7 +454,7 @@ pub struct Random04Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random05AItem = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// Constraints: 1 to 3 items; items are unique.
@@ -462,7 +462,7 @@ pub type Random05AItem = Random01ABEnum;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random05A(::std::vec::Vec<Random05AItem>);
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random05BItemOption1 = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -478,7 +478,7 @@ pub enum Random05BItem {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random05B(::std::vec::Vec<Random05BItem>);
 #[allow(dead_code, clippy::all)]
-/// Constraints: at least 0 characters.
+/// The same type as [`Random00ValueObjectCItem`] (same schema, same docs).
 pub type Random05CA = Random00ValueObjectCItem;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -569,16 +569,16 @@ pub enum Random09A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value <= 6`.
+/// The same type as [`Random02ValueBCC`] (same schema, same docs).
 pub type Random09B = Random02ValueBCC;
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random09ValueOption0Option0 = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random09ValueOption0Const = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random09ValueOption0Option2 = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -589,10 +589,10 @@ pub enum Random09ValueOption0 {
     Option2(::core::option::Option<Random09ValueOption0Option2>),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random09ValueObjectA = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random09ValueObjectB = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -637,7 +637,7 @@ pub struct Random09Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random00ValueEnum`] (same schema, same docs).
 pub type Random010AA = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -667,10 +667,10 @@ pub enum Random010B {
     Number(Random010BNumber),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random010CA = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random010CCValue = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -704,10 +704,10 @@ pub struct Random010Args {
     pub c: Random010C,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value <= 1`.
+/// The same type as [`Random03ValueObject2Value`] (same schema, same docs).
 pub type Random011ANumber = Random03ValueObject2Value;
 #[allow(dead_code, clippy::all)]
-/// Constraints: a multiple of `3`.
+/// The same type as [`Random03BInteger`] (same schema, same docs).
 pub type Random011AInteger = Random03BInteger;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -718,17 +718,17 @@ pub enum Random011A {
     Integer(Random011AInteger),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random011BItem = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random011C {}
 #[allow(dead_code, clippy::all)]
-/// Constraints: at least 0 characters.
+/// The same type as [`Random00ValueObjectCItem`] (same schema, same docs).
 pub type Random011ValueOption0String = Random00ValueObjectCItem;
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value <= 1`.
+/// The same type as [`Random03ValueObject2Value`] (same schema, same docs).
 pub type Random011ValueOption0Number = Random03ValueObject2Value;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -761,19 +761,19 @@ pub struct Random011Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random00ValueEnum`] (same schema, same docs).
 pub type Random012ValueEnum = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random012ValueOption1Option0 = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random012ValueOption1Enum = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random012ValueOption1ObjectA = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random00ValueEnum`] (same schema, same docs).
 pub type Random012ValueOption1ObjectValue = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -823,7 +823,7 @@ pub struct Random012Args {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random013Args {}
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random014ValueConst = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -3195,231 +3195,81 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-0.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "random_0_0",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"const\":2},\"c\":{\"items\":{\"minLength\":0,\"type\":\"string\"},\"maxItems\":1,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_0\"}",
-                digest: "69d3b7ec9a0c9f27da5a1b0eeea03c62fa49005ca2bd82279fe8b6dc63028acd",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_1",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"c\":{\"type\":\"boolean\"}},\"required\":[\"a\",\"c\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_1\"}",
-                digest: "29fc8f99fdd9a9e07f27a4c4c04fa8c7d579388b464f156092f59ddd8776e64d",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_2",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"exclusiveMinimum\":-1.5,\"maximum\":1,\"type\":\"number\"},{\"type\":\"null\"}]},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"additionalProperties\":{\"const\":2},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"c\":{\"maxLength\":5,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}},\"required\":[\"c\"],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"additionalProperties\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"const\":2},\"minItems\":0,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_2\"}",
-                digest: "eeb7fbc133f2730e597747354a2d23ba156abe73af2e92771fe878aa4622b631",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_3",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{},\"c\":{\"type\":\"boolean\"}},\"required\":[],\"type\":\"object\"},{\"additionalProperties\":{\"maximum\":1,\"type\":\"number\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":1,\"minimum\":-2,\"type\":\"integer\"}},\"required\":[\"c\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"},\"b\":{\"anyOf\":[{\"multipleOf\":3,\"type\":\"integer\"},{\"oneOf\":[{\"type\":\"boolean\"},{\"enum\":[\"red\",\"green\"]}]},{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_3\"}",
-                digest: "dd907e8a32c338fa3dc72378f390d12429afefe22f82ca350d3d5361d61ee9c6",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_4",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"multipleOf\":3,\"type\":\"integer\"},\"type\":\"array\"},\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"oneOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[],\"type\":\"object\"},\"c\":{\"anyOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_4\"}",
-                digest: "7aa6b5ba2e6fb906c6278a98dd1cf66a43bb7849964f0281b919077fbe7080f4",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_5",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"items\":{\"oneOf\":[{\"type\":\"null\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"maxItems\":1,\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"minLength\":0,\"type\":\"string\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_5\"}",
-                digest: "7d0413b9b991d82251271979cec5af7c916ef07914d7d51817cc31f4a014694d",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_6",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"oneOf\":[{\"type\":\"number\"},{\"maxLength\":4,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}]},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_0_6\"}",
-                digest: "9827f999307c4b5f7056e4986ee7a2e39c4ed986aaa980795c8e66b1baac8707",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_7",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"type\":\"null\"},\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"c\":{\"items\":{},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_7\"}",
-                digest: "ac7f4e04aab2eb4b6ffe9275c25fbadfa08c4a12041fd0b6f0121c08310290bc",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_8",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_8\"}",
-                digest: "0ad8084f420bd6282d0c8eb166e1732f9618e05aee19f161011efd3cce3fda1b",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_9",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"b\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"null\"},{}]},\"b\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_9\"}",
-                digest: "b7cfb101a3d1921009efc972913f4072fc0b28af5150b7815f837b279b927392",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_10",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"enum\":[\"x\",\"y\",1,null]}},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},\"c\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"},\"c\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"b\"],\"type\":\"object\"}},\"required\":[\"c\"],\"type\":\"object\"},\"name\":\"random_0_10\"}",
-                digest: "25d190cd841bc7ce981afa76925f8bbe3991a29901496d4dfdc0cf9d680549de",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_11",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"anyOf\":[{\"minLength\":0,\"type\":\"string\"},{\"maximum\":1,\"type\":\"number\"}]},{\"type\":\"null\"},{\"type\":\"null\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":1,\"type\":\"number\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"b\":{\"items\":{\"const\":2},\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_11\"}",
-                digest: "fbf90b03020f807e6a41b7b73b70f2f10344691f8450aa61ef758f58d27516fb",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_12",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"additionalProperties\":{\"enum\":[\"x\",\"y\",1,null]},\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_12\"}",
-                digest: "26ae1497bfef6c6c18a38f4d377d03d5229500c70af99d0bad49f78bb5f485b9",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_13",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_13\"}",
-                digest: "5f3f0e563c3fad751c3296e356c0ed50c5463ff508d3d708145fef0762f6286d",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_0_14",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{},{\"const\":2}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_14\"}",
-                digest: "b7facef15010e4ec0d626af7590bdf4208d315759cf952b360f8647dede32c73",
-                quarantined: None,
-            },
+            rt::ToolInfo::new(
+                "random_0_0",
+                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"const\":2},\"c\":{\"items\":{\"minLength\":0,\"type\":\"string\"},\"maxItems\":1,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_0\"}",
+                "69d3b7ec9a0c9f27da5a1b0eeea03c62fa49005ca2bd82279fe8b6dc63028acd",
+            ),
+            rt::ToolInfo::new(
+                "random_0_1",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"c\":{\"type\":\"boolean\"}},\"required\":[\"a\",\"c\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_1\"}",
+                "29fc8f99fdd9a9e07f27a4c4c04fa8c7d579388b464f156092f59ddd8776e64d",
+            ),
+            rt::ToolInfo::new(
+                "random_0_2",
+                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"type\":\"null\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"exclusiveMinimum\":-1.5,\"maximum\":1,\"type\":\"number\"},{\"type\":\"null\"}]},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"additionalProperties\":{\"const\":2},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"c\":{\"maxLength\":5,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}},\"required\":[\"c\"],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"additionalProperties\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"properties\":{\"a\":{\"items\":{\"const\":2},\"minItems\":0,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_2\"}",
+                "eeb7fbc133f2730e597747354a2d23ba156abe73af2e92771fe878aa4622b631",
+            ),
+            rt::ToolInfo::new(
+                "random_0_3",
+                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"additionalProperties\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{},\"c\":{\"type\":\"boolean\"}},\"required\":[],\"type\":\"object\"},{\"additionalProperties\":{\"maximum\":1,\"type\":\"number\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"c\":{\"maximum\":1,\"minimum\":-2,\"type\":\"integer\"}},\"required\":[\"c\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"},\"b\":{\"anyOf\":[{\"multipleOf\":3,\"type\":\"integer\"},{\"oneOf\":[{\"type\":\"boolean\"},{\"enum\":[\"red\",\"green\"]}]},{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_3\"}",
+                "dd907e8a32c338fa3dc72378f390d12429afefe22f82ca350d3d5361d61ee9c6",
+            ),
+            rt::ToolInfo::new(
+                "random_0_4",
+                "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"multipleOf\":3,\"type\":\"integer\"},\"type\":\"array\"},\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"oneOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[],\"type\":\"object\"},\"c\":{\"anyOf\":[{},{\"type\":\"boolean\"}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_4\"}",
+                "7aa6b5ba2e6fb906c6278a98dd1cf66a43bb7849964f0281b919077fbe7080f4",
+            ),
+            rt::ToolInfo::new(
+                "random_0_5",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":3,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true},\"b\":{\"items\":{\"oneOf\":[{\"type\":\"null\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},\"maxItems\":1,\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"minLength\":0,\"type\":\"string\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_0_5\"}",
+                "7d0413b9b991d82251271979cec5af7c916ef07914d7d51817cc31f4a014694d",
+            ),
+            rt::ToolInfo::new(
+                "random_0_6",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"oneOf\":[{\"type\":\"number\"},{\"maxLength\":4,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"}]},\"maxItems\":2,\"minItems\":0,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_0_6\"}",
+                "9827f999307c4b5f7056e4986ee7a2e39c4ed986aaa980795c8e66b1baac8707",
+            ),
+            rt::ToolInfo::new(
+                "random_0_7",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"type\":\"null\"},\"type\":\"array\"},\"b\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"c\":{\"items\":{},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_7\"}",
+                "ac7f4e04aab2eb4b6ffe9275c25fbadfa08c4a12041fd0b6f0121c08310290bc",
+            ),
+            rt::ToolInfo::new(
+                "random_0_8",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_8\"}",
+                "0ad8084f420bd6282d0c8eb166e1732f9618e05aee19f161011efd3cce3fda1b",
+            ),
+            rt::ToolInfo::new(
+                "random_0_9",
+                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]},{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"enum\":[\"red\",\"green\"]}},\"required\":[\"b\"],\"type\":\"object\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"null\"},{}]},\"b\":{\"maximum\":6,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_9\"}",
+                "b7cfb101a3d1921009efc972913f4072fc0b28af5150b7815f837b279b927392",
+            ),
+            rt::ToolInfo::new(
+                "random_0_10",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"enum\":[\"x\",\"y\",1,null]}},\"required\":[],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},\"c\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"},\"c\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"b\"],\"type\":\"object\"}},\"required\":[\"c\"],\"type\":\"object\"},\"name\":\"random_0_10\"}",
+                "25d190cd841bc7ce981afa76925f8bbe3991a29901496d4dfdc0cf9d680549de",
+            ),
+            rt::ToolInfo::new(
+                "random_0_11",
+                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"anyOf\":[{\"minLength\":0,\"type\":\"string\"},{\"maximum\":1,\"type\":\"number\"}]},{\"type\":\"null\"},{\"type\":\"null\"}]},\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":1,\"type\":\"number\"},{\"multipleOf\":3,\"type\":\"integer\"}]},\"b\":{\"items\":{\"const\":2},\"type\":\"array\"},\"c\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_0_11\"}",
+                "fbf90b03020f807e6a41b7b73b70f2f10344691f8450aa61ef758f58d27516fb",
+            ),
+            rt::ToolInfo::new(
+                "random_0_12",
+                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"enum\":[\"red\",\"green\"]},{\"additionalProperties\":{\"enum\":[\"x\",\"y\",1,null]},\"properties\":{\"a\":{\"const\":2},\"b\":{\"type\":\"null\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_12\"}",
+                "26ae1497bfef6c6c18a38f4d377d03d5229500c70af99d0bad49f78bb5f485b9",
+            ),
+            rt::ToolInfo::new(
+                "random_0_13",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_13\"}",
+                "5f3f0e563c3fad751c3296e356c0ed50c5463ff508d3d708145fef0762f6286d",
+            ),
+            rt::ToolInfo::new(
+                "random_0_14",
+                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{},{\"const\":2}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_0_14\"}",
+                "b7facef15010e4ec0d626af7590bdf4208d315759cf952b360f8647dede32c73",
+            ),
         ];
         const NAMES: &'static [&'static str] = &[
             "random_0_0",

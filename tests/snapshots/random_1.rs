@@ -123,7 +123,7 @@ pub struct Random12Args {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random13AA(u64);
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random13AB = Random10AOption1;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -148,7 +148,7 @@ pub enum Random13B {
     Number(f64),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random12BA`] (same schema, same docs).
 pub type Random13C = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -270,10 +270,10 @@ pub enum Random16A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random16BOption0Option0 = Random10AOption1;
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random12BA`] (same schema, same docs).
 pub type Random16BOption0Const = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -284,7 +284,7 @@ pub enum Random16BOption0 {
     Const(Random16BOption0Const),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random12BA`] (same schema, same docs).
 pub type Random16BConst = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -295,7 +295,7 @@ pub enum Random16B {
     Const(Random16BConst),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random12BA`] (same schema, same docs).
 pub type Random16CItem = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// Constraints: 1 to 3 items.
@@ -320,7 +320,7 @@ pub struct Random16Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random14ValueAValue`] (same schema, same docs).
 pub type Random17AOption0Enum = Random14ValueAValue;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 items; items are unique.
@@ -367,7 +367,7 @@ pub enum Random17A {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17ValueEnum(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random17ValueOption2Option0 = Random10AOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at least 2 characters.
@@ -417,10 +417,10 @@ pub enum Random19AOption0 {
     Any2(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random14ValueAValue`] (same schema, same docs).
 pub type Random19AOption1Enum = Random14ValueAValue;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random17ValueEnum`] (same schema, same docs).
 pub type Random19AOption1Enum2 = Random17ValueEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -465,10 +465,10 @@ pub struct Random110Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random14ValueAValue`] (same schema, same docs).
 pub type Random111BA = Random14ValueAValue;
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random111BValueOption0 = Random10AOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= 0`; a multiple of `2`.
@@ -476,7 +476,7 @@ pub type Random111BValueOption0 = Random10AOption1;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random111BValueInteger(u64);
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random12BA`] (same schema, same docs).
 pub type Random111BValueConst = Random12BA;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -522,10 +522,10 @@ pub struct Random111Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random17ValueEnum`] (same schema, same docs).
 pub type Random112AItem = Random17ValueEnum;
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random112BItemA = Random10AOption1;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -555,7 +555,7 @@ pub struct Random112Args {
     pub b: Random112B,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random17ValueEnum`] (same schema, same docs).
 pub type Random113ValueEnum = Random17ValueEnum;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -2284,231 +2284,81 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-1.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "random_1_0",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"multipleOf\":3,\"type\":\"integer\"},\"b\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"properties\":{\"a\":{\"anyOf\":[{\"maxLength\":5,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_0\"}",
-                digest: "1dad7bfc3dae3a8289ae67f60af26f5b03566e85ae4f9e41b7add1c8e62d0170",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_1",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_1\"}",
-                digest: "b4d9b96e63a996f0a9589ddc20b33b84daebced1a717d11348a41d74623a6fdb",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_2",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":0,\"minimum\":1,\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"maximum\":4,\"minimum\":-1,\"multipleOf\":3,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_2\"}",
-                digest: "7c943b8aca862993da7b05aea7c52fdd004adac6cb6a92b27747de4bf4b6cb60",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_3",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"number\"},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"number\"},{}]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"maximum\":1,\"minimum\":0,\"type\":\"integer\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"type\":\"number\"}]},\"c\":{\"anyOf\":[{\"type\":\"null\"},{\"const\":2}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_3\"}",
-                digest: "c249304317f157a3195d75a07eac59290e0feb15206890766a5e6c2163715484",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_4",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"minimum\":-3,\"multipleOf\":2,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_4\"}",
-                digest: "d778c5eccaa00a4b25519477639b6de77c4bcc6b1e7560167ae160bc2e5efe1d",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_5",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_5\"}",
-                digest: "c6bce9d65e82365683c4b8b2da533a84587f8ca56ade875bb71c8059cc275ec4",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_6",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"number\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},{}]},\"b\":{\"oneOf\":[{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},{\"const\":2}]},\"c\":{\"items\":{\"const\":2},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_1_6\"}",
-                digest: "21971e73cc5a751a5b4ffbe969274cc78cece075b6eee30b04ce6aea1e29ef31",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_7",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minLength\":2,\"type\":\"string\"}]}]},\"properties\":{\"a\":{\"oneOf\":[{\"anyOf\":[{},{\"enum\":[\"red\",\"green\"]},{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\",\"uniqueItems\":true}]},{\"oneOf\":[{\"maxLength\":3,\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"},{\"maximum\":100,\"type\":\"number\"}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_7\"}",
-                digest: "3f345ecbb110ffcf80c8445a95119d30a18be4f7fb6e4103fce200a89bc6ba22",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_8",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_8\"}",
-                digest: "59afe5177c3e6f379cc7a18c6e012d6cf974fe057c9c41197d7277adffe35fec",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_9",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"oneOf\":[{},{}]},{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_9\"}",
-                digest: "ff18ec8623de572eb4fbec2ec967b6b6fe2fb5c6e5b916b93f63a072562dcfe5",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_10",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_10\"}",
-                digest: "26881c632ffc78b273918b6f84350e1c13d238e8bf1a2cb6e5f89f450c64b743",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_11",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"additionalProperties\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minimum\":0,\"multipleOf\":2,\"type\":\"integer\"},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_11\"}",
-                digest: "2d158738d11336fd5c9742cec8e94a69e0e231918854b9d604f59dacc6a120bc",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_12",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\"},\"b\":{\"items\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_1_12\"}",
-                digest: "cf4e33fe1cf656fbfa71392e92c8f79673068a87aa22d50b5a7323615eefc393",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_13",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"type\":\"boolean\"},{\"type\":\"null\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_13\"}",
-                digest: "e1af8a09ae8ec41a6956ebded582c2030aa6bb092735a656102ffced46113dc4",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_1_14",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_14\"}",
-                digest: "269d7fbad972230303709f6de4ad132938a965e00d38d7842f8e9cc245a43ff2",
-                quarantined: None,
-            },
+            rt::ToolInfo::new(
+                "random_1_0",
+                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"multipleOf\":3,\"type\":\"integer\"},\"b\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"properties\":{\"a\":{\"anyOf\":[{\"maxLength\":5,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_0\"}",
+                "1dad7bfc3dae3a8289ae67f60af26f5b03566e85ae4f9e41b7add1c8e62d0170",
+            ),
+            rt::ToolInfo::new(
+                "random_1_1",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_1\"}",
+                "b4d9b96e63a996f0a9589ddc20b33b84daebced1a717d11348a41d74623a6fdb",
+            ),
+            rt::ToolInfo::new(
+                "random_1_2",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"maximum\":0,\"minimum\":1,\"type\":\"integer\"},{\"type\":\"boolean\"}]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"const\":2},\"b\":{\"maximum\":4,\"minimum\":-1,\"multipleOf\":3,\"type\":\"integer\"}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_2\"}",
+                "7c943b8aca862993da7b05aea7c52fdd004adac6cb6a92b27747de4bf4b6cb60",
+            ),
+            rt::ToolInfo::new(
+                "random_1_3",
+                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"type\":\"number\"},\"properties\":{\"a\":{\"oneOf\":[{\"type\":\"number\"},{}]}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"maximum\":1,\"minimum\":0,\"type\":\"integer\"},\"b\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"b\":{\"oneOf\":[{\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},{\"type\":\"number\"}]},\"c\":{\"anyOf\":[{\"type\":\"null\"},{\"const\":2}]}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_3\"}",
+                "c249304317f157a3195d75a07eac59290e0feb15206890766a5e6c2163715484",
+            ),
+            rt::ToolInfo::new(
+                "random_1_4",
+                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"minimum\":-3,\"multipleOf\":2,\"type\":\"integer\"}},\"required\":[],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_4\"}",
+                "d778c5eccaa00a4b25519477639b6de77c4bcc6b1e7560167ae160bc2e5efe1d",
+            ),
+            rt::ToolInfo::new(
+                "random_1_5",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_5\"}",
+                "c6bce9d65e82365683c4b8b2da533a84587f8ca56ade875bb71c8059cc275ec4",
+            ),
+            rt::ToolInfo::new(
+                "random_1_6",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"anyOf\":[{\"anyOf\":[{\"type\":\"number\"},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]},{}]},\"b\":{\"oneOf\":[{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},{\"const\":2}]},\"c\":{\"items\":{\"const\":2},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_1_6\"}",
+                "21971e73cc5a751a5b4ffbe969274cc78cece075b6eee30b04ce6aea1e29ef31",
+            ),
+            rt::ToolInfo::new(
+                "random_1_7",
+                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"x\",\"y\",1,null]},{},{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minLength\":2,\"type\":\"string\"}]}]},\"properties\":{\"a\":{\"oneOf\":[{\"anyOf\":[{},{\"enum\":[\"red\",\"green\"]},{\"items\":{\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\",\"uniqueItems\":true}]},{\"oneOf\":[{\"maxLength\":3,\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"},{\"maximum\":100,\"type\":\"number\"}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_7\"}",
+                "3f345ecbb110ffcf80c8445a95119d30a18be4f7fb6e4103fce200a89bc6ba22",
+            ),
+            rt::ToolInfo::new(
+                "random_1_8",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_8\"}",
+                "59afe5177c3e6f379cc7a18c6e012d6cf974fe057c9c41197d7277adffe35fec",
+            ),
+            rt::ToolInfo::new(
+                "random_1_9",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"oneOf\":[{\"oneOf\":[{},{}]},{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{}]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_1_9\"}",
+                "ff18ec8623de572eb4fbec2ec967b6b6fe2fb5c6e5b916b93f63a072562dcfe5",
+            ),
+            rt::ToolInfo::new(
+                "random_1_10",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_10\"}",
+                "26881c632ffc78b273918b6f84350e1c13d238e8bf1a2cb6e5f89f450c64b743",
+            ),
+            rt::ToolInfo::new(
+                "random_1_11",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"b\":{\"additionalProperties\":{\"anyOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"minimum\":0,\"multipleOf\":2,\"type\":\"integer\"},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{}},\"required\":[\"a\",\"b\"],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_11\"}",
+                "2d158738d11336fd5c9742cec8e94a69e0e231918854b9d604f59dacc6a120bc",
+            ),
+            rt::ToolInfo::new(
+                "random_1_12",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\"},\"b\":{\"items\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_1_12\"}",
+                "cf4e33fe1cf656fbfa71392e92c8f79673068a87aa22d50b5a7323615eefc393",
+            ),
+            rt::ToolInfo::new(
+                "random_1_13",
+                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"type\":\"boolean\"},{\"type\":\"null\"},{\"enum\":[\"x\",\"y\",1,null]}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_13\"}",
+                "e1af8a09ae8ec41a6956ebded582c2030aa6bb092735a656102ffced46113dc4",
+            ),
+            rt::ToolInfo::new(
+                "random_1_14",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_1_14\"}",
+                "269d7fbad972230303709f6de4ad132938a965e00d38d7842f8e9cc245a43ff2",
+            ),
         ];
         const NAMES: &'static [&'static str] = &[
             "random_1_0",

@@ -127,7 +127,7 @@ pub struct Random23Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random21ValueItem`] (same schema, same docs).
 pub type Random24AAEnum = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -145,7 +145,7 @@ pub struct Random24A {
     pub a: Random24AA,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random21BItem`] (same schema, same docs).
 pub type Random24ValueEnum = Random21BItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -184,10 +184,10 @@ pub struct Random25AItem(::std::vec::Vec<Random25AItemItem>);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random25A(::std::vec::Vec<Random25AItem>);
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random20ValueOption1Const`] (same schema, same docs).
 pub type Random25CConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random21ValueItem`] (same schema, same docs).
 pub type Random25CEnum = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -255,7 +255,7 @@ pub struct Random27Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random21ValueItem`] (same schema, same docs).
 pub type Random28A = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value <= 1`.
@@ -277,7 +277,7 @@ pub struct Random28B {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value > 0`.
+/// The same type as [`Random26AItem`] (same schema, same docs).
 pub type Random28CNumber = Random26AItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 characters.
@@ -292,10 +292,10 @@ pub enum Random28C {
     Option1(::core::option::Option<Random28COption1>),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random28COption1`] (same schema, same docs).
 pub type Random28ValueOption0 = Random28COption1;
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random20ValueOption1Const`] (same schema, same docs).
 pub type Random28ValueConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -323,7 +323,7 @@ pub struct Random28Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random21ValueItem`] (same schema, same docs).
 pub type Random29AArrayItem = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 2 items; items are unique.
@@ -331,7 +331,7 @@ pub type Random29AArrayItem = Random21ValueItem;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random29AArray(::std::vec::Vec<Random29AArrayItem>);
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random20ValueOption1Const`] (same schema, same docs).
 pub type Random29AConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -342,7 +342,7 @@ pub enum Random29A {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value > 0`.
+/// The same type as [`Random26AItem`] (same schema, same docs).
 pub type Random29BNumber = Random26AItem;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -352,7 +352,7 @@ pub enum Random29B {
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random20ValueOption1Const`] (same schema, same docs).
 pub type Random29ValueConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value <= 100`.
@@ -382,7 +382,7 @@ pub struct Random29Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random28COption1`] (same schema, same docs).
 pub type Random210AOption0 = Random28COption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -393,7 +393,7 @@ pub enum Random210A {
     Null(()),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: exactly `2`.
+/// The same type as [`Random20ValueOption1Const`] (same schema, same docs).
 pub type Random210BConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -404,10 +404,10 @@ pub enum Random210B {
     Const(Random210BConst),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random21ValueItem`] (same schema, same docs).
 pub type Random210CEnum = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random21ValueItem`] (same schema, same docs).
 pub type Random210COption1Enum = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -426,7 +426,7 @@ pub enum Random210C {
     Option1(Random210COption1),
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random21ValueItem`] (same schema, same docs).
 pub type Random210Value = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_10` tool.
@@ -447,13 +447,13 @@ pub struct Random210Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"red"`, `"green"`.
+/// The same type as [`Random21ValueItem`] (same schema, same docs).
 pub type Random211ValueValueEnum = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"x"`, `"y"`, `1`, `null`.
+/// The same type as [`Random21BItem`] (same schema, same docs).
 pub type Random211ValueValueEnum2 = Random21BItem;
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value <= 100`.
+/// The same type as [`Random29ValueNumber`] (same schema, same docs).
 pub type Random211ValueValueNumber = Random29ValueNumber;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -503,7 +503,7 @@ pub struct Random212AA {
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, ()>,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random28COption1`] (same schema, same docs).
 pub type Random212AC = Random28COption1;
 #[allow(dead_code, clippy::all)]
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
@@ -538,7 +538,7 @@ pub struct Random212Args {
     pub b: Random212B,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: at most 3 characters.
+/// The same type as [`Random28COption1`] (same schema, same docs).
 pub type Random213AArrayItem = Random28COption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 1 item; items are unique.
@@ -546,7 +546,7 @@ pub type Random213AArrayItem = Random28COption1;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random213AArray(::std::vec::Vec<::core::option::Option<Random213AArrayItem>>);
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value > -1.5`.
+/// The same type as [`Random23AItem`] (same schema, same docs).
 pub type Random213ANumber = Random23AItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
@@ -2026,231 +2026,81 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-2.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "random_2_0",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"exclusiveMinimum\":0,\"maximum\":1,\"type\":\"number\"},{\"anyOf\":[{\"maxLength\":2,\"type\":\"string\"},{},{\"const\":2}]}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_0\"}",
-                digest: "1656e4f62fa7e58a2b2d23c22d2fc718f2f60b69cf3a3ef61b8ba313cedb186d",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_1",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_1\"}",
-                digest: "771cfe4497e116eedbec0a0bf71de87605e73ca95a2d750cfb22a34b605b3909",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_2",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_2\"}",
-                digest: "19c1368d3f9fe36f6a7b75fe033af2e3dc6d3e11fffd5943d8ff5951773d7026",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_3",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":-1.5,\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_3\"}",
-                digest: "14a95cbe38ef909d82e8711bb4924f8e9a68415cec85e2b72b60b8c32f8e8e0c",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_4",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_4\"}",
-                digest: "507ccffe8fea78f31254751e43c0ba4ac79ae62732935065968d8cc3e58939a2",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_5",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"items\":{\"maxLength\":1,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},\"maxItems\":2,\"type\":\"array\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"},\"b\":{\"type\":\"number\"},\"c\":{\"oneOf\":[{\"const\":2},{\"enum\":[\"red\",\"green\"]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_5\"}",
-                digest: "79245eea71c3340921dc2aa9255b6809ebbd4b25049817e644fd5905307d24e9",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_6",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":0,\"type\":\"number\"},\"maxItems\":1,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_6\"}",
-                digest: "248f54a491558e3963b9c13526fceda051ddff906a3822e53ec4772bf8303b08",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_7",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"type\":\"boolean\"},{\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_7\"}",
-                digest: "526d5af6269d32e03824fcf762fd4f406cbe46bde9bb5918373ca4b509ef26ae",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_8",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{},\"b\":{\"maximum\":1,\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"c\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_2_8\"}",
-                digest: "06cdb5922ca65c8bd7ffdb8e572b868679d57df288af953286be61bb941ee068",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_9",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"const\":2},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"anyOf\":[{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},{\"const\":2},{}]},\"b\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{}]}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_9\"}",
-                digest: "82a85156d511f787422ce55ff136cd65010a9bc44baa9e8eaff43d02bb293012",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_10",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"type\":\"null\"}]},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":2}]},\"c\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"oneOf\":[{\"type\":\"string\"},{\"enum\":[\"red\",\"green\"]}]}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_2_10\"}",
-                digest: "caac5fe0573c32a715443fffcf80eb41cc419a08e69649ccd3c257639e1b6baf",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_11",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_11\"}",
-                digest: "f415f7e7a55233cbd02cdf524f570222fbf24f65d0a536e1f2b4a41a37a8a3a9",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_12",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"null\"}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"type\":\"boolean\"},\"c\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"items\":{},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_12\"}",
-                digest: "e0388c73854f5bf351572f305d25fa699d6b02fea275bba1511efbf7e90b8975",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_13",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"items\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_13\"}",
-                digest: "e8b2ea2c52a1ab1f81ec818f8d77f8c8cdc7e34a2a6a25bbe697d4542e6047f2",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "random_2_14",
-                title: None,
-                description: None,
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_14\"}",
-                digest: "0d3d5e08425da81a6574d2a5a085e0509879c165ac1122078a87f10de3cce7c3",
-                quarantined: None,
-            },
+            rt::ToolInfo::new(
+                "random_2_0",
+                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"exclusiveMinimum\":0,\"maximum\":1,\"type\":\"number\"},{\"anyOf\":[{\"maxLength\":2,\"type\":\"string\"},{},{\"const\":2}]}]},\"properties\":{\"a\":{\"items\":{\"type\":\"boolean\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_0\"}",
+                "1656e4f62fa7e58a2b2d23c22d2fc718f2f60b69cf3a3ef61b8ba313cedb186d",
+            ),
+            rt::ToolInfo::new(
+                "random_2_1",
+                "{\"inputSchema\":{\"additionalProperties\":{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":1,\"minItems\":1,\"type\":\"array\"},\"properties\":{\"a\":{\"type\":\"boolean\"},\"b\":{\"items\":{\"enum\":[\"x\",\"y\",1,null]},\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_1\"}",
+                "771cfe4497e116eedbec0a0bf71de87605e73ca95a2d750cfb22a34b605b3909",
+            ),
+            rt::ToolInfo::new(
+                "random_2_2",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_2\"}",
+                "19c1368d3f9fe36f6a7b75fe033af2e3dc6d3e11fffd5943d8ff5951773d7026",
+            ),
+            rt::ToolInfo::new(
+                "random_2_3",
+                "{\"inputSchema\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":-1.5,\"type\":\"number\"},\"maxItems\":3,\"type\":\"array\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_3\"}",
+                "14a95cbe38ef909d82e8711bb4924f8e9a68415cec85e2b72b60b8c32f8e8e0c",
+            ),
+            rt::ToolInfo::new(
+                "random_2_4",
+                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"enum\":[\"x\",\"y\",1,null]},{\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"type\":\"boolean\"}]}},\"required\":[\"a\"],\"type\":\"object\"}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_4\"}",
+                "507ccffe8fea78f31254751e43c0ba4ac79ae62732935065968d8cc3e58939a2",
+            ),
+            rt::ToolInfo::new(
+                "random_2_5",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"items\":{\"maxLength\":1,\"minLength\":0,\"pattern\":\"^[a-z]+$\",\"type\":\"string\"},\"maxItems\":2,\"type\":\"array\"},\"maxItems\":3,\"minItems\":0,\"type\":\"array\"},\"b\":{\"type\":\"number\"},\"c\":{\"oneOf\":[{\"const\":2},{\"enum\":[\"red\",\"green\"]}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_5\"}",
+                "79245eea71c3340921dc2aa9255b6809ebbd4b25049817e644fd5905307d24e9",
+            ),
+            rt::ToolInfo::new(
+                "random_2_6",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"items\":{\"exclusiveMinimum\":0,\"type\":\"number\"},\"maxItems\":1,\"minItems\":1,\"type\":\"array\",\"uniqueItems\":true}},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_6\"}",
+                "248f54a491558e3963b9c13526fceda051ddff906a3822e53ec4772bf8303b08",
+            ),
+            rt::ToolInfo::new(
+                "random_2_7",
+                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"type\":\"boolean\"},{\"pattern\":\"^acct-[0-9]{1,4}$\",\"type\":\"string\"}]},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_7\"}",
+                "526d5af6269d32e03824fcf762fd4f406cbe46bde9bb5918373ca4b509ef26ae",
+            ),
+            rt::ToolInfo::new(
+                "random_2_8",
+                "{\"inputSchema\":{\"additionalProperties\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"const\":2}]},\"properties\":{\"a\":{\"enum\":[\"red\",\"green\"]},\"b\":{\"additionalProperties\":true,\"properties\":{\"a\":{},\"b\":{\"maximum\":1,\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"c\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{\"maxLength\":3,\"type\":[\"string\",\"null\"]}]}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"random_2_8\"}",
+                "06cdb5922ca65c8bd7ffdb8e572b868679d57df288af953286be61bb941ee068",
+            ),
+            rt::ToolInfo::new(
+                "random_2_9",
+                "{\"inputSchema\":{\"additionalProperties\":{\"anyOf\":[{\"const\":2},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"anyOf\":[{\"items\":{\"enum\":[\"red\",\"green\"]},\"maxItems\":2,\"type\":\"array\",\"uniqueItems\":true},{\"const\":2},{}]},\"b\":{\"anyOf\":[{\"exclusiveMinimum\":0,\"type\":\"number\"},{}]}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_9\"}",
+                "82a85156d511f787422ce55ff136cd65010a9bc44baa9e8eaff43d02bb293012",
+            ),
+            rt::ToolInfo::new(
+                "random_2_10",
+                "{\"inputSchema\":{\"additionalProperties\":{\"enum\":[\"red\",\"green\"]},\"properties\":{\"a\":{\"oneOf\":[{\"maxLength\":3,\"type\":[\"string\",\"null\"]},{\"type\":\"null\"}]},\"b\":{\"oneOf\":[{\"type\":\"null\"},{\"const\":2}]},\"c\":{\"oneOf\":[{\"enum\":[\"red\",\"green\"]},{\"oneOf\":[{\"type\":\"string\"},{\"enum\":[\"red\",\"green\"]}]}]}},\"required\":[\"a\",\"b\",\"c\"],\"type\":\"object\"},\"name\":\"random_2_10\"}",
+                "caac5fe0573c32a715443fffcf80eb41cc419a08e69649ccd3c257639e1b6baf",
+            ),
+            rt::ToolInfo::new(
+                "random_2_11",
+                "{\"inputSchema\":{\"additionalProperties\":{\"additionalProperties\":{\"anyOf\":[{\"enum\":[\"red\",\"green\"]},{\"enum\":[\"x\",\"y\",1,null]},{\"maximum\":100,\"type\":\"number\"}]},\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{},\"required\":[],\"type\":\"object\"}},\"required\":[],\"type\":\"object\"},\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_11\"}",
+                "f415f7e7a55233cbd02cdf524f570222fbf24f65d0a536e1f2b4a41a37a8a3a9",
+            ),
+            rt::ToolInfo::new(
+                "random_2_12",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"additionalProperties\":true,\"properties\":{\"a\":{\"additionalProperties\":{\"type\":\"null\"},\"properties\":{\"a\":{\"type\":\"null\"}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"type\":\"boolean\"},\"c\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]}},\"required\":[\"a\"],\"type\":\"object\"},\"b\":{\"items\":{},\"maxItems\":3,\"minItems\":1,\"type\":\"array\"}},\"required\":[\"b\"],\"type\":\"object\"},\"name\":\"random_2_12\"}",
+                "e0388c73854f5bf351572f305d25fa699d6b02fea275bba1511efbf7e90b8975",
+            ),
+            rt::ToolInfo::new(
+                "random_2_13",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{\"a\":{\"oneOf\":[{\"items\":{\"maxLength\":3,\"type\":[\"string\",\"null\"]},\"maxItems\":1,\"type\":\"array\",\"uniqueItems\":true},{\"exclusiveMinimum\":-1.5,\"type\":\"number\"}]}},\"required\":[\"a\"],\"type\":\"object\"},\"name\":\"random_2_13\"}",
+                "e8b2ea2c52a1ab1f81ec818f8d77f8c8cdc7e34a2a6a25bbe697d4542e6047f2",
+            ),
+            rt::ToolInfo::new(
+                "random_2_14",
+                "{\"inputSchema\":{\"additionalProperties\":false,\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"random_2_14\"}",
+                "0d3d5e08425da81a6574d2a5a085e0509879c165ac1122078a87f10de3cce7c3",
+            ),
         ];
         const NAMES: &'static [&'static str] = &[
             "random_2_0",

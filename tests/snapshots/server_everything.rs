@@ -459,221 +459,206 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-everything.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "echo",
-                title: Some("Echo Tool"),
-                description: Some("Echoes back the input string"),
-                annotations: rt::Annotations {
-                    title: None,
+            rt::ToolInfo::new(
+                    "echo",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Echoes back the input string\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\"}",
+                    "2955a2bafb4e7de576be8a0449ed43d0543ce6042d2247638fc7a661c51477c9",
+                )
+                .title("Echo Tool")
+                .description("Echoes back the input string")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Echoes back the input string\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"message\":{\"description\":\"Message to echo\",\"type\":\"string\"}},\"required\":[\"message\"],\"type\":\"object\"},\"name\":\"echo\"}",
-                digest: "2955a2bafb4e7de576be8a0449ed43d0543ce6042d2247638fc7a661c51477c9",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get-annotated-message",
-                title: Some("Get Annotated Message Tool"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get-annotated-message",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"},\"name\":\"get-annotated-message\"}",
+                    "e078ad7e4070953a8076ac7665ed53ab7de41d1ad8beff48d4d6b6d0ef4bec65",
+                )
+                .title("Get Annotated Message Tool")
+                .description(
                     "Demonstrates how annotations can be used to provide metadata about content.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates how annotations can be used to provide metadata about content.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"includeImage\":{\"default\":false,\"description\":\"Whether to include an example image\",\"type\":\"boolean\"},\"messageType\":{\"description\":\"Type of message to demonstrate different annotation patterns\",\"enum\":[\"error\",\"success\",\"debug\"],\"type\":\"string\"}},\"required\":[\"messageType\"],\"type\":\"object\"},\"name\":\"get-annotated-message\"}",
-                digest: "e078ad7e4070953a8076ac7665ed53ab7de41d1ad8beff48d4d6b6d0ef4bec65",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get-env",
-                title: Some("Print Environment Tool"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get-env",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns all environment variables, helpful for debugging MCP server configuration\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-env\"}",
+                    "2fd3c616e85a91fa1918df9d976bccfe90ddc623142f2c4d750c0e81ddaf7c13",
+                )
+                .title("Print Environment Tool")
+                .description(
                     "Returns all environment variables, helpful for debugging MCP server configuration",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns all environment variables, helpful for debugging MCP server configuration\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-env\"}",
-                digest: "2fd3c616e85a91fa1918df9d976bccfe90ddc623142f2c4d750c0e81ddaf7c13",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get-resource-links",
-                title: Some("Get Resource Links Tool"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get-resource-links",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns up to ten resource links that reference different types of resources\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"get-resource-links\"}",
+                    "60b8e6ff7ae21f59123875fb6be6f1faf8bc343fed8d6fae96a398f458423088",
+                )
+                .title("Get Resource Links Tool")
+                .description(
                     "Returns up to ten resource links that reference different types of resources",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns up to ten resource links that reference different types of resources\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"count\":{\"default\":3,\"description\":\"Number of resource links to return (1-10)\",\"maximum\":10,\"minimum\":1,\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"get-resource-links\"}",
-                digest: "60b8e6ff7ae21f59123875fb6be6f1faf8bc343fed8d6fae96a398f458423088",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get-resource-reference",
-                title: Some("Get Resource Reference Tool"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get-resource-reference",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a resource reference that can be used by MCP clients\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-resource-reference\"}",
+                    "1a4001a1f20255b93695ef6f8e8e4b7b286bc949265938303355a81c3f3df7db",
+                )
+                .title("Get Resource Reference Tool")
+                .description(
                     "Returns a resource reference that can be used by MCP clients",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a resource reference that can be used by MCP clients\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"resourceId\":{\"default\":1,\"description\":\"ID of the text resource to fetch\",\"type\":\"number\"},\"resourceType\":{\"default\":\"Text\",\"enum\":[\"Text\",\"Blob\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"get-resource-reference\"}",
-                digest: "1a4001a1f20255b93695ef6f8e8e4b7b286bc949265938303355a81c3f3df7db",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get-structured-content",
-                title: Some("Get Structured Content Tool"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get-structured-content",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns structured content along with an output schema for client data validation\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"},\"name\":\"get-structured-content\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"}}",
+                    "696aa0b89431f71ae6324a517df4585ac7ba9ac4ca011f8544ff8f0b1f8754eb",
+                )
+                .title("Get Structured Content Tool")
+                .description(
                     "Returns structured content along with an output schema for client data validation",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns structured content along with an output schema for client data validation\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"location\":{\"description\":\"Choose city\",\"enum\":[\"New York\",\"Chicago\",\"Los Angeles\"],\"type\":\"string\"}},\"required\":[\"location\"],\"type\":\"object\"},\"name\":\"get-structured-content\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"conditions\":{\"description\":\"Weather conditions description\",\"type\":\"string\"},\"humidity\":{\"description\":\"Humidity percentage\",\"type\":\"number\"},\"temperature\":{\"description\":\"Temperature in celsius\",\"type\":\"number\"}},\"required\":[\"temperature\",\"conditions\",\"humidity\"],\"type\":\"object\"}}",
-                digest: "696aa0b89431f71ae6324a517df4585ac7ba9ac4ca011f8544ff8f0b1f8754eb",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get-sum",
-                title: Some("Get Sum Tool"),
-                description: Some("Returns the sum of two numbers"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get-sum",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the sum of two numbers\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\"}",
+                    "f54fcce8a916c7ff945f2c6ddde29f82ac4e2d74ac30fbb6ed6ae51c04dea80a",
+                )
+                .title("Get Sum Tool")
+                .description("Returns the sum of two numbers")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the sum of two numbers\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"a\":{\"description\":\"First number\",\"type\":\"number\"},\"b\":{\"description\":\"Second number\",\"type\":\"number\"}},\"required\":[\"a\",\"b\"],\"type\":\"object\"},\"name\":\"get-sum\"}",
-                digest: "f54fcce8a916c7ff945f2c6ddde29f82ac4e2d74ac30fbb6ed6ae51c04dea80a",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get-tiny-image",
-                title: Some("Get Tiny Image Tool"),
-                description: Some("Returns a tiny MCP logo image."),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get-tiny-image",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a tiny MCP logo image.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-tiny-image\"}",
+                    "118cf2ec509a8a9b72f67f8036ebe5ca147e10b9fcde4915ea903f6f89bfa3f2",
+                )
+                .title("Get Tiny Image Tool")
+                .description("Returns a tiny MCP logo image.")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns a tiny MCP logo image.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"get-tiny-image\"}",
-                digest: "118cf2ec509a8a9b72f67f8036ebe5ca147e10b9fcde4915ea903f6f89bfa3f2",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "gzip-file-as-resource",
-                title: Some("GZip File as Resource Tool"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "gzip-file-as-resource",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":false},\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"gzip-file-as-resource\"}",
+                    "15b8386b21b89db0d31259d96066f91ebcef73afb6e12307849510dbeb2bdf8f",
+                )
+                .title("GZip File as Resource Tool")
+                .description(
                     "Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(true),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":true,\"readOnlyHint\":false},\"description\":\"Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"data\":{\"default\":\"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md\",\"description\":\"URL or data URI of the file content to compress\",\"format\":\"uri\",\"type\":\"string\"},\"name\":{\"default\":\"README.md.gz\",\"description\":\"Name of the output file\",\"type\":\"string\"},\"outputType\":{\"default\":\"resourceLink\",\"description\":\"How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.\",\"enum\":[\"resourceLink\",\"resource\"],\"type\":\"string\"}},\"type\":\"object\"},\"name\":\"gzip-file-as-resource\"}",
-                digest: "15b8386b21b89db0d31259d96066f91ebcef73afb6e12307849510dbeb2bdf8f",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "simulate-research-query",
-                title: Some("Simulate Research Query"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "simulate-research-query",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"},\"name\":\"simulate-research-query\"}",
+                    "4a19b0431e7552088127df02bc3ca1b64df999a8b423580e5b7731e857395204",
+                )
+                .title("Simulate Research Query")
+                .description(
                     "Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"ambiguous\":{\"default\":false,\"description\":\"Simulate an ambiguous query that requires clarification (triggers input_required status)\",\"type\":\"boolean\"},\"topic\":{\"description\":\"The research topic to investigate\",\"type\":\"string\"}},\"required\":[\"topic\"],\"type\":\"object\"},\"name\":\"simulate-research-query\"}",
-                digest: "4a19b0431e7552088127df02bc3ca1b64df999a8b423580e5b7731e857395204",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "toggle-simulated-logging",
-                title: Some("Toggle Simulated Logging"),
-                description: Some(
-                    "Toggles simulated, random-leveled logging on or off.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "toggle-simulated-logging",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated, random-leveled logging on or off.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-simulated-logging\"}",
+                    "7ea61fc861881d0c90c9e42832153cd9a6b0e323716048db3cf8e8ac2f19b0a4",
+                )
+                .title("Toggle Simulated Logging")
+                .description("Toggles simulated, random-leveled logging on or off.")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated, random-leveled logging on or off.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-simulated-logging\"}",
-                digest: "7ea61fc861881d0c90c9e42832153cd9a6b0e323716048db3cf8e8ac2f19b0a4",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "toggle-subscriber-updates",
-                title: Some("Toggle Subscriber Updates"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "toggle-subscriber-updates",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated resource subscription updates on or off.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-subscriber-updates\"}",
+                    "d94065639ef44eb128898276af73e460a04f48297ae04211e7a017946a8e42b2",
+                )
+                .title("Toggle Subscriber Updates")
+                .description(
                     "Toggles simulated resource subscription updates on or off.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Toggles simulated resource subscription updates on or off.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"toggle-subscriber-updates\"}",
-                digest: "d94065639ef44eb128898276af73e460a04f48297ae04211e7a017946a8e42b2",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "trigger-long-running-operation",
-                title: Some("Trigger Long Running Operation Tool"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "trigger-long-running-operation",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates a long running operation with progress updates.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"trigger-long-running-operation\"}",
+                    "2114160fd1629a9b9f246cf02cf68209346f26026730dcf89061e1abc38ba519",
+                )
+                .title("Trigger Long Running Operation Tool")
+                .description(
                     "Demonstrates a long running operation with progress updates.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Demonstrates a long running operation with progress updates.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"duration\":{\"default\":10,\"description\":\"Duration of the operation in seconds\",\"type\":\"number\"},\"steps\":{\"default\":5,\"description\":\"Number of steps in the operation\",\"type\":\"number\"}},\"type\":\"object\"},\"name\":\"trigger-long-running-operation\"}",
-                digest: "2114160fd1629a9b9f246cf02cf68209346f26026730dcf89061e1abc38ba519",
-                quarantined: None,
-            },
+                    ..rt::Annotations::NONE
+                }),
         ];
         const NAMES: &'static [&'static str] = &[
             "echo",

@@ -597,244 +597,210 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-filesystem.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "create_directory",
-                title: Some("Create Directory"),
-                description: Some(
+            rt::ToolInfo::new(
+                    "create_directory",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"create_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "65a8100d75794106b9ac46c370ed488bb2b697b4226b0f52a34ce9266693fcb6",
+                )
+                .title("Create Directory")
+                .description(
                     "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"create_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "65a8100d75794106b9ac46c370ed488bb2b697b4226b0f52a34ce9266693fcb6",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "directory_tree",
-                title: Some("Directory Tree"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "directory_tree",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"directory_tree\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "0a2bbba458895ae288b0e9d216030e3215709e5c69e48501f394508f76f7623a",
+                )
+                .title("Directory Tree")
+                .description(
                     "Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"directory_tree\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "0a2bbba458895ae288b0e9d216030e3215709e5c69e48501f394508f76f7623a",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "edit_file",
-                title: Some("Edit File"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "edit_file",
+                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"},\"name\":\"edit_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "70a70331d7ee9a43c472de4dfe30d9c13b5b05b659859eee9781063ff0799483",
+                )
+                .title("Edit File")
+                .description(
                     "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(true),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"dryRun\":{\"default\":false,\"description\":\"Preview changes using git-style diff format\",\"type\":\"boolean\"},\"edits\":{\"items\":{\"properties\":{\"newText\":{\"description\":\"Text to replace with\",\"type\":\"string\"},\"oldText\":{\"description\":\"Text to search for - must match exactly\",\"type\":\"string\"}},\"required\":[\"oldText\",\"newText\"],\"type\":\"object\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"edits\"],\"type\":\"object\"},\"name\":\"edit_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "70a70331d7ee9a43c472de4dfe30d9c13b5b05b659859eee9781063ff0799483",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_file_info",
-                title: Some("Get File Info"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "get_file_info",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"get_file_info\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "1abcdeae60d9a4aa153dda30099ba90a46c1becb097fa0e0e18a292165082381",
+                )
+                .title("Get File Info")
+                .description(
                     "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"get_file_info\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "1abcdeae60d9a4aa153dda30099ba90a46c1becb097fa0e0e18a292165082381",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_allowed_directories",
-                title: Some("List Allowed Directories"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "list_allowed_directories",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"list_allowed_directories\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "2fd9d5d503cac4b0cc2d4e94319ab0813212d9bd4e18fba8cf01599d5daaf3b4",
+                )
+                .title("List Allowed Directories")
+                .description(
                     "Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"list_allowed_directories\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "2fd9d5d503cac4b0cc2d4e94319ab0813212d9bd4e18fba8cf01599d5daaf3b4",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_directory",
-                title: Some("List Directory"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "list_directory",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "bb6f7559bbfe99cddeccb4be20c7734737f733558649407e3a0f7e8780ccd939",
+                )
+                .title("List Directory")
+                .description(
                     "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "bb6f7559bbfe99cddeccb4be20c7734737f733558649407e3a0f7e8780ccd939",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_directory_with_sizes",
-                title: Some("List Directory with Sizes"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "list_directory_with_sizes",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory_with_sizes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "7ca1582f6b3f87ab4f0f4e16be8000a127bd890a46339c12f38f29e5b90926dc",
+                )
+                .title("List Directory with Sizes")
+                .description(
                     "Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"},\"sortBy\":{\"default\":\"name\",\"description\":\"Sort entries by name or size\",\"enum\":[\"name\",\"size\"],\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"list_directory_with_sizes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "7ca1582f6b3f87ab4f0f4e16be8000a127bd890a46339c12f38f29e5b90926dc",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "move_file",
-                title: Some("Move File"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "move_file",
+                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"},\"name\":\"move_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "2da97c5e3c3f41ec6e11b1efb196961314c744b9605bd689755fed37693fbf49",
+                )
+                .title("Move File")
+                .description(
                     "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(true),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"destination\":{\"type\":\"string\"},\"source\":{\"type\":\"string\"}},\"required\":[\"source\",\"destination\"],\"type\":\"object\"},\"name\":\"move_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "2da97c5e3c3f41ec6e11b1efb196961314c744b9605bd689755fed37693fbf49",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_file",
-                title: Some("Read File (Deprecated)"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "read_file",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "832dfa7b016bde2ee031446194327fd9fd9b09be918c38d3fd692cc52c5e16a1",
+                )
+                .title("Read File (Deprecated)")
+                .description(
                     "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "832dfa7b016bde2ee031446194327fd9fd9b09be918c38d3fd692cc52c5e16a1",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_media_file",
-                title: Some("Read Media File"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "read_media_file",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_media_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "5847ec84c824b89f6c3c8867d325693c8bb7811dfffd162422688c3e3573404f",
+                )
+                .title("Read Media File")
+                .description(
                     "Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read a file and return it as a base64-encoded content block with its MIME type. Image and audio files are returned as image/audio content; any other file type is returned as an embedded resource. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"path\":{\"type\":\"string\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_media_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"data\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"type\":{\"enum\":[\"image\",\"audio\"],\"type\":\"string\"}},\"required\":[\"type\",\"data\",\"mimeType\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"resource\":{\"additionalProperties\":false,\"properties\":{\"blob\":{\"type\":\"string\"},\"mimeType\":{\"type\":\"string\"},\"uri\":{\"type\":\"string\"}},\"required\":[\"uri\",\"blob\"],\"type\":\"object\"},\"type\":{\"const\":\"resource\",\"type\":\"string\"}},\"required\":[\"type\",\"resource\"],\"type\":\"object\"}]},\"type\":\"array\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "5847ec84c824b89f6c3c8867d325693c8bb7811dfffd162422688c3e3573404f",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_multiple_files",
-                title: Some("Read Multiple Files"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "read_multiple_files",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"},\"name\":\"read_multiple_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "62c2b6464a7d3a9d81523b9e5de4dc310c4a5ca393637d22da5812003f5e3799",
+                )
+                .title("Read Multiple Files")
+                .description(
                     "Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"paths\":{\"description\":\"Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.\",\"items\":{\"type\":\"string\"},\"minItems\":1,\"type\":\"array\"}},\"required\":[\"paths\"],\"type\":\"object\"},\"name\":\"read_multiple_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "62c2b6464a7d3a9d81523b9e5de4dc310c4a5ca393637d22da5812003f5e3799",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_text_file",
-                title: Some("Read Text File"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "read_text_file",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_text_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "9888d5b04be85432da2a27572407ddf800cc14c58a60aa002f7b2cdec9000f89",
+                )
+                .title("Read Text File")
+                .description(
                     "Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"head\":{\"description\":\"If provided, returns only the first N lines of the file\",\"type\":\"number\"},\"path\":{\"type\":\"string\"},\"tail\":{\"description\":\"If provided, returns only the last N lines of the file\",\"type\":\"number\"}},\"required\":[\"path\"],\"type\":\"object\"},\"name\":\"read_text_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "9888d5b04be85432da2a27572407ddf800cc14c58a60aa002f7b2cdec9000f89",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "search_files",
-                title: Some("Search Files"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "search_files",
+                    "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"},\"name\":\"search_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "12c3e315ac7b86d99b26fdc169b10949b8d361a0502de53266e30f9d1d5fae11",
+                )
+                .title("Search Files")
+                .description(
                     "Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
-                    destructive_hint: None,
-                    idempotent_hint: None,
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Recursively search for files and directories matching a pattern. The patterns should be glob-style patterns that match paths relative to the working directory. Use pattern like '*.ext' to match files in current directory, and '**/*.ext' to match files in all subdirectories. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"excludePatterns\":{\"default\":[],\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"path\":{\"type\":\"string\"},\"pattern\":{\"type\":\"string\"}},\"required\":[\"path\",\"pattern\"],\"type\":\"object\"},\"name\":\"search_files\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "12c3e315ac7b86d99b26fdc169b10949b8d361a0502de53266e30f9d1d5fae11",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "write_file",
-                title: Some("Write File"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "write_file",
+                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"name\":\"write_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
+                    "1e4d94b04c749d880328ebd83299bcc3aea8d4094e064f87b99c8aa8479404b0",
+                )
+                .title("Write File")
+                .description(
                     "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(true),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"name\":\"write_file\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"}},\"required\":[\"content\"],\"type\":\"object\"}}",
-                digest: "1e4d94b04c749d880328ebd83299bcc3aea8d4094e064f87b99c8aa8479404b0",
-                quarantined: None,
-            },
+                    ..rt::Annotations::NONE
+                }),
         ];
         const NAMES: &'static [&'static str] = &[
             "create_directory",

@@ -477,244 +477,118 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-filesystem-2025.8.21.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "create_directory",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "create_directory",
+                    "{\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"create_directory\"}",
+                    "4a22caa5fcaa3ede0e58f88c7da3edd987ebf9dd32a9aa8a63f23228eb3e5ff1",
+                )
+                .description(
                     "Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Create a new directory or ensure a directory exists. Can create multiple nested directories in one operation. If the directory already exists, this operation will succeed silently. Perfect for setting up directory structures for projects or ensuring required paths exist. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"create_directory\"}",
-                digest: "4a22caa5fcaa3ede0e58f88c7da3edd987ebf9dd32a9aa8a63f23228eb3e5ff1",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "directory_tree",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "directory_tree",
+                    "{\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"directory_tree\"}",
+                    "6709784d950a273535b84d64ab1066a477d08d79b46e9e2ef52ffc469064e18e",
+                )
+                .description(
                     "Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get a recursive tree view of files and directories as a JSON structure. Each entry includes 'name', 'type' (file/directory), and 'children' for directories. Files have no children array, while directories always have a children array (which may be empty). The output is formatted with 2-space indentation for readability. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"directory_tree\"}",
-                digest: "6709784d950a273535b84d64ab1066a477d08d79b46e9e2ef52ffc469064e18e",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "edit_file",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "edit_file",
+                    "{\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"edit_file\"}",
+                    "04c0a4ba6e010b2fc93dc3a23f3117ef762d4a7c28ee19bbeb97aa8bff5603f8",
+                )
+                .description(
                     "Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Make line-based edits to a text file. Each edit replaces exact line sequences with new content. Returns a git-style diff showing the changes made. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"edit_file\"}",
-                digest: "04c0a4ba6e010b2fc93dc3a23f3117ef762d4a7c28ee19bbeb97aa8bff5603f8",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_file_info",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "get_file_info",
+                    "{\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"get_file_info\"}",
+                    "3272fbc7d2c61ff2868f1fd1ac171df2000c3d7516df643a99e7e4e8a4ecef28",
+                )
+                .description(
                     "Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Retrieve detailed metadata about a file or directory. Returns comprehensive information including size, creation time, last modified time, permissions, and type. This tool is perfect for understanding file characteristics without reading the actual content. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"get_file_info\"}",
-                digest: "3272fbc7d2c61ff2868f1fd1ac171df2000c3d7516df643a99e7e4e8a4ecef28",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_allowed_directories",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "list_allowed_directories",
+                    "{\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"inputSchema\":{\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"list_allowed_directories\"}",
+                    "4e77765f663c2826afc2566bf75e28a993d9d2be8f349b2feb24bc2c4c145c6c",
+                )
+                .description(
                     "Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.\",\"inputSchema\":{\"properties\":{},\"required\":[],\"type\":\"object\"},\"name\":\"list_allowed_directories\"}",
-                digest: "4e77765f663c2826afc2566bf75e28a993d9d2be8f349b2feb24bc2c4c145c6c",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_directory",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "list_directory",
+                    "{\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"list_directory\"}",
+                    "f4bd637823c2ade76465a9aec03d27ca875f4d37ce19a08ae4aa32a7778cdbb0",
+                )
+                .description(
                     "Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"list_directory\"}",
-                digest: "f4bd637823c2ade76465a9aec03d27ca875f4d37ce19a08ae4aa32a7778cdbb0",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_directory_with_sizes",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "list_directory_with_sizes",
+                    "{\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"list_directory_with_sizes\"}",
+                    "af118b25f283b8f40697a032952ab007aa67f6377214d419e9ba57cc367b4a57",
+                )
+                .description(
                     "Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"list_directory_with_sizes\"}",
-                digest: "af118b25f283b8f40697a032952ab007aa67f6377214d419e9ba57cc367b4a57",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "move_file",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "move_file",
+                    "{\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"move_file\"}",
+                    "30baa06e311491ab41f5cefe79b05fd10d83681c851ed840787891d1e8d064d8",
+                )
+                .description(
                     "Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"move_file\"}",
-                digest: "30baa06e311491ab41f5cefe79b05fd10d83681c851ed840787891d1e8d064d8",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_file",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "read_file",
+                    "{\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_file\"}",
+                    "91a77211e20940c5c914e22489d240b9ec6f9b5bcaca6be6793d02b1bf59bb4d",
+                )
+                .description(
                     "Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Read the complete contents of a file as text. DEPRECATED: Use read_text_file instead.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_file\"}",
-                digest: "91a77211e20940c5c914e22489d240b9ec6f9b5bcaca6be6793d02b1bf59bb4d",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_media_file",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "read_media_file",
+                    "{\"description\":\"Read an image or audio file. Returns the base64 encoded data and MIME type. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_media_file\"}",
+                    "7796a38f04c3c389315eddd1079b86d47a390ea050168575a59c0e016deafb9c",
+                )
+                .description(
                     "Read an image or audio file. Returns the base64 encoded data and MIME type. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Read an image or audio file. Returns the base64 encoded data and MIME type. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_media_file\"}",
-                digest: "7796a38f04c3c389315eddd1079b86d47a390ea050168575a59c0e016deafb9c",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_multiple_files",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "read_multiple_files",
+                    "{\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_multiple_files\"}",
+                    "7c0915474d6400d772414ee8d222197b1cc6962fc8ee8c090184bebc248e0f20",
+                )
+                .description(
                     "Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Read the contents of multiple files simultaneously. This is more efficient than reading files one by one when you need to analyze or compare multiple files. Each file's content is returned with its path as a reference. Failed reads for individual files won't stop the entire operation. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_multiple_files\"}",
-                digest: "7c0915474d6400d772414ee8d222197b1cc6962fc8ee8c090184bebc248e0f20",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_text_file",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "read_text_file",
+                    "{\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_text_file\"}",
+                    "42a37bca8d0977fe2a45167409d855f5b1a6b6ec34a7a9bedbb3f6deb4e8a8d3",
+                )
+                .description(
                     "Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Read the complete contents of a file from the file system as text. Handles various text encodings and provides detailed error messages if the file cannot be read. Use this tool when you need to examine the contents of a single file. Use the 'head' parameter to read only the first N lines of a file, or the 'tail' parameter to read only the last N lines of a file. Operates on the file as text regardless of extension. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"read_text_file\"}",
-                digest: "42a37bca8d0977fe2a45167409d855f5b1a6b6ec34a7a9bedbb3f6deb4e8a8d3",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "search_files",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "search_files",
+                    "{\"description\":\"Recursively search for files and directories matching a pattern. Searches through all subdirectories from the starting path. The search is case-insensitive and matches partial names. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"search_files\"}",
+                    "4dce389858e8417dcfc07cde6494a1305d7e7b3882b9861253325e6540b5cedf",
+                )
+                .description(
                     "Recursively search for files and directories matching a pattern. Searches through all subdirectories from the starting path. The search is case-insensitive and matches partial names. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Recursively search for files and directories matching a pattern. Searches through all subdirectories from the starting path. The search is case-insensitive and matches partial names. Returns full paths to all matching items. Great for finding files when you don't know their exact location. Only searches within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"search_files\"}",
-                digest: "4dce389858e8417dcfc07cde6494a1305d7e7b3882b9861253325e6540b5cedf",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "write_file",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "write_file",
+                    "{\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"write_file\"}",
+                    "11428d865318650bbd09718ffbfecfa5be5895b8af36acfad1fb34b9c84eaf86",
+                )
+                .description(
                     "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding. Only works within allowed directories.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\"},\"name\":\"write_file\"}",
-                digest: "11428d865318650bbd09718ffbfecfa5be5895b8af36acfad1fb34b9c84eaf86",
-                quarantined: None,
-            },
         ];
         const NAMES: &'static [&'static str] = &[
             "create_directory",

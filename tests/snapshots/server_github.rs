@@ -518,7 +518,7 @@ pub struct PushFilesArgs {
     pub message: String,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"asc"`, `"desc"`.
+/// The same type as [`ListIssuesDirection`] (same schema, same docs).
 pub type SearchCodeOrder = ListIssuesDirection;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= 1`.
@@ -547,13 +547,13 @@ pub struct SearchCodeArgs {
     pub per_page: ::core::option::Option<SearchCodePerPage>,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"asc"`, `"desc"`.
+/// The same type as [`ListIssuesDirection`] (same schema, same docs).
 pub type SearchIssuesOrder = ListIssuesDirection;
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value >= 1`.
+/// The same type as [`SearchCodePage`] (same schema, same docs).
 pub type SearchIssuesPage = SearchCodePage;
 #[allow(dead_code, clippy::all)]
-/// Constraints: `1 <= value <= 100`.
+/// The same type as [`SearchCodePerPage`] (same schema, same docs).
 pub type SearchIssuesPerPage = SearchCodePerPage;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"comments"`, `"reactions"`, `"reactions-+1"`, `"reactions--1"`, `"reactions-smile"`, `"reactions-thinking_face"`, `"reactions-heart"`, `"reactions-tada"`, `"interactions"`, `"created"`, `"updated"`.
@@ -630,13 +630,13 @@ pub struct SearchRepositoriesArgs {
     pub per_page: ::core::option::Option<f64>,
 }
 #[allow(dead_code, clippy::all)]
-/// Constraints: one of `"asc"`, `"desc"`.
+/// The same type as [`ListIssuesDirection`] (same schema, same docs).
 pub type SearchUsersOrder = ListIssuesDirection;
 #[allow(dead_code, clippy::all)]
-/// Constraints: `value >= 1`.
+/// The same type as [`SearchCodePage`] (same schema, same docs).
 pub type SearchUsersPage = SearchCodePage;
 #[allow(dead_code, clippy::all)]
-/// Constraints: `1 <= value <= 100`.
+/// The same type as [`SearchCodePerPage`] (same schema, same docs).
 pub type SearchUsersPerPage = SearchCodePerPage;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"followers"`, `"repositories"`, `"joined"`.
@@ -1091,416 +1091,176 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-github.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "add_issue_comment",
-                title: None,
-                description: Some("Add a comment to an existing issue"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Add a comment to an existing issue\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"},\"name\":\"add_issue_comment\"}",
-                digest: "72803cbc17f979c893c506d85c26784440f4c70144098a49e4c7f86e93642500",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "create_branch",
-                title: None,
-                description: Some("Create a new branch in a GitHub repository"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Create a new branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Name for the new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Optional: source branch to create from (defaults to the repository's default branch)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"},\"name\":\"create_branch\"}",
-                digest: "67a187c1fe64e90e37120b2dc6470b0f8ab462566c43d5472a7b513216d4f3f6",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "create_issue",
-                title: None,
-                description: Some("Create a new issue in a GitHub repository"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Create a new issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\"],\"type\":\"object\"},\"name\":\"create_issue\"}",
-                digest: "020db3ecf4bd7bae0ebdf1364ad8cb9341fbe8dc2397589ba8fccb526b37911a",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "create_or_update_file",
-                title: None,
-                description: Some(
-                    "Create or update a single file in a GitHub repository",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Create or update a single file in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to create/update the file in\",\"type\":\"string\"},\"content\":{\"description\":\"Content of the file\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path where to create/update the file\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"SHA of the file being replaced (required when updating existing files)\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"content\",\"message\",\"branch\"],\"type\":\"object\"},\"name\":\"create_or_update_file\"}",
-                digest: "f033311ca8c542fccd42df73b96ada74525cb2bef9196cfbc097ed2d64254f79",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "create_pull_request",
-                title: None,
-                description: Some("Create a new pull request in a GitHub repository"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Create a new pull request in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"The name of the branch you want the changes pulled into\",\"type\":\"string\"},\"body\":{\"description\":\"Pull request body/description\",\"type\":\"string\"},\"draft\":{\"description\":\"Whether to create the pull request as a draft\",\"type\":\"boolean\"},\"head\":{\"description\":\"The name of the branch where your changes are implemented\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Whether maintainers can modify the pull request\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"Pull request title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"},\"name\":\"create_pull_request\"}",
-                digest: "90b73c9094c3723d8f2bf86fe04cb7253529fdd20035fed020814304bf20dc1e",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "create_pull_request_review",
-                title: None,
-                description: Some("Create a review on a pull request"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Create a review on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"The body text of the review\",\"type\":\"string\"},\"comments\":{\"description\":\"Comments to post as part of the review (specify either position or line, not both)\",\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"},\"position\":{\"description\":\"The position in the diff where you want to add a review comment\",\"type\":\"number\"}},\"required\":[\"path\",\"position\",\"body\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"line\":{\"description\":\"The line number in the file where you want to add a review comment\",\"type\":\"number\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"}},\"required\":[\"path\",\"line\",\"body\"],\"type\":\"object\"}]},\"type\":\"array\"},\"commit_id\":{\"description\":\"The SHA of the commit that needs a review\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\",\"body\",\"event\"],\"type\":\"object\"},\"name\":\"create_pull_request_review\"}",
-                digest: "0155fb1a8bf56db6ef99ef54bbc4eaeeb49a156bf4151ff964c5662923c69d74",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "create_repository",
-                title: None,
-                description: Some("Create a new GitHub repository in your account"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Create a new GitHub repository in your account\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"autoInit\":{\"description\":\"Initialize with README.md\",\"type\":\"boolean\"},\"description\":{\"description\":\"Repository description\",\"type\":\"string\"},\"name\":{\"description\":\"Repository name\",\"type\":\"string\"},\"private\":{\"description\":\"Whether the repository should be private\",\"type\":\"boolean\"}},\"required\":[\"name\"],\"type\":\"object\"},\"name\":\"create_repository\"}",
-                digest: "d1d018c8430121c2748c706bc95b1ae0c677b0a908eb4da13575a9b0306b9721",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "fork_repository",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "add_issue_comment",
+                    "{\"description\":\"Add a comment to an existing issue\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\",\"body\"],\"type\":\"object\"},\"name\":\"add_issue_comment\"}",
+                    "72803cbc17f979c893c506d85c26784440f4c70144098a49e4c7f86e93642500",
+                )
+                .description("Add a comment to an existing issue"),
+            rt::ToolInfo::new(
+                    "create_branch",
+                    "{\"description\":\"Create a new branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Name for the new branch\",\"type\":\"string\"},\"from_branch\":{\"description\":\"Optional: source branch to create from (defaults to the repository's default branch)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\"],\"type\":\"object\"},\"name\":\"create_branch\"}",
+                    "67a187c1fe64e90e37120b2dc6470b0f8ab462566c43d5472a7b513216d4f3f6",
+                )
+                .description("Create a new branch in a GitHub repository"),
+            rt::ToolInfo::new(
+                    "create_issue",
+                    "{\"description\":\"Create a new issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\"],\"type\":\"object\"},\"name\":\"create_issue\"}",
+                    "020db3ecf4bd7bae0ebdf1364ad8cb9341fbe8dc2397589ba8fccb526b37911a",
+                )
+                .description("Create a new issue in a GitHub repository"),
+            rt::ToolInfo::new(
+                    "create_or_update_file",
+                    "{\"description\":\"Create or update a single file in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to create/update the file in\",\"type\":\"string\"},\"content\":{\"description\":\"Content of the file\",\"type\":\"string\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path where to create/update the file\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sha\":{\"description\":\"SHA of the file being replaced (required when updating existing files)\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\",\"content\",\"message\",\"branch\"],\"type\":\"object\"},\"name\":\"create_or_update_file\"}",
+                    "f033311ca8c542fccd42df73b96ada74525cb2bef9196cfbc097ed2d64254f79",
+                )
+                .description("Create or update a single file in a GitHub repository"),
+            rt::ToolInfo::new(
+                    "create_pull_request",
+                    "{\"description\":\"Create a new pull request in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"The name of the branch you want the changes pulled into\",\"type\":\"string\"},\"body\":{\"description\":\"Pull request body/description\",\"type\":\"string\"},\"draft\":{\"description\":\"Whether to create the pull request as a draft\",\"type\":\"boolean\"},\"head\":{\"description\":\"The name of the branch where your changes are implemented\",\"type\":\"string\"},\"maintainer_can_modify\":{\"description\":\"Whether maintainers can modify the pull request\",\"type\":\"boolean\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"title\":{\"description\":\"Pull request title\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"title\",\"head\",\"base\"],\"type\":\"object\"},\"name\":\"create_pull_request\"}",
+                    "90b73c9094c3723d8f2bf86fe04cb7253529fdd20035fed020814304bf20dc1e",
+                )
+                .description("Create a new pull request in a GitHub repository"),
+            rt::ToolInfo::new(
+                    "create_pull_request_review",
+                    "{\"description\":\"Create a review on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"The body text of the review\",\"type\":\"string\"},\"comments\":{\"description\":\"Comments to post as part of the review (specify either position or line, not both)\",\"items\":{\"anyOf\":[{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"},\"position\":{\"description\":\"The position in the diff where you want to add a review comment\",\"type\":\"number\"}},\"required\":[\"path\",\"position\",\"body\"],\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"body\":{\"description\":\"Text of the review comment\",\"type\":\"string\"},\"line\":{\"description\":\"The line number in the file where you want to add a review comment\",\"type\":\"number\"},\"path\":{\"description\":\"The relative path to the file being commented on\",\"type\":\"string\"}},\"required\":[\"path\",\"line\",\"body\"],\"type\":\"object\"}]},\"type\":\"array\"},\"commit_id\":{\"description\":\"The SHA of the commit that needs a review\",\"type\":\"string\"},\"event\":{\"description\":\"The review action to perform\",\"enum\":[\"APPROVE\",\"REQUEST_CHANGES\",\"COMMENT\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\",\"body\",\"event\"],\"type\":\"object\"},\"name\":\"create_pull_request_review\"}",
+                    "0155fb1a8bf56db6ef99ef54bbc4eaeeb49a156bf4151ff964c5662923c69d74",
+                )
+                .description("Create a review on a pull request"),
+            rt::ToolInfo::new(
+                    "create_repository",
+                    "{\"description\":\"Create a new GitHub repository in your account\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"autoInit\":{\"description\":\"Initialize with README.md\",\"type\":\"boolean\"},\"description\":{\"description\":\"Repository description\",\"type\":\"string\"},\"name\":{\"description\":\"Repository name\",\"type\":\"string\"},\"private\":{\"description\":\"Whether the repository should be private\",\"type\":\"boolean\"}},\"required\":[\"name\"],\"type\":\"object\"},\"name\":\"create_repository\"}",
+                    "d1d018c8430121c2748c706bc95b1ae0c677b0a908eb4da13575a9b0306b9721",
+                )
+                .description("Create a new GitHub repository in your account"),
+            rt::ToolInfo::new(
+                    "fork_repository",
+                    "{\"description\":\"Fork a GitHub repository to your account or specified organization\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"organization\":{\"description\":\"Optional: organization to fork to (defaults to your personal account)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"fork_repository\"}",
+                    "351aa863e36bcce768a8c8dd42131a21ae8fc6edda745cdce14d9b213c26b52c",
+                )
+                .description(
                     "Fork a GitHub repository to your account or specified organization",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Fork a GitHub repository to your account or specified organization\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"organization\":{\"description\":\"Optional: organization to fork to (defaults to your personal account)\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"fork_repository\"}",
-                digest: "351aa863e36bcce768a8c8dd42131a21ae8fc6edda745cdce14d9b213c26b52c",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_file_contents",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "get_file_contents",
+                    "{\"description\":\"Get the contents of a file or directory from a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to get contents from\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file or directory\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\"],\"type\":\"object\"},\"name\":\"get_file_contents\"}",
+                    "8c190725e0c744c1fd5f8a082b9948b7a1bbbe824373e4251a202104262e905a",
+                )
+                .description(
                     "Get the contents of a file or directory from a GitHub repository",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get the contents of a file or directory from a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to get contents from\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"path\":{\"description\":\"Path to the file or directory\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"path\"],\"type\":\"object\"},\"name\":\"get_file_contents\"}",
-                digest: "8c190725e0c744c1fd5f8a082b9948b7a1bbbe824373e4251a202104262e905a",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_issue",
-                title: None,
-                description: Some(
-                    "Get details of a specific issue in a GitHub repository.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get details of a specific issue in a GitHub repository.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"get_issue\"}",
-                digest: "8f874f74996bb849f7e7cc16340d299a4c15a38707ecc7abf3a43b0c755cd4fe",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_pull_request",
-                title: None,
-                description: Some("Get details of a specific pull request"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get details of a specific pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request\"}",
-                digest: "0304666f07338895a02951aab1924bb73dde2075a68fca85ede3462fe5274ce2",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_pull_request_comments",
-                title: None,
-                description: Some("Get the review comments on a pull request"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get the review comments on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_comments\"}",
-                digest: "45752f08f8ca9b0e86d6e38bca6555a4f93f72fbd51c5e579cad5510abc073d3",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_pull_request_files",
-                title: None,
-                description: Some("Get the list of files changed in a pull request"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get the list of files changed in a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_files\"}",
-                digest: "efb39d49f7c685b88c1b7b940bafbb7d68bc81549a95c0903ae3698166968aab",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_pull_request_reviews",
-                title: None,
-                description: Some("Get the reviews on a pull request"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get the reviews on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_reviews\"}",
-                digest: "a8452feff689dad5764948b418d574be7ebcdad6a525ece93098c835d48753bb",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "get_pull_request_status",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "get_issue",
+                    "{\"description\":\"Get details of a specific issue in a GitHub repository.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"issue_number\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"get_issue\"}",
+                    "8f874f74996bb849f7e7cc16340d299a4c15a38707ecc7abf3a43b0c755cd4fe",
+                )
+                .description("Get details of a specific issue in a GitHub repository."),
+            rt::ToolInfo::new(
+                    "get_pull_request",
+                    "{\"description\":\"Get details of a specific pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request\"}",
+                    "0304666f07338895a02951aab1924bb73dde2075a68fca85ede3462fe5274ce2",
+                )
+                .description("Get details of a specific pull request"),
+            rt::ToolInfo::new(
+                    "get_pull_request_comments",
+                    "{\"description\":\"Get the review comments on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_comments\"}",
+                    "45752f08f8ca9b0e86d6e38bca6555a4f93f72fbd51c5e579cad5510abc073d3",
+                )
+                .description("Get the review comments on a pull request"),
+            rt::ToolInfo::new(
+                    "get_pull_request_files",
+                    "{\"description\":\"Get the list of files changed in a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_files\"}",
+                    "efb39d49f7c685b88c1b7b940bafbb7d68bc81549a95c0903ae3698166968aab",
+                )
+                .description("Get the list of files changed in a pull request"),
+            rt::ToolInfo::new(
+                    "get_pull_request_reviews",
+                    "{\"description\":\"Get the reviews on a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_reviews\"}",
+                    "a8452feff689dad5764948b418d574be7ebcdad6a525ece93098c835d48753bb",
+                )
+                .description("Get the reviews on a pull request"),
+            rt::ToolInfo::new(
+                    "get_pull_request_status",
+                    "{\"description\":\"Get the combined status of all status checks for a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_status\"}",
+                    "9104b921fe81d6c340089e1d95fe17884dd849a36d2d0ef60311801ada6de782",
+                )
+                .description(
                     "Get the combined status of all status checks for a pull request",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get the combined status of all status checks for a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"get_pull_request_status\"}",
-                digest: "9104b921fe81d6c340089e1d95fe17884dd849a36d2d0ef60311801ada6de782",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_commits",
-                title: None,
-                description: Some(
-                    "Get list of commits of a branch in a GitHub repository",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Get list of commits of a branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"sha\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_commits\"}",
-                digest: "fc449a6a26ccabba9a9ab74c955cbc92f151b5f70752957cde0fa12912f7a7ac",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_issues",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "list_commits",
+                    "{\"description\":\"Get list of commits of a branch in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"perPage\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"sha\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_commits\"}",
+                    "fc449a6a26ccabba9a9ab74c955cbc92f151b5f70752957cde0fa12912f7a7ac",
+                )
+                .description("Get list of commits of a branch in a GitHub repository"),
+            rt::ToolInfo::new(
+                    "list_issues",
+                    "{\"description\":\"List issues in a GitHub repository with filtering options\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"direction\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"per_page\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"since\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"created\",\"updated\",\"comments\"],\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_issues\"}",
+                    "dfe3ecf3b223b1ab9f151ee91ee2106183beafc2df61fc671b7235892ea0f8f2",
+                )
+                .description(
                     "List issues in a GitHub repository with filtering options",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"List issues in a GitHub repository with filtering options\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"direction\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"owner\":{\"type\":\"string\"},\"page\":{\"type\":\"number\"},\"per_page\":{\"type\":\"number\"},\"repo\":{\"type\":\"string\"},\"since\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"created\",\"updated\",\"comments\"],\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_issues\"}",
-                digest: "dfe3ecf3b223b1ab9f151ee91ee2106183beafc2df61fc671b7235892ea0f8f2",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "list_pull_requests",
-                title: None,
-                description: Some("List and filter repository pull requests"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"List and filter repository pull requests\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"Filter by base branch name\",\"type\":\"string\"},\"direction\":{\"description\":\"The direction of the sort\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"head\":{\"description\":\"Filter by head user or head organization and branch name\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"page\":{\"description\":\"Page number of the results\",\"type\":\"number\"},\"per_page\":{\"description\":\"Results per page (max 100)\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sort\":{\"description\":\"What to sort results by\",\"enum\":[\"created\",\"updated\",\"popularity\",\"long-running\"],\"type\":\"string\"},\"state\":{\"description\":\"State of the pull requests to return\",\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_pull_requests\"}",
-                digest: "553aaa44088f03b0e8fad87814168c17c5c544d0c13da2b0566b26adc3e193d7",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "merge_pull_request",
-                title: None,
-                description: Some("Merge a pull request"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Merge a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"commit_message\":{\"description\":\"Extra detail to append to automatic commit message\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for the automatic commit message\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method to use\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"merge_pull_request\"}",
-                digest: "5edda3bef0ace6f95036993ae01c6478ae8a1e244d7552f70755fd40a623d69d",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "push_files",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "list_pull_requests",
+                    "{\"description\":\"List and filter repository pull requests\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"base\":{\"description\":\"Filter by base branch name\",\"type\":\"string\"},\"direction\":{\"description\":\"The direction of the sort\",\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"head\":{\"description\":\"Filter by head user or head organization and branch name\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"page\":{\"description\":\"Page number of the results\",\"type\":\"number\"},\"per_page\":{\"description\":\"Results per page (max 100)\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"},\"sort\":{\"description\":\"What to sort results by\",\"enum\":[\"created\",\"updated\",\"popularity\",\"long-running\"],\"type\":\"string\"},\"state\":{\"description\":\"State of the pull requests to return\",\"enum\":[\"open\",\"closed\",\"all\"],\"type\":\"string\"}},\"required\":[\"owner\",\"repo\"],\"type\":\"object\"},\"name\":\"list_pull_requests\"}",
+                    "553aaa44088f03b0e8fad87814168c17c5c544d0c13da2b0566b26adc3e193d7",
+                )
+                .description("List and filter repository pull requests"),
+            rt::ToolInfo::new(
+                    "merge_pull_request",
+                    "{\"description\":\"Merge a pull request\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"commit_message\":{\"description\":\"Extra detail to append to automatic commit message\",\"type\":\"string\"},\"commit_title\":{\"description\":\"Title for the automatic commit message\",\"type\":\"string\"},\"merge_method\":{\"description\":\"Merge method to use\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"merge_pull_request\"}",
+                    "5edda3bef0ace6f95036993ae01c6478ae8a1e244d7552f70755fd40a623d69d",
+                )
+                .description("Merge a pull request"),
+            rt::ToolInfo::new(
+                    "push_files",
+                    "{\"description\":\"Push multiple files to a GitHub repository in a single commit\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to push to (e.g., 'main' or 'master')\",\"type\":\"string\"},\"files\":{\"description\":\"Array of files to push\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"},\"name\":\"push_files\"}",
+                    "e57af4eb0d1c35ea30ef8dbad0140a1dda115a3632ec96778389099516914c97",
+                )
+                .description(
                     "Push multiple files to a GitHub repository in a single commit",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Push multiple files to a GitHub repository in a single commit\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"branch\":{\"description\":\"Branch to push to (e.g., 'main' or 'master')\",\"type\":\"string\"},\"files\":{\"description\":\"Array of files to push\",\"items\":{\"additionalProperties\":false,\"properties\":{\"content\":{\"type\":\"string\"},\"path\":{\"type\":\"string\"}},\"required\":[\"path\",\"content\"],\"type\":\"object\"},\"type\":\"array\"},\"message\":{\"description\":\"Commit message\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"branch\",\"files\",\"message\"],\"type\":\"object\"},\"name\":\"push_files\"}",
-                digest: "e57af4eb0d1c35ea30ef8dbad0140a1dda115a3632ec96778389099516914c97",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "search_code",
-                title: None,
-                description: Some("Search for code across GitHub repositories"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Search for code across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_code\"}",
-                digest: "c38cbaddecc2125d17216030a412cc3a3b8dc3e280d313f4faad9d4c8f1c7e23",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "search_issues",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "search_code",
+                    "{\"description\":\"Search for code across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_code\"}",
+                    "c38cbaddecc2125d17216030a412cc3a3b8dc3e280d313f4faad9d4c8f1c7e23",
+                )
+                .description("Search for code across GitHub repositories"),
+            rt::ToolInfo::new(
+                    "search_issues",
+                    "{\"description\":\"Search for issues and pull requests across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_issues\"}",
+                    "b6f513e2c30536d0e3a5c1422ff2c6cba2961aa6afff9c347dec072166406c7f",
+                )
+                .description(
                     "Search for issues and pull requests across GitHub repositories",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Search for issues and pull requests across GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"comments\",\"reactions\",\"reactions-+1\",\"reactions--1\",\"reactions-smile\",\"reactions-thinking_face\",\"reactions-heart\",\"reactions-tada\",\"interactions\",\"created\",\"updated\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_issues\"}",
-                digest: "b6f513e2c30536d0e3a5c1422ff2c6cba2961aa6afff9c347dec072166406c7f",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "search_repositories",
-                title: None,
-                description: Some("Search for GitHub repositories"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Search for GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"page\":{\"description\":\"Page number for pagination (default: 1)\",\"type\":\"number\"},\"perPage\":{\"description\":\"Number of results per page (default: 30, max: 100)\",\"type\":\"number\"},\"query\":{\"description\":\"Search query (see GitHub search syntax)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_repositories\"}",
-                digest: "6a8c050fd6115437100b363f0dc9cba81ca54a34198ef399b14950902ea2ffd1",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "search_users",
-                title: None,
-                description: Some("Search for users on GitHub"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Search for users on GitHub\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_users\"}",
-                digest: "f3457309a8bba755bd068dc22fe652ffdb396452241acd42ef9d6e4331545dd1",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "update_issue",
-                title: None,
-                description: Some("Update an existing issue in a GitHub repository"),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Update an existing issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"update_issue\"}",
-                digest: "308e98cfbafcb84a3133f7d9f1d5b9badc2eda45c9f2ef6e5ae3e0ee2efe15fb",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "update_pull_request_branch",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "search_repositories",
+                    "{\"description\":\"Search for GitHub repositories\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"page\":{\"description\":\"Page number for pagination (default: 1)\",\"type\":\"number\"},\"perPage\":{\"description\":\"Number of results per page (default: 30, max: 100)\",\"type\":\"number\"},\"query\":{\"description\":\"Search query (see GitHub search syntax)\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_repositories\"}",
+                    "6a8c050fd6115437100b363f0dc9cba81ca54a34198ef399b14950902ea2ffd1",
+                )
+                .description("Search for GitHub repositories"),
+            rt::ToolInfo::new(
+                    "search_users",
+                    "{\"description\":\"Search for users on GitHub\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"order\":{\"enum\":[\"asc\",\"desc\"],\"type\":\"string\"},\"page\":{\"minimum\":1,\"type\":\"number\"},\"per_page\":{\"maximum\":100,\"minimum\":1,\"type\":\"number\"},\"q\":{\"type\":\"string\"},\"sort\":{\"enum\":[\"followers\",\"repositories\",\"joined\"],\"type\":\"string\"}},\"required\":[\"q\"],\"type\":\"object\"},\"name\":\"search_users\"}",
+                    "f3457309a8bba755bd068dc22fe652ffdb396452241acd42ef9d6e4331545dd1",
+                )
+                .description("Search for users on GitHub"),
+            rt::ToolInfo::new(
+                    "update_issue",
+                    "{\"description\":\"Update an existing issue in a GitHub repository\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"assignees\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"body\":{\"type\":\"string\"},\"issue_number\":{\"type\":\"number\"},\"labels\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"milestone\":{\"type\":\"number\"},\"owner\":{\"type\":\"string\"},\"repo\":{\"type\":\"string\"},\"state\":{\"enum\":[\"open\",\"closed\"],\"type\":\"string\"},\"title\":{\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"issue_number\"],\"type\":\"object\"},\"name\":\"update_issue\"}",
+                    "308e98cfbafcb84a3133f7d9f1d5b9badc2eda45c9f2ef6e5ae3e0ee2efe15fb",
+                )
+                .description("Update an existing issue in a GitHub repository"),
+            rt::ToolInfo::new(
+                    "update_pull_request_branch",
+                    "{\"description\":\"Update a pull request branch with the latest changes from the base branch\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"expected_head_sha\":{\"description\":\"The expected SHA of the pull request's HEAD ref\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"update_pull_request_branch\"}",
+                    "aac9049ac4101da4c507f2efb1b3653100d3156bad747eaea4dab3e044afc236",
+                )
+                .description(
                     "Update a pull request branch with the latest changes from the base branch",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Update a pull request branch with the latest changes from the base branch\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"expected_head_sha\":{\"description\":\"The expected SHA of the pull request's HEAD ref\",\"type\":\"string\"},\"owner\":{\"description\":\"Repository owner (username or organization)\",\"type\":\"string\"},\"pull_number\":{\"description\":\"Pull request number\",\"type\":\"number\"},\"repo\":{\"description\":\"Repository name\",\"type\":\"string\"}},\"required\":[\"owner\",\"repo\",\"pull_number\"],\"type\":\"object\"},\"name\":\"update_pull_request_branch\"}",
-                digest: "aac9049ac4101da4c507f2efb1b3653100d3156bad747eaea4dab3e044afc236",
-                quarantined: None,
-            },
         ];
         const NAMES: &'static [&'static str] = &[
             "add_issue_comment",

@@ -54,6 +54,7 @@ pub struct CreateEntitiesArgs {
     pub entities: ::std::vec::Vec<CreateEntitiesEntitiesItem>,
 }
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateEntitiesEntitiesItem`] (same schema, same docs).
 pub type CreateEntitiesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `create_entities` tool.
@@ -82,6 +83,7 @@ pub struct CreateRelationsArgs {
     pub relations: ::std::vec::Vec<CreateRelationsRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateRelationsRelationsItem`] (same schema, same docs).
 pub type CreateRelationsOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `create_relations` tool.
@@ -133,6 +135,7 @@ pub struct DeleteObservationsOutput {
     pub message: String,
 }
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateRelationsRelationsItem`] (same schema, same docs).
 pub type DeleteRelationsRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `delete_relations` tool.
@@ -159,8 +162,10 @@ pub struct OpenNodesArgs {
     pub names: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateEntitiesEntitiesItem`] (same schema, same docs).
 pub type OpenNodesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateRelationsRelationsItem`] (same schema, same docs).
 pub type OpenNodesOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `open_nodes` tool.
@@ -176,8 +181,10 @@ pub struct OpenNodesOutput {
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadGraphArgs {}
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateEntitiesEntitiesItem`] (same schema, same docs).
 pub type ReadGraphOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateRelationsRelationsItem`] (same schema, same docs).
 pub type ReadGraphOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `read_graph` tool.
@@ -196,8 +203,10 @@ pub struct SearchNodesArgs {
     pub query: String,
 }
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateEntitiesEntitiesItem`] (same schema, same docs).
 pub type SearchNodesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
+/// The same type as [`CreateRelationsRelationsItem`] (same schema, same docs).
 pub type SearchNodesOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `search_nodes` tool.
@@ -391,153 +400,140 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-memory.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "add_observations",
-                title: Some("Add Observations"),
-                description: Some(
+            rt::ToolInfo::new(
+                    "add_observations",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Add new observations to existing entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"},\"name\":\"add_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"}}",
+                    "171d175ef6f16d7044f03ed3f384f66db7cce6ed693f18a915398fa29e09a07f",
+                )
+                .title("Add Observations")
+                .description(
                     "Add new observations to existing entities in the knowledge graph",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Add new observations to existing entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"},\"name\":\"add_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"results\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"addedObservations\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"type\":\"string\"}},\"required\":[\"entityName\",\"addedObservations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"results\"],\"type\":\"object\"}}",
-                digest: "171d175ef6f16d7044f03ed3f384f66db7cce6ed693f18a915398fa29e09a07f",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "create_entities",
-                title: Some("Create Entities"),
-                description: Some("Create multiple new entities in the knowledge graph"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "create_entities",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"name\":\"create_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}}",
+                    "814d20f61467d7a901a8349bdaef3d8b66a19e7af6753ad86979048e502be2ba",
+                )
+                .title("Create Entities")
+                .description("Create multiple new entities in the knowledge graph")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"},\"name\":\"create_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}}",
-                digest: "814d20f61467d7a901a8349bdaef3d8b66a19e7af6753ad86979048e502be2ba",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "create_relations",
-                title: Some("Create Relations"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "create_relations",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"create_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}}",
+                    "dea371de6af92738f4bf6199ced5b1a2b7e7795c6de59db6034518b4ec050f34",
+                )
+                .title("Create Relations")
+                .description(
                     "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(false),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":false,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Create multiple new relations between entities in the knowledge graph. Relations should be in active voice\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"create_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}}",
-                digest: "dea371de6af92738f4bf6199ced5b1a2b7e7795c6de59db6034518b4ec050f34",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "delete_entities",
-                title: Some("Delete Entities"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "delete_entities",
+                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple entities and their associated relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"},\"name\":\"delete_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
+                    "dcebedc18eb37b1d9504967ada3094a15d78a7d387e53a0127a5a6372de3b025",
+                )
+                .title("Delete Entities")
+                .description(
                     "Delete multiple entities and their associated relations from the knowledge graph",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(true),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple entities and their associated relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"},\"name\":\"delete_entities\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
-                digest: "dcebedc18eb37b1d9504967ada3094a15d78a7d387e53a0127a5a6372de3b025",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "delete_observations",
-                title: Some("Delete Observations"),
-                description: Some(
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "delete_observations",
+                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete specific observations from entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"},\"name\":\"delete_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
+                    "93ca00b4fc1050d901bf27a6f994064973d9cfdb4339949b4c42ceb0cde5eec5",
+                )
+                .title("Delete Observations")
+                .description(
                     "Delete specific observations from entities in the knowledge graph",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                )
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(true),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete specific observations from entities in the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"},\"name\":\"delete_observations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
-                digest: "93ca00b4fc1050d901bf27a6f994064973d9cfdb4339949b4c42ceb0cde5eec5",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "delete_relations",
-                title: Some("Delete Relations"),
-                description: Some("Delete multiple relations from the knowledge graph"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "delete_relations",
+                    "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"delete_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
+                    "e31f031187d2c3212cc9e619dc08f0b406da96bce6e2d100b18a5fd466b1e5eb",
+                )
+                .title("Delete Relations")
+                .description("Delete multiple relations from the knowledge graph")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(false),
                     destructive_hint: Some(true),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":true,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":false},\"description\":\"Delete multiple relations from the knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"},\"name\":\"delete_relations\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"message\":{\"type\":\"string\"},\"success\":{\"type\":\"boolean\"}},\"required\":[\"success\",\"message\"],\"type\":\"object\"}}",
-                digest: "e31f031187d2c3212cc9e619dc08f0b406da96bce6e2d100b18a5fd466b1e5eb",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "open_nodes",
-                title: Some("Open Nodes"),
-                description: Some(
-                    "Open specific nodes in the knowledge graph by their names",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "open_nodes",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Open specific nodes in the knowledge graph by their names\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"},\"name\":\"open_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
+                    "e1f7a8f9e72704437acdd0b8431a204a3e5a598285684861a2253f5fdfc6e6c4",
+                )
+                .title("Open Nodes")
+                .description("Open specific nodes in the knowledge graph by their names")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Open specific nodes in the knowledge graph by their names\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"},\"name\":\"open_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
-                digest: "e1f7a8f9e72704437acdd0b8431a204a3e5a598285684861a2253f5fdfc6e6c4",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "read_graph",
-                title: Some("Read Graph"),
-                description: Some("Read the entire knowledge graph"),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "read_graph",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the entire knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"read_graph\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
+                    "462c977e5ccd8c5be4284e9e87e1b8e8a58386907dc183caa78cb5efe7d388a1",
+                )
+                .title("Read Graph")
+                .description("Read the entire knowledge graph")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Read the entire knowledge graph\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"},\"name\":\"read_graph\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
-                digest: "462c977e5ccd8c5be4284e9e87e1b8e8a58386907dc183caa78cb5efe7d388a1",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "search_nodes",
-                title: Some("Search Nodes"),
-                description: Some(
-                    "Search for nodes in the knowledge graph based on a query",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
+                    ..rt::Annotations::NONE
+                }),
+            rt::ToolInfo::new(
+                    "search_nodes",
+                    "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Search for nodes in the knowledge graph based on a query\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
+                    "472cb5afead8b6f9de2d42f1a994e37164146b16467e0e3cc21434679d69bc1e",
+                )
+                .title("Search Nodes")
+                .description("Search for nodes in the knowledge graph based on a query")
+                .annotations(rt::Annotations {
                     read_only_hint: Some(true),
                     destructive_hint: Some(false),
                     idempotent_hint: Some(true),
                     open_world_hint: Some(false),
-                },
-                definition: "{\"annotations\":{\"destructiveHint\":false,\"idempotentHint\":true,\"openWorldHint\":false,\"readOnlyHint\":true},\"description\":\"Search for nodes in the knowledge graph based on a query\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"},\"name\":\"search_nodes\",\"outputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"additionalProperties\":false,\"properties\":{\"entities\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"},\"relations\":{\"items\":{\"additionalProperties\":false,\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\",\"relations\"],\"type\":\"object\"}}",
-                digest: "472cb5afead8b6f9de2d42f1a994e37164146b16467e0e3cc21434679d69bc1e",
-                quarantined: None,
-            },
+                    ..rt::Annotations::NONE
+                }),
         ];
         const NAMES: &'static [&'static str] = &[
             "add_observations",

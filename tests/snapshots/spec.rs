@@ -75,59 +75,33 @@ const _: () = {
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/spec.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
-            rt::ToolInfo {
-                name: "apply_patch",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "apply_patch",
+                    "{\"description\":\"Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.\",\"inputSchema\":{\"properties\":{\"file_hash\":{\"type\":\"string\"},\"patches\":{\"items\":{\"properties\":{\"contents\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"}},\"required\":[\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"patches\"],\"type\":\"object\"},\"name\":\"apply_patch\"}",
+                    "1f98f62eb704c991beee2520d8946e2b38add5d8b0c49e97810a6ad0971979b7",
+                )
+                .description(
                     "Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Class order: a misnamed key deep in `patches` is H2 even after a sibling's H3.\",\"inputSchema\":{\"properties\":{\"file_hash\":{\"type\":\"string\"},\"patches\":{\"items\":{\"properties\":{\"contents\":{\"type\":\"string\"},\"line\":{\"type\":\"integer\"}},\"required\":[\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"patches\"],\"type\":\"object\"},\"name\":\"apply_patch\"}",
-                digest: "1f98f62eb704c991beee2520d8946e2b38add5d8b0c49e97810a6ad0971979b7",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "connect",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "connect",
+                    "{\"description\":\"Keywords no Rust type expresses, as real servers write them.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"properties\":{\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"type\":\"object\"},\"host\":{\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}],\"type\":\"string\"},\"label\":{\"default\":null,\"optional\":true,\"type\":\"string\"},\"mode\":{\"anyOf\":[{\"not\":{}},{\"enum\":[\"tcp\",\"udp\"],\"type\":\"string\"}]},\"port\":{\"maximum\":65535,\"minimum\":1,\"type\":\"integer\"},\"tags\":{\"contains\":{\"const\":\"prod\"},\"maxContains\":1,\"type\":\"array\"},\"verbose\":{\"enum\":[\"True\",\"False\"],\"type\":\"boolean\"}},\"required\":[\"host\"],\"then\":{\"required\":[\"port\"]},\"type\":\"object\"},\"name\":\"connect\"}",
+                    "f0cca43af8ec886d5d40073682e2cb0156321cf912030e423b5900b5a79f25ed",
+                )
+                .description(
                     "Keywords no Rust type expresses, as real servers write them.",
                 ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Keywords no Rust type expresses, as real servers write them.\",\"inputSchema\":{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"if\":{\"properties\":{\"mode\":{\"const\":\"udp\"}},\"required\":[\"mode\"]},\"properties\":{\"env\":{\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"propertyNames\":{\"maxLength\":16},\"type\":\"object\"},\"host\":{\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}],\"type\":\"string\"},\"label\":{\"default\":null,\"optional\":true,\"type\":\"string\"},\"mode\":{\"anyOf\":[{\"not\":{}},{\"enum\":[\"tcp\",\"udp\"],\"type\":\"string\"}]},\"port\":{\"maximum\":65535,\"minimum\":1,\"type\":\"integer\"},\"tags\":{\"contains\":{\"const\":\"prod\"},\"maxContains\":1,\"type\":\"array\"},\"verbose\":{\"enum\":[\"True\",\"False\"],\"type\":\"boolean\"}},\"required\":[\"host\"],\"then\":{\"required\":[\"port\"]},\"type\":\"object\"},\"name\":\"connect\"}",
-                digest: "f0cca43af8ec886d5d40073682e2cb0156321cf912030e423b5900b5a79f25ed",
-                quarantined: None,
-            },
-            rt::ToolInfo {
-                name: "broken",
-                title: None,
-                description: Some(
+            rt::ToolInfo::new(
+                    "broken",
+                    "{\"description\":\"Quarantined: its schema names a document toolseal never fetches.\",\"inputSchema\":{\"properties\":{\"config\":{\"$ref\":\"https://example.com/config.schema.json\"}},\"type\":\"object\"},\"name\":\"broken\"}",
+                    "c49e27fe4796002e792c9643e16b87f83e080f4f127c80d3a2866f998549ece1",
+                )
+                .description(
                     "Quarantined: its schema names a document toolseal never fetches.",
-                ),
-                annotations: rt::Annotations {
-                    title: None,
-                    read_only_hint: None,
-                    destructive_hint: None,
-                    idempotent_hint: None,
-                    open_world_hint: None,
-                },
-                definition: "{\"description\":\"Quarantined: its schema names a document toolseal never fetches.\",\"inputSchema\":{\"properties\":{\"config\":{\"$ref\":\"https://example.com/config.schema.json\"}},\"type\":\"object\"},\"name\":\"broken\"}",
-                digest: "c49e27fe4796002e792c9643e16b87f83e080f4f127c80d3a2866f998549ece1",
-                quarantined: Some(
+                )
+                .quarantined(
                     "at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: \"https://example.com/config.schema.json\" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema",
                 ),
-            },
         ];
         const NAMES: &'static [&'static str] = &["apply_patch", "broken", "connect"];
         fn resolve_parts(

@@ -321,7 +321,9 @@ impl TypeSpace {
                 self.objects.insert(id.clone(), i);
             }
             self.shared.insert(id.clone());
-            self.entries.push(TypeEntry { id: id.clone(), docs: shape.docs, description: None, kind: Kind::Alias(Ty::Named(first)) });
+            // Its docs are the first type's, by construction: point there instead of repeating them.
+            let docs = Some(format!("The same type as [`{first}`] (same schema, same docs)."));
+            self.entries.push(TypeEntry { id: id.clone(), docs, description: None, kind: Kind::Alias(Ty::Named(first)) });
             return id;
         }
         if matches!(shape.kind, Kind::Object(_)) {

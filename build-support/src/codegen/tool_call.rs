@@ -8,7 +8,7 @@ use toolseal_runtime::json::Json;
 use toolseal_runtime::registry::ToolDef;
 
 use super::model::ToolEntry;
-use super::{opt_str, rt};
+use super::rt;
 use crate::docs::doc_attr;
 
 /// The `ToolCall` enum (an item) and its impls (inside the impl block).
@@ -107,28 +107,38 @@ pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, Tok
     (item, impls)
 }
 
-/// The `ToolInfo` of `d`.
+/// The `ToolInfo` of `d`: what the registry declares, each part only when present.
 fn tool_info(d: &ToolDef, quarantined: Option<&str>) -> TokenStream {
     let rt = rt();
-    let name = &d.name;
-    let (title, description) = (opt_str(d.title.as_deref()), opt_str(d.description.as_deref()));
-    let ann = d.annotations.as_ref();
-    let hint = |key: &str| match ann.and_then(|a| a.get(key)) {
-        Some(Json::Bool(b)) => quote!(Some(#b)),
-        _ => quote!(None),
-    };
-    let ann_title = opt_str(ann.and_then(|a| a.get("title")).and_then(Json::as_str));
-    let (ro, de, id, ow) = (hint("readOnlyHint"), hint("destructiveHint"), hint("idempotentHint"), hint("openWorldHint"));
-    let (definition, digest, quarantined) = (d.canonical(), d.digest(), opt_str(quarantined));
-    quote! {
-        #rt::ToolInfo {
-            name: #name,
-            title: #title,
-            description: #description,
-            annotations: #rt::Annotations { title: #ann_title, read_only_hint: #ro, destructive_hint: #de, idempotent_hint: #id, open_world_hint: #ow },
-            definition: #definition,
-            digest: #digest,
-            quarantined: #quarantined,
-        }
+    let (name, definition, digest) = (&d.name, d.canonical(), d.digest());
+    let mut info = quote!(#rt::ToolInfo::new(#name, #definition, #digest));
+    if let Some(title) = &d.title {
+        info.extend(quote!(.title(#title)));
     }
+    if let Some(description) = &d.description {
+        info.extend(quote!(.description(#description)));
+    }
+    let ann = d.annotations.as_ref();
+    let hints = [("title", "title"), ("read_only_hint", "readOnlyHint"), ("destructive_hint", "destructiveHint"), ("idempotent_hint", "idempotentHint"), ("open_world_hint", "openWorldHint")];
+    let present: Vec<TokenStream> = hints
+        .iter()
+        .filter_map(|(field, key)| {
+            let field = quote::format_ident!("{field}");
+            match ann.and_then(|a| a.get(key))? {
+                Json::Bool(b) if *key != "title" => Some(quote!(#field: Some(#b))),
+                Json::String(t) if *key == "title" => {
+                    let t = t.as_ref();
+                    Some(quote!(#field: Some(#t)))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    if !present.is_empty() {
+        info.extend(quote!(.annotations(#rt::Annotations { #(#present,)* ..#rt::Annotations::NONE })));
+    }
+    if let Some(why) = quarantined {
+        info.extend(quote!(.quarantined(#why)));
+    }
+    info
 }
