@@ -247,13 +247,32 @@ macro_rules! __object {
         }));
     };
     (@read [required], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
-        $crate::__private::required($slot, $at, $key, $cx, &mut $first)?
+        $crate::__object!(@keep $first, $crate::__private::FromJson::from_json($slot.unwrap_or(&$crate::__private::EMPTY_ARGUMENTS), &$at.key($key), $cx))
     };
     (@read [optional], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
-        $crate::__private::optional($slot, $at, $key, $cx, &mut $first)?
+        match $slot {
+            ::core::option::Option::Some(x) => $crate::__object!(@keep $first, $crate::__private::FromJson::from_json(x, &$at.key($key), $cx).map(::core::option::Option::Some)),
+            ::core::option::Option::None => ::core::option::Option::Some(::core::option::Option::None),
+        }
     };
     (@read [default($default:expr)], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
-        $crate::__private::defaulted($slot, $at, $key, $cx, &mut $first, $default)?
+        match $slot {
+            ::core::option::Option::Some(x) => $crate::__object!(@keep $first, $crate::__private::FromJson::from_json(x, &$at.key($key), $cx)),
+            ::core::option::Option::None => ::core::option::Option::Some(($default)()),
+        }
+    };
+    // A field's conversion: its value, or `None` after keeping its H3 in `$first` (an H2 returns at once).
+    (@keep $first:ident, $conversion:expr) => {
+        match $conversion {
+            ::core::result::Result::Ok(x) => ::core::option::Option::Some(x),
+            ::core::result::Result::Err(e) if e.class() == $crate::__private::Class::H2 => return ::core::result::Result::Err(e),
+            ::core::result::Result::Err(e) => {
+                if $first.is_none() {
+                    $first = ::core::option::Option::Some(e);
+                }
+                ::core::option::Option::None
+            }
+        }
     };
 }
 

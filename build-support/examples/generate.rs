@@ -30,7 +30,8 @@ fn main() -> ExitCode {
         match generated {
             Ok(g) if lines => {
                 let (n, tools) = (g.source.lines().count(), g.contracts.iter().map(|(_, c)| c.tools.len()).sum::<usize>());
-                println!("{path}: {n} lines, {tools} tools, {} lines per tool", n / tools.max(1));
+                let noun = if tools == 1 { "tool" } else { "tools" };
+                println!("{path}: {n} lines, {tools} {noun}, {} lines per tool", n / tools.max(1));
             }
             Ok(g) => print!("{}", g.source),
             Err(e) => {

@@ -16,7 +16,7 @@ use crate::call::EMPTY_ARGUMENTS;
 use crate::check::{self, Cx, Format, NumberBounds};
 use crate::json::Json;
 use crate::path::Path;
-use crate::pattern::Pattern;
+use crate::pattern::LazyPattern;
 use crate::rejection::{Class, Keyword, Rejection};
 use crate::schema::spec::LazySpec;
 use crate::typed::{elements, FromJson};
@@ -67,21 +67,22 @@ pub fn json_tree(text: &'static str) -> Json<'static> {
     Json::parse(text.as_bytes()).unwrap_or_else(|e| panic!("toolseal-build wrote a JSON literal that does not parse ({}): {text:.200}", e.message))
 }
 
-/// A string with length bounds, patterns and a format.
+/// A string with length bounds, patterns and a format. Immutable (the patterns,
+/// compiled on first use, live in their own `static`), so that a check inlined
+/// into a generated type folds the table's constants away.
 #[derive(Debug)]
 pub struct StringType {
     min_length: Option<u64>,
     max_length: Option<u64>,
-    patterns: &'static [&'static str],
+    patterns: &'static [LazyPattern],
     format: Option<Format>,
     description: Option<&'static str>,
-    compiled: OnceLock<Vec<Result<Pattern, String>>>,
 }
 
 impl StringType {
     /// Any string.
     pub const fn new() -> StringType {
-        StringType { min_length: None, max_length: None, patterns: &[], format: None, description: None, compiled: OnceLock::new() }
+        StringType { min_length: None, max_length: None, patterns: &[], format: None, description: None }
     }
 
     /// `minLength`.
@@ -96,9 +97,9 @@ impl StringType {
         self
     }
 
-    /// `pattern`s, every one of which must match (compiled on first use).
-    pub const fn patterns(mut self, sources: &'static [&'static str]) -> StringType {
-        self.patterns = sources;
+    /// `pattern`s, every one of which must match.
+    pub const fn patterns(mut self, patterns: &'static [LazyPattern]) -> StringType {
+        self.patterns = patterns;
         self
     }
 
@@ -124,16 +125,14 @@ impl Default for StringType {
 impl ValueRule for StringType {
     type Value = String;
 
+    #[inline]
     fn check(&self, v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<String, Rejection> {
         let s = check::string(v, at)?;
         if self.min_length.is_some() || self.max_length.is_some() {
             check::length(s, at, self.min_length, self.max_length)?;
         }
-        if !self.patterns.is_empty() {
-            let compiled = self.compiled.get_or_init(|| self.patterns.iter().map(|p| Pattern::new(p)).collect());
-            for (re, source) in compiled.iter().zip(self.patterns) {
-                check::compiled_pattern(s, at, re, source)?;
-            }
+        for p in self.patterns {
+            check::lazy_pattern(s, at, p)?;
         }
         if let Some(f) = self.format {
             check::format(s, at, f)?;
@@ -147,9 +146,9 @@ impl ValueRule for StringType {
         count(&mut s, "minLength", self.min_length);
         count(&mut s, "maxLength", self.max_length);
         if let Some((first, more)) = self.patterns.split_first() {
-            s.insert("pattern".into(), (*first).into());
+            s.insert("pattern".into(), first.source().into());
             if !more.is_empty() {
-                s.insert("allOf".into(), more.iter().map(|p| serde_json::json!({ "pattern": p })).collect());
+                s.insert("allOf".into(), more.iter().map(|p| serde_json::json!({ "pattern": p.source() })).collect());
             }
         }
         if let Some(f) = self.format {
@@ -237,6 +236,7 @@ macro_rules! number_rule {
         impl ValueRule for NumberType<$t> {
             type Value = $t;
 
+            #[inline]
             fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<$t, Rejection> {
                 check::$check(v, at, cx, &self.bounds)
             }
@@ -352,6 +352,7 @@ pub struct StringEnum {
 
 impl StringEnum {
     /// The index of `v` among the values.
+    #[inline]
     pub fn index(&self, v: &Json<'_>, at: &Path<'_>) -> Result<usize, Rejection> {
         if let Json::String(s) = v
             && let Some(i) = self.values.iter().position(|x| *x == s.as_ref())

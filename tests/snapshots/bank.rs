@@ -142,11 +142,15 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__value_type!(
-        TransferFundsRecipientId(String), rt::StringType = rt::StringType::new()
-        .patterns(& ["^acct-[0-9]{1,12}$"])
-        .description("Opaque account id of the recipient.")
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [
+            rt::LazyPattern::new("^acct-[0-9]{1,12}$"),
+        ];
+        ::toolseal::__value_type!(
+            TransferFundsRecipientId(String), rt::StringType = rt::StringType::new()
+            .patterns(& PATTERNS).description("Opaque account id of the recipient.")
+        );
+    };
     ::toolseal::__value_type!(
         TransferFundsAmount(f64), rt::NumberType < f64 > = rt::NumberType::new()
         .maximum(10000.0).exclusive_minimum(0.0)
@@ -168,10 +172,15 @@ const _: () = {
         required[0, 1] ["recipient_id", "amount"], properties None, None,
         Some("Arguments of the `transfer_funds` tool.")
     );
-    ::toolseal::__value_type!(
-        GetBalanceAccountId(String), rt::StringType = rt::StringType::new().patterns(&
-        ["^acct-[0-9]{1,12}$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [
+            rt::LazyPattern::new("^acct-[0-9]{1,12}$"),
+        ];
+        ::toolseal::__value_type!(
+            GetBalanceAccountId(String), rt::StringType = rt::StringType::new()
+            .patterns(& PATTERNS)
+        );
+    };
     ::toolseal::__object!(
         GetBalanceArgs, 1 { 0 account_id : GetBalanceAccountId = "account_id"[required],
         } required[0] ["account_id"], properties None, None,

@@ -579,10 +579,15 @@ const _: () = {
         StringsBounded(String), rt::StringType = rt::StringType::new().min_length(2)
         .max_length(5)
     );
-    ::toolseal::__value_type!(
-        StringsCode(String), rt::StringType = rt::StringType::new().patterns(&
-        ["^[A-Z]{3}-\\d{2}$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [
+            rt::LazyPattern::new("^[A-Z]{3}-\\d{2}$"),
+        ];
+        ::toolseal::__value_type!(
+            StringsCode(String), rt::StringType = rt::StringType::new().patterns(&
+            PATTERNS)
+        );
+    };
     ::toolseal::__value_type!(
         StringsEmail(String), rt::StringType = rt::StringType::new()
         .format(rt::Format::Email)

@@ -1476,10 +1476,13 @@ const _: () = {
         Random02ValueBC >)], required : & ["a"], additional : rt::AdditionalSchema::Open,
         min_properties : None, max_properties : None, description : None, })
     );
-    ::toolseal::__value_type!(
-        Random02ValueC(String), rt::StringType = rt::StringType::new().max_length(5)
-        .patterns(& ["^[a-z]+$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
+        ::toolseal::__value_type!(
+            Random02ValueC(String), rt::StringType = rt::StringType::new().max_length(5)
+            .patterns(& PATTERNS)
+        );
+    };
     impl rt::FromJson for Random02ValueValue {
         fn from_json(
             v: &rt::Json<'_>,
@@ -2248,10 +2251,13 @@ const _: () = {
         "b"[required], 2 c : Random05C = "c"[optional], } required[0, 1] ["a", "b"],
         properties None, None, Some("Arguments of the `random_0_5` tool.")
     );
-    ::toolseal::__value_type!(
-        Random06AItemString(String), rt::StringType = rt::StringType::new().min_length(0)
-        .max_length(4).patterns(& ["^[a-z]+$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
+        ::toolseal::__value_type!(
+            Random06AItemString(String), rt::StringType = rt::StringType::new()
+            .min_length(0).max_length(4).patterns(& PATTERNS)
+        );
+    };
     impl rt::FromJson for Random06AItem {
         fn from_json(
             v: &rt::Json<'_>,

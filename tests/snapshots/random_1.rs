@@ -629,10 +629,13 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__value_type!(
-        Random10AString(String), rt::StringType = rt::StringType::new().min_length(0)
-        .max_length(5).patterns(& ["^[a-z]+$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
+        ::toolseal::__value_type!(
+            Random10AString(String), rt::StringType = rt::StringType::new().min_length(0)
+            .max_length(5).patterns(& PATTERNS)
+        );
+    };
     ::toolseal::__value_type!(
         Random10AOption1(String), rt::StringType = rt::StringType::new().max_length(3)
     );
@@ -976,10 +979,13 @@ const _: () = {
         Random13AB > = "b"[required], } required[0, 1] ["a", "b"], properties None, None,
         None
     );
-    ::toolseal::__value_type!(
-        Random13BString(String), rt::StringType = rt::StringType::new().patterns(&
-        ["^[a-z]+$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
+        ::toolseal::__value_type!(
+            Random13BString(String), rt::StringType = rt::StringType::new().patterns(&
+            PATTERNS)
+        );
+    };
     impl rt::FromJson for Random13B {
         fn from_json(
             v: &rt::Json<'_>,
@@ -1533,10 +1539,15 @@ const _: () = {
         rt::serde_json::Value >, rt::subschema:: < Random17AOption0Enum >,
         rt::subschema:: < Random17AOption0Array >], None)
     );
-    ::toolseal::__value_type!(
-        Random17AOption1String(String), rt::StringType = rt::StringType::new()
-        .max_length(3).patterns(& ["^acct-[0-9]{1,4}$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [
+            rt::LazyPattern::new("^acct-[0-9]{1,4}$"),
+        ];
+        ::toolseal::__value_type!(
+            Random17AOption1String(String), rt::StringType = rt::StringType::new()
+            .max_length(3).patterns(& PATTERNS)
+        );
+    };
     ::toolseal::__value_type!(
         Random17AOption1Number(f64), rt::NumberType < f64 > = rt::NumberType::new()
         .maximum(100.0)

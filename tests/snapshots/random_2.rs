@@ -1036,10 +1036,13 @@ const _: () = {
         None, max_properties : None, description :
         Some("Arguments of the `random_2_4` tool."), })
     );
-    ::toolseal::__value_type!(
-        Random25AItemItem(String), rt::StringType = rt::StringType::new().min_length(0)
-        .max_length(1).patterns(& ["^[a-z]+$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
+        ::toolseal::__value_type!(
+            Random25AItemItem(String), rt::StringType = rt::StringType::new()
+            .min_length(0).max_length(1).patterns(& PATTERNS)
+        );
+    };
     ::toolseal::__value_type!(
         Random25AItem(::std::vec::Vec < Random25AItemItem >), rt::ArrayType <
         Random25AItemItem > = rt::ArrayType::new().max_items(2)
@@ -1089,10 +1092,15 @@ const _: () = {
         Random26Args, 1 { 0 a : Random26A = "a"[optional], } required[] [], properties
         None, None, Some("Arguments of the `random_2_6` tool.")
     );
-    ::toolseal::__value_type!(
-        Random27ValueString(String), rt::StringType = rt::StringType::new().patterns(&
-        ["^acct-[0-9]{1,4}$"])
-    );
+    const _: () = {
+        static PATTERNS: [rt::LazyPattern; 1usize] = [
+            rt::LazyPattern::new("^acct-[0-9]{1,4}$"),
+        ];
+        ::toolseal::__value_type!(
+            Random27ValueString(String), rt::StringType = rt::StringType::new()
+            .patterns(& PATTERNS)
+        );
+    };
     impl rt::FromJson for Random27Value {
         fn from_json(
             v: &rt::Json<'_>,

@@ -45,7 +45,7 @@ pub(super) fn value_type(e: &Emit, x: &TypeEntry, table: &Table) -> TokenStream 
         Table::String { min_length, max_length, patterns, format } => {
             let mut rule = counts(*min_length, *max_length, ("min_length", "max_length"));
             if !patterns.is_empty() {
-                rule.extend(quote!(.patterns(&[#(#patterns),*])));
+                rule.extend(quote!(.patterns(&PATTERNS)));
             }
             if let Some(f) = format {
                 let variant = quote::format_ident!("{}", format!("{f:?}"));
@@ -85,7 +85,20 @@ pub(super) fn value_type(e: &Emit, x: &TypeEntry, table: &Table) -> TokenStream 
         Table::Quarantined { tool, problem } => (quote!(#rt::Refusal), quote!(#rt::Refusal::Quarantined { tool: #tool, problem: #problem })),
     };
     let value_type = e.macro_path("__value_type");
-    quote!(#value_type!(#id(#inner), #ty = #rule);)
+    match table {
+        // The patterns in a `static` of their own (compiled on first use), so that the
+        // table stays immutable.
+        Table::String { patterns, .. } if !patterns.is_empty() => {
+            let n = patterns.len();
+            quote! {
+                const _: () = {
+                    static PATTERNS: [#rt::LazyPattern; #n] = [#(#rt::LazyPattern::new(#patterns)),*];
+                    #value_type!(#id(#inner), #ty = #rule);
+                };
+            }
+        }
+        _ => quote!(#value_type!(#id(#inner), #ty = #rule);),
+    }
 }
 
 /// The string enum `x`: its values, in variant order, and everything derived from them.
