@@ -217,7 +217,7 @@ macro_rules! __object {
      required [$($req_idx:literal),*] [$($req_key:literal),*], properties $minp:expr, $maxp:expr, $description:expr) => {
         impl $crate::__private::FromJson for $t {
             fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, cx: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
-                static KEYS: $crate::__private::check::ObjectKeys = $crate::__private::check::ObjectKeys {
+                static KEYS: $crate::__private::ObjectKeys = $crate::__private::ObjectKeys {
                     declared: &[$($key),+],
                     index: |k| ::core::option::Option::Some(match k {
                         $($key => $idx,)+
@@ -227,7 +227,7 @@ macro_rules! __object {
                     min_properties: $minp,
                     max_properties: $maxp,
                 };
-                let slots = $crate::__private::check::slots::<$n>(v, at, &KEYS)?;
+                let slots = $crate::__private::slots::<$n>(v, at, &KEYS)?;
                 let mut first = ::core::option::Option::None;
                 $(let $field = $crate::__object!(@read $presence, slots[$idx], at, $key, cx, first);)+
                 match ($($field,)+) {

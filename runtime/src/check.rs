@@ -8,7 +8,7 @@ use regex::Regex;
 use crate::format;
 use crate::json::{Json, JsonKind, Number};
 use crate::path::Path;
-use crate::rejection::{Keyword, Names, Rejection};
+use crate::rejection::{Keyword, Rejection};
 
 /// Numeric keywords; `const`-constructible so generated code can keep them in statics.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -429,46 +429,6 @@ pub fn object<'j, 'a>(v: &'j Json<'a>, at: &Path<'_>) -> Result<&'j [(Cow<'a, st
         Json::Object(o) => Ok(o),
         _ => Err(type_error(v, at, "object")),
     }
-}
-
-/// The declared properties of a generated object type.
-#[derive(Debug)]
-pub struct ObjectKeys {
-    /// Property names, in declaration order.
-    pub declared: &'static [&'static str],
-    /// The index of a key in `declared` (a generated `match`, which compares
-    /// against constant strings faster than a search through `declared` could).
-    pub index: fn(&str) -> Option<usize>,
-    /// Indices (into `declared`) of the required ones.
-    pub required: &'static [usize],
-    /// `minProperties`
-    pub min_properties: Option<u64>,
-    /// `maxProperties`
-    pub max_properties: Option<u64>,
-}
-
-/// The members of the closed object at `at`, one slot per declared property:
-/// a key not declared, a key twice or a required key missing is H2 (in that
-/// order, keys in the order given), then the member count is checked (H3).
-pub fn slots<'j, 'a, const N: usize>(v: &'j Json<'a>, at: &Path<'_>, keys: &ObjectKeys) -> Result<[Option<&'j Json<'a>>; N], Rejection> {
-    let mut slots = [None; N];
-    fill_slots(object(v, at)?, at, keys, &mut slots)?;
-    Ok(slots)
-}
-
-fn fill_slots<'j, 'a>(members: &'j [(Cow<'a, str>, Json<'a>)], at: &Path<'_>, keys: &ObjectKeys, slots: &mut [Option<&'j Json<'a>>]) -> Result<(), Rejection> {
-    for (k, x) in members {
-        let Some(i) = (keys.index)(k) else {
-            return Err(Rejection::undeclared_key(at, k, Names::Static(keys.declared)));
-        };
-        if slots[i].replace(x).is_some() {
-            return Err(Rejection::duplicate_key(at, k));
-        }
-    }
-    if let Some(&i) = keys.required.iter().find(|&&i| slots[i].is_none()) {
-        return Err(Rejection::missing_key(at, keys.declared[i], Names::Static(keys.declared)));
-    }
-    property_count(members.len(), at, keys.min_properties, keys.max_properties)
 }
 
 /// `minProperties` / `maxProperties` of the object at `at`.

@@ -17,7 +17,7 @@ use crate::check::{self, Cx, Format, NumberBounds};
 use crate::json::Json;
 use crate::path::Path;
 use crate::pattern::LazyPattern;
-use crate::rejection::{Class, Keyword, Rejection};
+use crate::rejection::{Class, Keyword, Names, Rejection};
 use crate::schema::spec::LazySpec;
 use crate::typed::{elements, FromJson};
 
@@ -478,6 +478,46 @@ impl ValueRule for Refusal {
         s.insert("not".into(), Value::Object(Map::new()));
         s
     }
+}
+
+/// The declared properties of a generated object type.
+#[derive(Debug)]
+pub struct ObjectKeys {
+    /// Property names, in declaration order.
+    pub declared: &'static [&'static str],
+    /// The index of a key in `declared` (a generated `match`, which compares
+    /// against constant strings faster than a search through `declared` could).
+    pub index: fn(&str) -> Option<usize>,
+    /// Indices (into `declared`) of the required ones.
+    pub required: &'static [usize],
+    /// `minProperties`
+    pub min_properties: Option<u64>,
+    /// `maxProperties`
+    pub max_properties: Option<u64>,
+}
+
+/// The members of the closed object at `at`, one slot per declared property:
+/// a key not declared, a key twice or a required key missing is H2 (in that
+/// order, keys in the order given), then the member count is checked (H3).
+pub fn slots<'j, 'a, const N: usize>(v: &'j Json<'a>, at: &Path<'_>, keys: &ObjectKeys) -> Result<[Option<&'j Json<'a>>; N], Rejection> {
+    let mut slots = [None; N];
+    fill_slots(check::object(v, at)?, at, keys, &mut slots)?;
+    Ok(slots)
+}
+
+fn fill_slots<'j, 'a>(members: &'j [(Cow<'a, str>, Json<'a>)], at: &Path<'_>, keys: &ObjectKeys, slots: &mut [Option<&'j Json<'a>>]) -> Result<(), Rejection> {
+    for (k, x) in members {
+        let Some(i) = (keys.index)(k) else {
+            return Err(Rejection::undeclared_key(at, k, Names::Static(keys.declared)));
+        };
+        if slots[i].replace(x).is_some() {
+            return Err(Rejection::duplicate_key(at, k));
+        }
+    }
+    if let Some(&i) = keys.required.iter().find(|&&i| slots[i].is_none()) {
+        return Err(Rejection::missing_key(at, keys.declared[i], Names::Static(keys.declared)));
+    }
+    check::property_count(members.len(), at, keys.min_properties, keys.max_properties)
 }
 
 /// A union's options, each trying its own type and wrapping it in its variant.
