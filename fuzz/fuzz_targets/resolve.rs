@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
             let generated = (fixture.resolve)(data, &options).map(|r| r.name).map_err(|r| (r.class(), r.pointer().to_owned()));
             let dynamic = dynamic.resolve(data, &options).map(|c| c.name).map_err(|r| (r.class(), r.pointer().to_owned()));
             match (&generated, &dynamic) {
-                (Ok(a), Ok(b)) => assert_eq!(*a, b.as_str(), "{}", fixture.module),
+                (Ok(a), Ok(b)) => assert_eq!(*a, b.as_ref(), "{}", fixture.module),
                 (Err(a), Err(b)) => assert_eq!(a, b, "{}", fixture.module),
                 _ => panic!("{}: generated {generated:?} vs dynamic {dynamic:?}", fixture.module),
             }

@@ -1,6 +1,8 @@
 //! The canonical call object `{"name": ..., "arguments": {...}}`, resolution
 //! options, and the [`ToolSet`] trait that every generated `ToolCall` implements.
 
+use std::borrow::Cow;
+
 use crate::check::{Coercion, Cx};
 use crate::json::Json;
 use crate::path::Path;
@@ -207,6 +209,24 @@ pub fn split_call<'j, 'a>(call: &'j Json<'a>) -> Result<(&'j str, Option<&'j Jso
         Some(a) => Some(a),
     };
     Ok((name, arguments))
+}
+
+/// Moves the name and arguments out of a call object that [`split_call`] has
+/// accepted (absent or `null` arguments are `{}`); nothing is copied.
+pub(crate) fn take_parts(call: Json<'_>) -> (Cow<'_, str>, Json<'_>) {
+    let mut name = Cow::Borrowed("");
+    let mut arguments = Json::Object(Vec::new());
+    if let Json::Object(members) = call {
+        for (key, value) in members {
+            match (key.as_ref(), value) {
+                ("name", Json::String(s)) => name = s,
+                ("arguments", Json::Null) => {}
+                ("arguments", value) => arguments = value,
+                _ => {}
+            }
+        }
+    }
+    (name, arguments)
 }
 
 fn bad_envelope_key(key: &str) -> Rejection {

@@ -3,10 +3,11 @@
 //! same checks). For registries known only at run time, and as a second
 //! resolver that tests compare generated code against.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::call::{parse_call, split_call, Options, EMPTY_ARGUMENTS};
+use crate::call::{parse_call, split_call, take_parts, Options, EMPTY_ARGUMENTS};
 use crate::check::{Coercion, Cx};
 use crate::definitions::{self, Offer};
 use crate::json::Json;
@@ -31,16 +32,31 @@ pub struct DynamicRegistry {
     order: Vec<usize>,
 }
 
-/// A call resolved by a [`DynamicRegistry`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct DynamicCall {
+/// A call resolved by a [`DynamicRegistry`]: the checked tree itself, borrowing
+/// from the call's bytes (nothing is copied out; [`DynamicCall::into_owned`]
+/// detaches it, [`DynamicCall::arguments_value`] converts the arguments).
+#[derive(Debug, Clone)]
+pub struct DynamicCall<'a> {
     /// The tool's name as declared.
-    pub name: String,
-    /// The arguments, validated, as given (absent arguments are `{}`; numbers that
-    /// lenient mode read out of strings stay strings here; see `coercions`).
-    pub arguments: serde_json::Value,
+    pub name: Cow<'a, str>,
+    /// The arguments, validated, as given: members in the call's order (absent
+    /// or `null` arguments are `{}`; numbers that lenient mode read out of
+    /// strings stay strings here; see `coercions`).
+    pub arguments: Json<'a>,
     /// Numbers lenient mode read out of strings.
     pub coercions: Vec<Coercion>,
+}
+
+impl DynamicCall<'_> {
+    /// The arguments as a `serde_json::Value` (a copy; member order is the map's).
+    pub fn arguments_value(&self) -> serde_json::Value {
+        self.arguments.to_value()
+    }
+
+    /// The same call, owning its strings, to keep beyond the call's bytes.
+    pub fn into_owned(self) -> DynamicCall<'static> {
+        DynamicCall { name: Cow::Owned(self.name.into_owned()), arguments: self.arguments.into_owned(), coercions: self.coercions }
+    }
 }
 
 impl DynamicRegistry {
@@ -101,13 +117,13 @@ impl DynamicRegistry {
     }
 
     /// Resolves a call object `{"name": ..., "arguments": {...}}`.
-    pub fn resolve(&self, bytes: &[u8], options: &Options) -> Result<DynamicCall, Rejection> {
+    pub fn resolve<'a>(&self, bytes: &'a [u8], options: &Options) -> Result<DynamicCall<'a>, Rejection> {
         let call = parse_call(bytes, options)?;
         let (name, arguments) = split_call(&call)?;
         let mut cx = options.cx();
         self.resolve_parts(name, arguments, &mut cx)?;
-        let arguments = arguments.unwrap_or(&EMPTY_ARGUMENTS).to_value();
-        Ok(DynamicCall { name: name.to_owned(), arguments, coercions: cx.into_coercions() })
+        let (name, arguments) = take_parts(call);
+        Ok(DynamicCall { name, arguments, coercions: cx.into_coercions() })
     }
 
     /// Resolves `arguments` for the tool `name`.
@@ -232,8 +248,47 @@ impl LiveRegistry {
     }
 
     /// Resolves a call object against the listing in force; returns that listing's version too.
-    pub fn resolve(&self, bytes: &[u8], options: &Options) -> (u64, Result<DynamicCall, Rejection>) {
+    pub fn resolve<'a>(&self, bytes: &'a [u8], options: &Options) -> (u64, Result<DynamicCall<'a>, Rejection>) {
         let snapshot = self.snapshot();
         (snapshot.0, snapshot.1.resolve(bytes, options))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::read_registry;
+
+    fn registry() -> DynamicRegistry {
+        let text = r#"{"tools":[{"name":"move","inputSchema":{"type":"object","properties":{"to":{"type":"string"},"n":{"type":"integer"}},"additionalProperties":false}}]}"#;
+        DynamicRegistry::new(&read_registry(text.as_bytes()).expect("registry"), &CompileOptions::default())
+    }
+
+    #[test]
+    fn a_resolved_call_is_its_checked_tree_borrowed_from_the_bytes() {
+        let registry = registry();
+        let bytes = br#"{"arguments":{"to":"b","n":"2"},"name":"move"}"#.to_vec();
+        let call = registry.resolve(&bytes, &Options::lenient()).expect("lenient reads the number");
+        assert!(matches!(call.name, Cow::Borrowed("move")), "the name is not copied");
+        let Json::Object(members) = &call.arguments else { panic!("arguments are an object: {:?}", call.arguments) };
+        let keys: Vec<&str> = members.iter().map(|(k, _)| k.as_ref()).collect();
+        assert_eq!(keys, ["to", "n"], "members in the call's order");
+        assert!(matches!(&members[0].1, Json::String(Cow::Borrowed("b"))), "string values are not copied");
+        assert_eq!(call.arguments_value(), serde_json::json!({"to": "b", "n": "2"}), "a coerced number stays a string");
+        assert_eq!(call.coercions.iter().map(|c| c.pointer.as_str()).collect::<Vec<_>>(), ["/arguments/n"]);
+        let owned = call.into_owned();
+        drop(bytes);
+        assert_eq!((owned.name.as_ref(), owned.arguments_value()), ("move", serde_json::json!({"to": "b", "n": "2"})));
+    }
+
+    #[test]
+    fn absent_or_null_arguments_resolve_to_an_empty_object() {
+        let registry = registry();
+        for bytes in [&br#"{"name":"move"}"#[..], br#"{"name":"move","arguments":null}"#] {
+            let call = registry.resolve(bytes, &Options::strict()).expect("resolves");
+            assert!(matches!(&call.arguments, Json::Object(m) if m.is_empty()), "{:?}", call.arguments);
+        }
+        let r = registry.resolve(br#"{"name":"move","arguments":{"to":1}}"#, &Options::strict()).expect_err("H3");
+        assert_eq!((r.class(), r.pointer()), (crate::Class::H3, "/arguments/to"));
     }
 }
