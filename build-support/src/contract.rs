@@ -14,38 +14,60 @@ pub fn file_name(module: &str) -> String {
     format!("{module}.contract.json")
 }
 
+/// Why a module's contract cannot be read; each message names what fixes it.
+#[derive(Debug, thiserror::Error)]
+pub enum ContractError {
+    /// The crate has no build script, and `TOOLSEAL_CONTRACTS` is not set.
+    #[error(
+        "no registry contract for `{module}`: this crate has no build script (OUT_DIR is not set); \
+         add one calling `toolseal_build::Config::new().registry_as(\"<file>\", \"{module}\").compile()`, \
+         or set TOOLSEAL_CONTRACTS to the directory holding `{module}.contract.json`"
+    )]
+    NoBuildScript {
+        /// The module the contract was looked for.
+        module: String,
+    },
+    /// The file is not there (or cannot be read): no registry was compiled as this module.
+    #[error(
+        "no registry contract for `{module}`: {place}/{module}.contract.json cannot be read ({kind}); the build script must compile a registry \
+         with `.registry_as(<file>, \"{module}\")` (`.registry(<file>)` is the module `registry`)"
+    )]
+    Unreadable {
+        /// The module the contract was looked for.
+        module: String,
+        /// Where it was looked for: `$TOOLSEAL_CONTRACTS` or `$OUT_DIR/toolseal`.
+        place: &'static str,
+        /// Why it could not be read.
+        kind: std::io::ErrorKind,
+    },
+    /// The file is not a contract this version reads (written by another version).
+    #[error("{} is not a toolseal contract ({source}); rebuild to regenerate it", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What the reader found.
+        source: serde_json::Error,
+    },
+}
+
 /// Where the contract of `module` lives: `$TOOLSEAL_CONTRACTS/<module>.contract.json`
 /// when that variable is set (crates without a build script, trybuild tests),
 /// else `$OUT_DIR/toolseal/<module>.contract.json`.
-pub fn locate(module: &str) -> Result<PathBuf, String> {
+pub fn locate(module: &str) -> Result<PathBuf, ContractError> {
     let dir = match (std::env::var_os("TOOLSEAL_CONTRACTS"), std::env::var_os("OUT_DIR")) {
         (Some(dir), _) => PathBuf::from(dir),
         (None, Some(out)) => Path::new(&out).join("toolseal"),
-        (None, None) => {
-            return Err(format!(
-                "no registry contract for `{module}`: this crate has no build script (OUT_DIR is not set); \
-                 add one calling `toolseal_build::Config::new().registry_as(\"<file>\", \"{module}\").compile()`, \
-                 or set TOOLSEAL_CONTRACTS to the directory holding `{}`",
-                file_name(module)
-            ));
-        }
+        (None, None) => return Err(ContractError::NoBuildScript { module: module.to_owned() }),
     };
     Ok(dir.join(file_name(module)))
 }
 
 /// Reads the contract of `module` (see [`locate`]).
-pub fn load(module: &str) -> Result<Contract, String> {
+pub fn load(module: &str) -> Result<Contract, ContractError> {
     let path = locate(module)?;
     let place = if std::env::var_os("TOOLSEAL_CONTRACTS").is_some() { "$TOOLSEAL_CONTRACTS" } else { "$OUT_DIR/toolseal" };
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "no registry contract for `{module}`: {place}/{} cannot be read ({}); the build script must compile a registry \
-             with `.registry_as(<file>, \"{module}\")` (`.registry(<file>)` is the module `registry`)",
-            file_name(module),
-            e.kind()
-        )
-    })?;
-    serde_json::from_str(&text).map_err(|e| format!("{} is not a toolseal contract ({e}); rebuild to regenerate it", path.display()))
+    let text = std::fs::read_to_string(&path).map_err(|e| ContractError::Unreadable { module: module.to_owned(), place, kind: e.kind() })?;
+    serde_json::from_str(&text).map_err(|source| ContractError::Invalid { path, source })
 }
 
 /// Everything the `#[tool]` macros need to know about one generated registry module.

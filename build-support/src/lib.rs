@@ -38,7 +38,7 @@ use facade::Facade;
 use toolseal_runtime::registry::read_registry;
 use toolseal_runtime::schema::{compile_tool_schema, CompileOptions};
 
-pub use contract::Contract;
+pub use contract::{Contract, ContractError};
 pub use manifest::{read_manifest, Deployment, DeploymentServer};
 
 /// The code generated for one registry or deployment manifest.

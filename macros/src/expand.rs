@@ -12,7 +12,7 @@ use crate::bind::{self, Binding, Receiver};
 
 /// The contract of `target`, or an error at its span.
 fn load(target: &Target, errors: &mut Errors) -> Option<Contract> {
-    contract::load(&target.name).map_err(|message| errors.at(target.span, message)).ok()
+    contract::load(&target.name).map_err(|e| errors.at(target.span, e)).ok()
 }
 
 /// `#[tool]`: the function unchanged but for `#[ctx]` markers, plus checks of

@@ -353,7 +353,7 @@ pub fn pattern(s: &str, at: &Path<'_>, re: &Regex, source: &str) -> Result<(), R
 
 /// `pattern` compiled lazily by generated code; a pattern that failed to compile
 /// rejects every value (fail closed) — the build already refused such patterns.
-pub fn compiled_pattern(s: &str, at: &Path<'_>, re: &Result<crate::pattern::Pattern, String>, source: &str) -> Result<(), Rejection> {
+pub fn compiled_pattern(s: &str, at: &Path<'_>, re: &Result<crate::pattern::Pattern, crate::pattern::PatternError>, source: &str) -> Result<(), Rejection> {
     match re {
         Ok(p) => pattern(s, at, &p.regex, source),
         Err(_) => Err(Rejection::violation(at, Keyword::Pattern, pattern_expected(source), JsonKind::String)),

@@ -22,12 +22,25 @@ pub struct Pattern {
     pub regex: Regex,
 }
 
+/// Why a `pattern` cannot be enforced: the `regex` crate refuses it (most often
+/// look-around or a back-reference, which it does not have).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("pattern {pattern:?} cannot be enforced: {reason} (look-around and back-references are not supported)")]
+pub struct PatternError {
+    /// The pattern as written.
+    pub pattern: String,
+    /// The regex parser's last line (what it could not read).
+    pub reason: String,
+}
+
 impl Pattern {
-    /// Compiles an ECMA-262 pattern; the error is the regex parser's first line.
-    pub fn new(source: &str) -> Result<Pattern, String> {
+    /// Compiles an ECMA-262 pattern.
+    pub fn new(source: &str) -> Result<Pattern, PatternError> {
         let translated = translate(source);
-        let regex = Regex::new(&translated).map_err(|e| e.to_string().lines().last().unwrap_or("").trim().to_owned())?;
-        Ok(Pattern { source: source.to_owned(), regex })
+        match Regex::new(&translated) {
+            Ok(regex) => Ok(Pattern { source: source.to_owned(), regex }),
+            Err(e) => Err(PatternError { pattern: source.to_owned(), reason: e.to_string().lines().last().unwrap_or("").trim().to_owned() }),
+        }
     }
 }
 
@@ -142,7 +155,9 @@ mod tests {
 
     #[test]
     fn lookaround_is_an_error() {
-        assert!(Pattern::new("(?=a)b").is_err());
+        let e = Pattern::new("(?=a)b").expect_err("look-around");
+        assert_eq!(e.pattern, "(?=a)b");
+        assert!(e.to_string().starts_with(r#"pattern "(?=a)b" cannot be enforced: error: look-around"#), "{e}");
         assert!(Pattern::new(r"(a)\1").is_err());
     }
 }
@@ -152,7 +167,7 @@ mod tests {
 #[derive(Debug)]
 pub struct LazyPattern {
     source: &'static str,
-    compiled: OnceLock<Result<Pattern, String>>,
+    compiled: OnceLock<Result<Pattern, PatternError>>,
 }
 
 impl LazyPattern {
@@ -167,7 +182,7 @@ impl LazyPattern {
     }
 
     /// The compiled pattern (compiled on the first call), or why it does not compile.
-    pub fn get(&self) -> &Result<Pattern, String> {
+    pub fn get(&self) -> &Result<Pattern, PatternError> {
         self.compiled.get_or_init(|| Pattern::new(self.source))
     }
 }

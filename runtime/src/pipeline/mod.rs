@@ -235,8 +235,8 @@ impl<C: ToolSet, S> Pipeline<C, S> {
         self
     }
 
-    /// Resolution options (size limit, lenient mode).
-    pub fn options(mut self, options: Options) -> Pipeline<C, S> {
+    /// Resolution options (size limit, lenient mode), as `McpResolver::with_options` sets them.
+    pub fn with_options(mut self, options: Options) -> Pipeline<C, S> {
         self.options = options;
         self
     }

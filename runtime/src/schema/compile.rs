@@ -468,7 +468,7 @@ impl Compiler<'_> {
             let Some(src) = p.as_str() else { return err(ptr, "pattern", "`pattern` must be a string") };
             match Pattern::new(src) {
                 Ok(p) => rule.patterns.push(p),
-                Err(e) => return err(ptr, "pattern", format!("pattern {src:?} cannot be enforced: {e} (look-around and back-references are not supported)")),
+                Err(e) => return err(ptr, "pattern", e.to_string()),
             }
         }
         if let Some(f) = w.get("format") {

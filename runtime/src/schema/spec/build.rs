@@ -394,7 +394,7 @@ fn types(v: &Json<'static>, ptr: &str) -> Result<Option<u8>, SchemaError> {
 }
 
 fn pattern(source: &str, ptr: &str, word: &str) -> Result<Pattern, SchemaError> {
-    Pattern::new(source).map_err(|e| SchemaError { pointer: ptr.to_owned(), keyword: word.to_owned(), message: format!("pattern {source:?} cannot be enforced: {e} (look-around and back-references are not supported)") })
+    Pattern::new(source).map_err(|e| SchemaError { pointer: ptr.to_owned(), keyword: word.to_owned(), message: e.to_string() })
 }
 
 fn names(v: Option<&Json<'static>>, ptr: &str, word: &str) -> Result<Vec<String>, SchemaError> {
