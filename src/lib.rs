@@ -282,17 +282,16 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
-    pub use toolseal_runtime::call::{lookup, Annotations, Options, Resolution, ToolInfo, ToolSet, EMPTY_ARGUMENTS};
+    pub use toolseal_runtime::call::{Annotations, Options, Resolution, ToolInfo, ToolSet, EMPTY_ARGUMENTS};
     pub use toolseal_runtime::check::{self, Cx, Format, NumberBounds};
     pub use toolseal_runtime::{definitions, wire::WireFormat};
     pub use toolseal_runtime::dispatch::{output_value, DispatchError};
     pub use toolseal_runtime::json::Json;
     pub use toolseal_runtime::path::Path;
-    pub use toolseal_runtime::pattern::{LazyPattern, Pattern};
     pub use toolseal_runtime::mcp;
     pub use toolseal_runtime::rejection::{Class, Keyword, Names, Reason, Rejection};
     pub use toolseal_runtime::schema::spec::LazySpec;
-    pub use toolseal_runtime::typed::{deserialize_via, elements, elements_from, try_from_serialize, FromJson};
+    pub use toolseal_runtime::typed::FromJson;
     pub use toolseal_runtime::generated::*;
 
     /// A generated value type's table, as the type's JSON Schema.

@@ -236,8 +236,3 @@ fn bad_envelope_key(key: &str) -> Rejection {
 /// The empty object that absent or `null` arguments stand for.
 pub static EMPTY_ARGUMENTS: Json<'static> = Json::Object(Vec::new());
 
-/// Looks `name` up in the sorted `names` (binary search; exact, case-sensitive,
-/// no normalisation).
-pub fn lookup(names: &[&str], name: &str) -> Option<usize> {
-    names.binary_search(&name).ok()
-}

@@ -351,20 +351,6 @@ pub fn pattern(s: &str, at: &Path<'_>, re: &Regex, source: &str) -> Result<(), R
     }
 }
 
-/// `pattern` compiled lazily by generated code; a pattern that failed to compile
-/// rejects every value (fail closed) — the build already refused such patterns.
-pub fn compiled_pattern(s: &str, at: &Path<'_>, re: &Result<crate::pattern::Pattern, crate::pattern::PatternError>, source: &str) -> Result<(), Rejection> {
-    match re {
-        Ok(p) => pattern(s, at, &p.regex, source),
-        Err(_) => Err(Rejection::violation(at, Keyword::Pattern, pattern_expected(source), JsonKind::String)),
-    }
-}
-
-/// `pattern`, with the pattern compiled on first use.
-pub fn lazy_pattern(s: &str, at: &Path<'_>, re: &crate::pattern::LazyPattern) -> Result<(), Rejection> {
-    compiled_pattern(s, at, re.get(), re.source())
-}
-
 /// What a `pattern` violation says was expected.
 pub fn pattern_expected(source: &str) -> Cow<'static, str> {
     let shown: String = source.chars().take(80).collect();

@@ -10,16 +10,17 @@ use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
+use serde::de::{Deserialize, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
 use crate::call::EMPTY_ARGUMENTS;
 use crate::check::{self, Cx, Format, NumberBounds};
 use crate::json::Json;
 use crate::path::Path;
-use crate::pattern::LazyPattern;
-use crate::rejection::{Class, Keyword, Names, Rejection};
+use crate::pattern::{Pattern, PatternError};
+use crate::rejection::{Class, Keyword, Names, Reason, Rejection};
 use crate::schema::spec::LazySpec;
-use crate::typed::{elements, FromJson};
+use crate::typed::{convert_elements, FromJson};
 
 /// The table of a generated value type: how a JSON value becomes the type's
 /// inner value, and the JSON Schema keywords the type shows.
@@ -132,7 +133,7 @@ impl ValueRule for StringType {
             check::length(s, at, self.min_length, self.max_length)?;
         }
         for p in self.patterns {
-            check::lazy_pattern(s, at, p)?;
+            p.check(s, at)?;
         }
         if let Some(f) = self.format {
             check::format(s, at, f)?;
@@ -598,4 +599,72 @@ pub fn default_value<T: FromJson + Clone>(cell: &OnceLock<T>, text: &'static str
         T::from_json(&tree, &Path::root(), &mut Cx::strict()).unwrap_or_else(|e| panic!("toolseal-build checked this default against its schema, yet: {e}"))
     })
     .clone()
+}
+
+/// A `pattern` compiled on first use: `const`-constructible, so that generated
+/// code keeps one in a `static` without a closure of its own.
+#[derive(Debug)]
+pub struct LazyPattern {
+    source: &'static str,
+    compiled: OnceLock<Result<Pattern, PatternError>>,
+}
+
+impl LazyPattern {
+    /// The pattern `source`, not compiled yet.
+    pub const fn new(source: &'static str) -> LazyPattern {
+        LazyPattern { source, compiled: OnceLock::new() }
+    }
+
+    /// The pattern as written.
+    pub fn source(&self) -> &'static str {
+        self.source
+    }
+
+    /// The compiled pattern (compiled on the first call), or why it does not compile.
+    pub fn get(&self) -> &Result<Pattern, PatternError> {
+        self.compiled.get_or_init(|| Pattern::new(self.source))
+    }
+
+    /// Checks `s`, found at `at`; a pattern that does not compile rejects every
+    /// value (fail closed: the build has already refused such a pattern).
+    pub fn check(&self, s: &str, at: &Path<'_>) -> Result<(), Rejection> {
+        match self.get() {
+            Ok(p) => check::pattern(s, at, &p.regex, self.source),
+            Err(_) => Err(Rejection::violation(at, Keyword::Pattern, check::pattern_expected(self.source), crate::JsonKind::String)),
+        }
+    }
+}
+
+/// Looks `name` up in the sorted `names` (binary search; exact, case-sensitive,
+/// no normalisation).
+pub fn lookup(names: &[&str], name: &str) -> Option<usize> {
+    names.binary_search(&name).ok()
+}
+
+/// Converts every element of an array found at `at`.
+pub fn elements<T: FromJson>(items: &[Json<'_>], at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
+    convert_elements(items, 0, at, cx)
+}
+
+/// Converts the elements of an array from index `start` on (after a tuple prefix).
+pub fn elements_from<T: FromJson>(items: &[Json<'_>], start: usize, at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
+    convert_elements(items, start, at, cx)
+}
+
+/// A strict `Deserialize` for any [`FromJson`] type: the input is read as a tree
+/// and resolved exactly as a call's arguments are; a rejection becomes the error text.
+pub fn deserialize_via<'de, T: FromJson, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+    let tree = Json::deserialize(deserializer)?;
+    T::from_json(&tree, &Path::root(), &mut Cx::strict()).map_err(D::Error::custom)
+}
+
+/// `TryFrom` for generated newtypes: the inner value is checked against the
+/// schema exactly as it would be in a call. A value that cannot be written as
+/// JSON is a `Malformed` rejection (never checked as `null`).
+pub fn try_from_serialize<T: FromJson, S: serde::Serialize>(inner: &S) -> Result<T, Rejection> {
+    let value = serde_json::to_value(inner).map_err(|e| {
+        let message = Cow::Owned(format!("the value cannot be written as JSON, so it cannot be checked against its schema: {e}"));
+        Rejection::malformed(Reason::WireShape { message }, &Path::root())
+    })?;
+    T::from_json(&Json::from_value(&value), &Path::root(), &mut Cx::strict())
 }

@@ -9,8 +9,6 @@
 //! compile, which makes the registry a build error (never a silently dropped
 //! constraint). The README lists the remaining differences.
 
-use std::sync::OnceLock;
-
 use regex::Regex;
 
 /// A compiled `pattern` with its source as written in the schema.
@@ -162,27 +160,3 @@ mod tests {
     }
 }
 
-/// A `pattern` compiled on first use: `const`-constructible, so that generated
-/// code keeps one in a `static` without a closure of its own.
-#[derive(Debug)]
-pub struct LazyPattern {
-    source: &'static str,
-    compiled: OnceLock<Result<Pattern, PatternError>>,
-}
-
-impl LazyPattern {
-    /// The pattern `source`, not compiled yet.
-    pub const fn new(source: &'static str) -> LazyPattern {
-        LazyPattern { source, compiled: OnceLock::new() }
-    }
-
-    /// The pattern as written.
-    pub fn source(&self) -> &'static str {
-        self.source
-    }
-
-    /// The compiled pattern (compiled on the first call), or why it does not compile.
-    pub fn get(&self) -> &Result<Pattern, PatternError> {
-        self.compiled.get_or_init(|| Pattern::new(self.source))
-    }
-}

@@ -1,15 +1,12 @@
 //! Conversion of JSON trees into strictly typed Rust values. Generated types
 //! implement [`FromJson`]; this module covers the standard types they use.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
-
-use serde::de::{Deserialize, Deserializer, Error as _};
 
 use crate::check::{self, Cx, NumberBounds};
 use crate::json::Json;
 use crate::path::Path;
-use crate::rejection::{Reason, Rejection};
+use crate::rejection::Rejection;
 
 /// A type that can be built from a JSON tree, rejecting with a classified
 /// [`Rejection`] whatever its schema does not allow.
@@ -81,17 +78,12 @@ impl<T: FromJson> FromJson for Box<T> {
 /// An array with no count or uniqueness constraint.
 impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
-        elements(check::array(v, at)?, at, cx)
+        convert_elements(check::array(v, at)?, 0, at, cx)
     }
 }
 
-/// Converts every element of an array found at `at`.
-pub fn elements<T: FromJson>(items: &[Json<'_>], at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
-    elements_from(items, 0, at, cx)
-}
-
 /// Converts the elements of an array from index `start` on (after a tuple prefix).
-pub fn elements_from<T: FromJson>(items: &[Json<'_>], start: usize, at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
+pub(crate) fn convert_elements<T: FromJson>(items: &[Json<'_>], start: usize, at: &Path<'_>, cx: &mut Cx) -> Result<Vec<T>, Rejection> {
     // A plain loop: generated code instantiates this once per element type,
     // and iterator adapters would multiply the code each instance costs. No
     // capacity up front: an element type can be far larger than its JSON, and
@@ -116,22 +108,4 @@ impl<T: FromJson> FromJson for BTreeMap<String, T> {
         check::distinct_keys(&members.iter().map(|(k, _)| k.as_ref()).collect::<Vec<_>>(), at)?;
         members.iter().map(|(k, x)| Ok((k.to_string(), T::from_json(x, &at.key(k), cx)?))).collect()
     }
-}
-
-/// A strict `Deserialize` for any [`FromJson`] type: the input is read as a tree
-/// and resolved exactly as a call's arguments are; a rejection becomes the error text.
-pub fn deserialize_via<'de, T: FromJson, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
-    let tree = Json::deserialize(deserializer)?;
-    T::from_json(&tree, &Path::root(), &mut Cx::strict()).map_err(D::Error::custom)
-}
-
-/// `TryFrom` for generated newtypes: the inner value is checked against the
-/// schema exactly as it would be in a call. A value that cannot be written as
-/// JSON is a `Malformed` rejection (never checked as `null`).
-pub fn try_from_serialize<T: FromJson, S: serde::Serialize>(inner: &S) -> Result<T, Rejection> {
-    let value = serde_json::to_value(inner).map_err(|e| {
-        let message = Cow::Owned(format!("the value cannot be written as JSON, so it cannot be checked against its schema: {e}"));
-        Rejection::malformed(Reason::WireShape { message }, &Path::root())
-    })?;
-    T::from_json(&Json::from_value(&value), &Path::root(), &mut Cx::strict())
 }

@@ -8,7 +8,7 @@
 //! `(server, tool)` (M1–M3 by the manifest's tiers, pins and policy), the live
 //! definition must still match its pin (M4), and the arguments must meet the
 //! routed tool's schema (M5, H2, H3). Only a resolved call reaches a server,
-//! with the arguments the client sent; every call leaves one [`AuditRecord`].
+//! with the arguments the client sent; every call leaves one [`AuditRecord`](crate::pipeline::AuditRecord).
 //!
 //! A server that fails to start or dies is restarted with backoff; its tools
 //! answer a clear error meanwhile and the other servers keep serving. A tool

@@ -3,7 +3,7 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
-use toolseal_runtime::call::lookup;
+use toolseal_runtime::generated::lookup;
 use toolseal_runtime::json::Json;
 use toolseal_runtime::registry::ToolDef;
 
