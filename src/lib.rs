@@ -337,30 +337,6 @@ pub mod __private {
         schemars::Schema::from(s)
     }
 
-    /// The catalog of a generated deployment, from its servers' compiled tool
-    /// tables; toolseal-build has validated the same data already.
-    pub fn catalog(servers: &[(&str, usize, &str, &[ToolInfo])], pins: &[(&str, &str)], policy: mcp::Policy) -> mcp::Catalog {
-        let specs = servers
-            .iter()
-            .map(|(name, tier, tier_name, tools)| mcp::ServerSpec {
-                name: (*name).to_owned(),
-                tier: *tier,
-                tier_name: (*tier_name).to_owned(),
-                tools: tools.iter().map(|t| mcp::ToolSpec { name: t.name.to_owned(), digest: t.digest.to_owned() }).collect(),
-            })
-            .collect();
-        let pins: Vec<(String, String)> = pins.iter().map(|(t, s)| ((*t).to_owned(), (*s).to_owned())).collect();
-        mcp::Catalog::new(specs, &pins, policy).expect("toolseal-build validated this deployment")
-    }
-
-    /// The route of a generated call (its variant fixes the server, its tool is in that server's table).
-    pub fn route_of(catalog: &mcp::Catalog, server: usize, tool: &str) -> mcp::Route {
-        catalog.route_to(server, tool).expect("a generated call names a tool of its server")
-    }
-
-
-
-
     /// The JSON Schema of `T` as a value, registering its definition.
     pub fn subschema<T: schemars::JsonSchema + ?Sized>(g: &mut schemars::SchemaGenerator) -> serde_json::Value {
         g.subschema_for::<T>().to_value()

@@ -50,6 +50,14 @@ pub enum Error {
     /// The build configuration itself is wrong.
     #[error("toolseal-build: {0}")]
     Config(String),
+    /// A module's contract (what `#[toolseal::tool]` reads) could not be written as JSON.
+    #[error("{}: the registry contract cannot be written: {source}", path.display())]
+    Contract {
+        /// The contract file.
+        path: PathBuf,
+        /// The serializer's error.
+        source: serde_json::Error,
+    },
     /// The generator produced code that does not parse: a toolseal bug.
     #[error("toolseal-build produced invalid Rust for {}: {message} (please report this)", path.display())]
     Internal {

@@ -247,8 +247,12 @@ impl Config {
             }
             write_if_changed(&dir.join(format!("{}.rs", g.module)), &g.source)?;
             for (name, contract) in &g.contracts {
-                let text = serde_json::to_string_pretty(contract).map_err(|e| Error::Internal { path: dir.clone(), message: e.to_string() })?;
-                write_if_changed(&dir.join(contract::file_name(name)), &text)?;
+                let path = dir.join(contract::file_name(name));
+                let text = match serde_json::to_string_pretty(contract) {
+                    Ok(text) => text,
+                    Err(source) => return Err(Error::Contract { path, source }),
+                };
+                write_if_changed(&path, &text)?;
             }
         }
         Ok(())

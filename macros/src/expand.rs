@@ -1,18 +1,53 @@
 //! Expansion of `#[tool]` and `#[toolset]`.
 
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{ImplItem, ItemFn, ItemImpl};
-use toolseal_build::contract::{self, Contract};
+use toolseal_build::contract::{self, Contract, ContractError};
 
 use crate::attr::{self, Errors, Target};
 use crate::bind::{self, Binding, Receiver};
 
 /// The contract of `target`, or an error at its span.
-fn load(target: &Target, errors: &mut Errors) -> Option<Contract> {
-    contract::load(&target.name).map_err(|e| errors.at(target.span, e)).ok()
+fn load(target: &Target, errors: &mut Errors) -> Option<Arc<Contract>> {
+    let read = || contract::load(&target.name);
+    let loaded = match contract::locate(&target.name) {
+        Ok(path) => cached(&path, read),
+        Err(e) => Err(e),
+    };
+    loaded.map_err(|e| errors.at(target.span, e)).ok()
+}
+
+/// The contracts read so far by this compiler process, by file, with the file's
+/// size and modification time when it was read.
+type Cache = HashMap<PathBuf, (u64, Option<SystemTime>, Arc<Contract>)>;
+
+/// The contract in the file at `path`, read once per process while the file
+/// stays as it was (same size and modification time): a crate with a `#[tool]`
+/// per tool of a large registry does not parse its contract once per tool, and
+/// a long-lived macro server (an IDE's) rereads it after a rebuild rewrites it.
+fn cached(path: &Path, read: impl FnOnce() -> Result<Contract, ContractError>) -> Result<Arc<Contract>, ContractError> {
+    static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
+    let stamp = std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()));
+    let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
+    let cache = cache.get_or_insert_with(HashMap::new);
+    if let (Some((len, modified)), Some((l, m, contract))) = (stamp, cache.get(path))
+        && (len, modified) == (*l, *m)
+    {
+        return Ok(contract.clone());
+    }
+    let contract = Arc::new(read()?);
+    if let Some((len, modified)) = stamp {
+        cache.insert(path.to_owned(), (len, modified, contract.clone()));
+    }
+    Ok(contract)
 }
 
 /// `#[tool]`: the function unchanged but for `#[ctx]` markers, plus checks of
@@ -197,4 +232,31 @@ fn dispatch(target: &Target, args: &attr::Args, bindings: &[Binding], ctx: Optio
 fn shown(ty: &syn::Type) -> String {
     let text = ty.to_token_stream().to_string();
     text.replace("& ", "&").replace(" :: ", "::").replace(" <", "<").replace("< ", "<").replace(" >", ">").replace(" ,", ",")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn contract(registry: &str) -> Contract {
+        Contract { registry: registry.to_owned(), module: "m".to_owned(), tools: Vec::new() }
+    }
+
+    #[test]
+    fn a_contract_is_read_once_while_its_file_is_unchanged() {
+        let dir = std::env::temp_dir().join(format!("toolseal-contract-cache-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("m.contract.json");
+        std::fs::write(&path, "one").expect("write");
+        let first = cached(&path, || Ok(contract("a"))).expect("read");
+        let again = cached(&path, || panic!("an unchanged file is not read again")).expect("cached");
+        assert!(Arc::ptr_eq(&first, &again));
+        std::fs::write(&path, "other").expect("rewrite");
+        assert_eq!(cached(&path, || Ok(contract("b"))).expect("reread").registry, "b", "a rewritten file is read again");
+        let missing = dir.join("none.contract.json");
+        let e = cached(&missing, || Err(ContractError::NoBuildScript { module: "m".to_owned() })).expect_err("not there");
+        assert!(e.to_string().contains("no build script"), "{e}");
+        assert!(cached(&missing, || Ok(contract("c"))).is_ok(), "a failed read is not cached");
+        std::fs::remove_dir_all(&dir).expect("clean up");
+    }
 }

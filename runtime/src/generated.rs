@@ -13,9 +13,10 @@ use std::sync::OnceLock;
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
-use crate::call::EMPTY_ARGUMENTS;
+use crate::call::{ToolInfo, EMPTY_ARGUMENTS};
 use crate::check::{self, Cx, Format, NumberBounds};
 use crate::json::Json;
+use crate::mcp;
 use crate::path::Path;
 use crate::pattern::{Pattern, PatternError};
 use crate::rejection::{Class, Keyword, Names, Reason, Rejection};
@@ -667,4 +668,25 @@ pub fn try_from_serialize<T: FromJson, S: serde::Serialize>(inner: &S) -> Result
         Rejection::malformed(Reason::WireShape { message }, &Path::root())
     })?;
     T::from_json(&Json::from_value(&value), &Path::root(), &mut Cx::strict())
+}
+
+/// The catalog of a generated deployment, from its servers' compiled tool
+/// tables; toolseal-build has validated the same data already.
+pub fn catalog(servers: &[(&str, usize, &str, &[ToolInfo])], pins: &[(&str, &str)], policy: mcp::Policy) -> mcp::Catalog {
+    let specs = servers
+        .iter()
+        .map(|(name, tier, tier_name, tools)| mcp::ServerSpec {
+            name: (*name).to_owned(),
+            tier: *tier,
+            tier_name: (*tier_name).to_owned(),
+            tools: tools.iter().map(|t| mcp::ToolSpec { name: t.name.to_owned(), digest: t.digest.to_owned() }).collect(),
+        })
+        .collect();
+    let pins: Vec<(String, String)> = pins.iter().map(|(t, s)| ((*t).to_owned(), (*s).to_owned())).collect();
+    mcp::Catalog::new(specs, &pins, policy).expect("toolseal-build validated this deployment")
+}
+
+/// The route of a generated call (its variant fixes the server, its tool is in that server's table).
+pub fn route_of(catalog: &mcp::Catalog, server: usize, tool: &str) -> mcp::Route {
+    catalog.route_to(server, tool).expect("a generated call names a tool of its server")
 }
