@@ -342,7 +342,6 @@ pub mod __private {
         g.subschema_for::<T>().to_value()
     }
 
-
     /// A function that returns a (sub)schema, registering definitions with the generator.
     pub type SchemaFn = fn(&mut schemars::SchemaGenerator) -> serde_json::Value;
 

@@ -16,6 +16,7 @@ pub fn file_name(module: &str) -> String {
 
 /// Why a module's contract cannot be read; each message names what fixes it.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum ContractError {
     /// The crate has no build script, and `TOOLSEAL_CONTRACTS` is not set.
     #[error(
@@ -65,9 +66,18 @@ pub fn locate(module: &str) -> Result<PathBuf, ContractError> {
 /// Reads the contract of `module` (see [`locate`]).
 pub fn load(module: &str) -> Result<Contract, ContractError> {
     let path = locate(module)?;
+    parse(&path, &read_text(module, &path)?)
+}
+
+/// The text of the contract of `module` at `path` (as [`locate`] gives it).
+pub fn read_text(module: &str, path: &Path) -> Result<String, ContractError> {
     let place = if std::env::var_os("TOOLSEAL_CONTRACTS").is_some() { "$TOOLSEAL_CONTRACTS" } else { "$OUT_DIR/toolseal" };
-    let text = std::fs::read_to_string(&path).map_err(|e| ContractError::Unreadable { module: module.to_owned(), place, kind: e.kind() })?;
-    serde_json::from_str(&text).map_err(|source| ContractError::Invalid { path, source })
+    std::fs::read_to_string(path).map_err(|e| ContractError::Unreadable { module: module.to_owned(), place, kind: e.kind() })
+}
+
+/// Parses the contract `text` read from `path`.
+pub fn parse(path: &Path, text: &str) -> Result<Contract, ContractError> {
+    serde_json::from_str(text).map_err(|source| ContractError::Invalid { path: path.to_owned(), source })
 }
 
 /// Everything the `#[tool]` macros need to know about one generated registry module.

@@ -3,7 +3,6 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, ToTokens};
@@ -17,36 +16,31 @@ use crate::bind::{self, Binding, Receiver};
 
 /// The contract of `target`, or an error at its span.
 fn load(target: &Target, errors: &mut Errors) -> Option<Arc<Contract>> {
-    let read = || contract::load(&target.name);
-    let loaded = match contract::locate(&target.name) {
-        Ok(path) => cached(&path, read),
-        Err(e) => Err(e),
-    };
+    let loaded = contract::locate(&target.name).and_then(|path| {
+        let text = contract::read_text(&target.name, &path)?;
+        cached(&path, text, |text| contract::parse(&path, text))
+    });
     loaded.map_err(|e| errors.at(target.span, e)).ok()
 }
 
-/// The contracts read so far by this compiler process, by file, with the file's
-/// size and modification time when it was read.
-type Cache = HashMap<PathBuf, (u64, Option<SystemTime>, Arc<Contract>)>;
+/// The contracts parsed so far by this compiler process, by file, with the text each was parsed from.
+type Cache = HashMap<PathBuf, (String, Arc<Contract>)>;
 
-/// The contract in the file at `path`, read once per process while the file
-/// stays as it was (same size and modification time): a crate with a `#[tool]`
-/// per tool of a large registry does not parse its contract once per tool, and
-/// a long-lived macro server (an IDE's) rereads it after a rebuild rewrites it.
-fn cached(path: &Path, read: impl FnOnce() -> Result<Contract, ContractError>) -> Result<Arc<Contract>, ContractError> {
+/// The contract in the file at `path`, whose text is `text`, parsed once per
+/// compiler process while the text stays the same: a crate with a `#[tool]` per
+/// tool of a large registry does not parse its contract once per tool, and a
+/// long-lived macro server (an IDE's) parses it again when a rebuild rewrites it.
+fn cached(path: &Path, text: String, parse: impl FnOnce(&str) -> Result<Contract, ContractError>) -> Result<Arc<Contract>, ContractError> {
     static CACHE: Mutex<Option<Cache>> = Mutex::new(None);
-    let stamp = std::fs::metadata(path).ok().map(|m| (m.len(), m.modified().ok()));
     let mut cache = CACHE.lock().unwrap_or_else(|p| p.into_inner());
     let cache = cache.get_or_insert_with(HashMap::new);
-    if let (Some((len, modified)), Some((l, m, contract))) = (stamp, cache.get(path))
-        && (len, modified) == (*l, *m)
+    if let Some((read, contract)) = cache.get(path)
+        && *read == text
     {
         return Ok(contract.clone());
     }
-    let contract = Arc::new(read()?);
-    if let Some((len, modified)) = stamp {
-        cache.insert(path.to_owned(), (len, modified, contract.clone()));
-    }
+    let contract = Arc::new(parse(&text)?);
+    cache.insert(path.to_owned(), (text, contract.clone()));
     Ok(contract)
 }
 
@@ -243,20 +237,16 @@ mod tests {
     }
 
     #[test]
-    fn a_contract_is_read_once_while_its_file_is_unchanged() {
-        let dir = std::env::temp_dir().join(format!("toolseal-contract-cache-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("m.contract.json");
-        std::fs::write(&path, "one").expect("write");
-        let first = cached(&path, || Ok(contract("a"))).expect("read");
-        let again = cached(&path, || panic!("an unchanged file is not read again")).expect("cached");
+    fn a_contract_is_parsed_once_while_its_text_is_unchanged() {
+        let path = Path::new("/nowhere/m.contract.json");
+        let first = cached(path, "one".to_owned(), |_| Ok(contract("a"))).expect("parsed");
+        let again = cached(path, "one".to_owned(), |_| panic!("unchanged text is not parsed again")).expect("cached");
         assert!(Arc::ptr_eq(&first, &again));
-        std::fs::write(&path, "other").expect("rewrite");
-        assert_eq!(cached(&path, || Ok(contract("b"))).expect("reread").registry, "b", "a rewritten file is read again");
-        let missing = dir.join("none.contract.json");
-        let e = cached(&missing, || Err(ContractError::NoBuildScript { module: "m".to_owned() })).expect_err("not there");
+        let changed = cached(path, "onf".to_owned(), |_| Ok(contract("b"))).expect("parsed again");
+        assert_eq!(changed.registry, "b", "a rewritten file is parsed again, even at the same size and time");
+        let other = Path::new("/nowhere/n.contract.json");
+        let e = cached(other, "bad".to_owned(), |_| Err(ContractError::NoBuildScript { module: "n".to_owned() })).expect_err("refused");
         assert!(e.to_string().contains("no build script"), "{e}");
-        assert!(cached(&missing, || Ok(contract("c"))).is_ok(), "a failed read is not cached");
-        std::fs::remove_dir_all(&dir).expect("clean up");
+        assert!(cached(other, "bad".to_owned(), |_| Ok(contract("c"))).is_ok(), "a failed parse is not cached");
     }
 }

@@ -220,6 +220,7 @@ pub(crate) fn take_parts(call: Json<'_>) -> (Cow<'_, str>, Json<'_>) {
         for (key, value) in members {
             match (key.as_ref(), value) {
                 ("name", Json::String(s)) => name = s,
+                ("name", other) => debug_assert!(false, "split_call accepts only a string name, not {other:?}"),
                 ("arguments", Json::Null) => {}
                 ("arguments", value) => arguments = value,
                 _ => {}
@@ -235,4 +236,3 @@ fn bad_envelope_key(key: &str) -> Rejection {
 
 /// The empty object that absent or `null` arguments stand for.
 pub static EMPTY_ARGUMENTS: Json<'static> = Json::Object(Vec::new());
-

@@ -352,7 +352,7 @@ pub fn pattern(s: &str, at: &Path<'_>, re: &Regex, source: &str) -> Result<(), R
 }
 
 /// What a `pattern` violation says was expected.
-pub fn pattern_expected(source: &str) -> Cow<'static, str> {
+pub(crate) fn pattern_expected(source: &str) -> Cow<'static, str> {
     let shown: String = source.chars().take(80).collect();
     Cow::Owned(format!("a string matching /{shown}/"))
 }

@@ -116,7 +116,8 @@ impl DynamicRegistry {
         compiled.is_ok().then_some(def)
     }
 
-    /// Resolves a call object `{"name": ..., "arguments": {...}}`.
+    /// Resolves a call object `{"name": ..., "arguments": {...}}`; the call
+    /// borrows from `bytes` ([`DynamicCall::into_owned`] detaches it).
     pub fn resolve<'a>(&self, bytes: &'a [u8], options: &Options) -> Result<DynamicCall<'a>, Rejection> {
         let call = parse_call(bytes, options)?;
         let (name, arguments) = split_call(&call)?;

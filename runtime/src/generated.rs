@@ -5,6 +5,12 @@
 //! kind checks a value against its table and writes the table's JSON Schema
 //! keywords. Generated code therefore holds data, not function bodies, and a
 //! change to how a keyword is checked is made here once, for every type.
+//!
+//! Everything else generated code calls is here too: a closed object's key table
+//! and slots ([`ObjectKeys`], [`slots`]), field and union helpers, the tool-name
+//! [`lookup`], lazily compiled patterns ([`LazyPattern`]), element conversion,
+//! the strict `Deserialize` and `TryFrom` ([`deserialize_via`],
+//! [`try_from_serialize`]) and a generated deployment's [`catalog`] and [`route_of`].
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
@@ -15,7 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::call::{ToolInfo, EMPTY_ARGUMENTS};
 use crate::check::{self, Cx, Format, NumberBounds};
-use crate::json::Json;
+use crate::json::{Json, JsonKind};
 use crate::mcp;
 use crate::path::Path;
 use crate::pattern::{Pattern, PatternError};
@@ -631,7 +637,7 @@ impl LazyPattern {
     pub fn check(&self, s: &str, at: &Path<'_>) -> Result<(), Rejection> {
         match self.get() {
             Ok(p) => check::pattern(s, at, &p.regex, self.source),
-            Err(_) => Err(Rejection::violation(at, Keyword::Pattern, check::pattern_expected(self.source), crate::JsonKind::String)),
+            Err(_) => Err(Rejection::violation(at, Keyword::Pattern, check::pattern_expected(self.source), JsonKind::String)),
         }
     }
 }
