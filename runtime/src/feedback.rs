@@ -33,7 +33,12 @@ pub struct Feedback {
     pub suggestions: Vec<String>,
 }
 
+/// `text` cut to `max` characters, with an ellipsis where it was cut.
 fn bounded(text: String, max: usize) -> String {
+    // No more bytes than `max` means no more characters: nothing to count.
+    if text.len() <= max {
+        return text;
+    }
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text,
@@ -167,6 +172,16 @@ mod tests {
     use super::*;
     use crate::path::Path;
     use crate::rejection::Reason;
+
+    #[test]
+    fn text_is_cut_at_a_character_count_not_a_byte_count() {
+        assert_eq!(bounded("abc".to_owned(), 3), "abc");
+        assert_eq!(bounded("abcd".to_owned(), 3), "abc…");
+        assert_eq!(bounded("ééé".to_owned(), 3), "ééé", "6 bytes, 3 characters: kept whole");
+        assert_eq!(bounded("éééé".to_owned(), 3), "ééé…");
+        assert_eq!(bounded(String::new(), 0), "");
+        assert_eq!(bounded("a".to_owned(), 0), "…");
+    }
 
     #[test]
     fn an_unknown_tool_is_a_protocol_error_and_every_other_rejection_a_result() {
