@@ -2,6 +2,8 @@
 //! short, bounded, classified, and never an echo of huge input. Plus a retry
 //! budget so that an agent loop stops instead of looping.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -33,15 +35,11 @@ pub struct Feedback {
     pub suggestions: Vec<String>,
 }
 
-/// `text` cut to `max` characters, with an ellipsis where it was cut.
+/// `text` cut to `max` characters, with an ellipsis where it was cut (kept as it is when it fits).
 fn bounded(text: String, max: usize) -> String {
-    // No more bytes than `max` means no more characters: nothing to count.
-    if text.len() <= max {
-        return text;
-    }
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text,
+    match crate::rejection::clip_to(&text, max) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(cut) => cut,
     }
 }
 

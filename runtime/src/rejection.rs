@@ -281,7 +281,16 @@ const MAX_ECHO: usize = 64;
 
 /// `s`, cut to 64 characters with an ellipsis.
 pub(crate) fn clip(s: &str) -> Cow<'_, str> {
-    match s.char_indices().nth(MAX_ECHO) {
+    clip_to(s, MAX_ECHO)
+}
+
+/// `s` cut to `max` characters, with an ellipsis where it was cut.
+pub(crate) fn clip_to(s: &str, max: usize) -> Cow<'_, str> {
+    // No more bytes than `max` means no more characters: nothing to count.
+    if s.len() <= max {
+        return Cow::Borrowed(s);
+    }
+    match s.char_indices().nth(max) {
         Some((i, _)) => Cow::Owned(format!("{}…", &s[..i])),
         None => Cow::Borrowed(s),
     }
