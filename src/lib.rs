@@ -169,6 +169,9 @@ macro_rules! __value_type {
                 fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, cx: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
                     $crate::__private::ValueRule::check(&RULE, v, at, cx).map($t)
                 }
+                fn read(r: &mut $crate::__private::Reader<'_>) -> ::core::option::Option<Self> {
+                    $crate::__private::ValueRule::read(&RULE, r).map($t)
+                }
             }
             $crate::__deserialize_via_from_json!($t);
             $crate::__json_schema!($t, g => $crate::__private::Describe::describe(&RULE, g));
@@ -197,6 +200,9 @@ macro_rules! __string_enum {
                 fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, _: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
                     RULE.index(v, at).map(|i| ALL[i])
                 }
+                fn read(r: &mut $crate::__private::Reader<'_>) -> ::core::option::Option<Self> {
+                    RULE.read(r).map(|i| ALL[i])
+                }
             }
             $crate::__deserialize_via_from_json!($t);
             $crate::__json_schema!($t, g => $crate::__private::Describe::describe(&RULE, g));
@@ -215,27 +221,49 @@ macro_rules! __string_enum {
 macro_rules! __object {
     ($t:ident, $n:literal { $($idx:literal $field:ident: $ty:ty = $key:literal $presence:tt),+ $(,)? }
      required [$($req_idx:literal),*] [$($req_key:literal),*], properties $minp:expr, $maxp:expr, $description:expr) => {
-        impl $crate::__private::FromJson for $t {
-            fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, cx: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
-                static KEYS: $crate::__private::ObjectKeys = $crate::__private::ObjectKeys {
-                    declared: &[$($key),+],
-                    index: |k| ::core::option::Option::Some(match k {
-                        $($key => $idx,)+
-                        _ => return ::core::option::Option::None,
-                    }),
-                    required: &[$($req_idx),*],
-                    min_properties: $minp,
-                    max_properties: $maxp,
-                };
-                let slots = $crate::__private::slots::<$n>(v, at, &KEYS)?;
-                let mut first = ::core::option::Option::None;
-                $(let $field = $crate::__object!(@read $presence, slots[$idx], at, $key, cx, first);)+
-                match ($($field,)+) {
-                    ($(::core::option::Option::Some($field),)+) => ::core::result::Result::Ok(Self { $($field),+ }),
-                    _ => ::core::result::Result::Err($crate::__private::first_rejection(first, at, v)),
+        const _: () = {
+            static KEYS: $crate::__private::ObjectKeys = $crate::__private::ObjectKeys {
+                declared: &[$($key),+],
+                index: |k| ::core::option::Option::Some(match k {
+                    $($key => $idx,)+
+                    _ => return ::core::option::Option::None,
+                }),
+                required: &[$($req_idx),*],
+                min_properties: $minp,
+                max_properties: $maxp,
+            };
+            impl $crate::__private::FromJson for $t {
+                fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, cx: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
+                    let slots = $crate::__private::slots::<$n>(v, at, &KEYS)?;
+                    let mut first = ::core::option::Option::None;
+                    $(let $field = $crate::__object!(@read $presence, slots[$idx], at, $key, cx, first);)+
+                    match ($($field,)+) {
+                        ($(::core::option::Option::Some($field),)+) => ::core::result::Result::Ok(Self { $($field),+ }),
+                        _ => ::core::result::Result::Err($crate::__private::first_rejection(first, at, v)),
+                    }
+                }
+
+                fn read(r: &mut $crate::__private::Reader<'_>) -> ::core::option::Option<Self> {
+                    $(let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None;)+
+                    let mut count = 0;
+                    if r.object()? {
+                        loop {
+                            // A key not declared or given twice: `None`, the tree says which.
+                            match (KEYS.index)(&r.key()?)? {
+                                $($idx if $field.is_none() => $field = ::core::option::Option::Some(<$ty as $crate::__private::FromJson>::read(r)?),)+
+                                _ => return ::core::option::Option::None,
+                            }
+                            count += 1;
+                            if !r.more_members()? {
+                                break;
+                            }
+                        }
+                    }
+                    $crate::__private::check::property_count(count, &$crate::__private::Path::root(), KEYS.min_properties, KEYS.max_properties).ok()?;
+                    ::core::option::Option::Some(Self { $($field: $crate::__object!(@take $presence, $field)),+ })
                 }
             }
-        }
+        };
         $crate::__deserialize_via_from_json!($t);
         $crate::__json_schema!($t, g => $crate::__private::object_schema(g, &$crate::__private::ObjectSchema {
             properties: &[$(($key, $crate::__private::subschema::<$ty>)),+],
@@ -261,6 +289,10 @@ macro_rules! __object {
             ::core::option::Option::None => ::core::option::Option::Some(($default)()),
         }
     };
+    // A field read by `read`: a required one that is absent returns `None`.
+    (@take [required], $read:ident) => { $read? };
+    (@take [optional], $read:ident) => { $read };
+    (@take [default($default:expr)], $read:ident) => { $read.unwrap_or_else($default) };
     // A field's conversion: its value, or `None` after keeping its H3 in `$first` (an H2 returns at once).
     (@keep $first:ident, $conversion:expr) => {
         match $conversion {
@@ -286,7 +318,7 @@ pub mod __private {
     pub use toolseal_runtime::check::{self, Cx, Format, NumberBounds};
     pub use toolseal_runtime::{definitions, wire::WireFormat};
     pub use toolseal_runtime::dispatch::{output_value, DispatchError};
-    pub use toolseal_runtime::json::Json;
+    pub use toolseal_runtime::json::{Json, Reader};
     pub use toolseal_runtime::path::Path;
     pub use toolseal_runtime::mcp;
     pub use toolseal_runtime::rejection::{Class, Keyword, Names, Reason, Rejection};

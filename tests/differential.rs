@@ -2,7 +2,9 @@
 //! keyword catalogue) and every tool, probe calls are resolved four ways:
 //!
 //! 1. the generated `ToolCall::from_json_with` (class and pointer must match the
-//!    probe's construction);
+//!    probe's construction), and its two halves apart: the fused reader must build
+//!    the very call the tree resolves to for every accepted probe, and decline
+//!    every rejected one (the tree then says why);
 //! 2. the dynamic resolver interpreting the same IR (same class and pointer);
 //! 3. the `jsonschema` crate on the closed-world schema (same accept/reject);
 //! 4. the `jsonschema` crate on the schema schemars derives from the generated
@@ -18,13 +20,14 @@ use toolseal::runtime::probe::{probes, Expect};
 use toolseal::runtime::registry::read_registry;
 use toolseal::runtime::schema::{compile_tool_schema, CompileOptions, Node};
 use toolseal::{Class, Options};
-use toolseal_fixtures::FIXTURES;
+use toolseal_fixtures::{Reading, FIXTURES};
 
 #[derive(Default)]
 struct Tally {
     tools: usize,
     probes: usize,
     accepted: usize,
+    read: usize,
     by_class: std::collections::BTreeMap<String, usize>,
     oracle_checked: usize,
     unprobed: Vec<String>,
@@ -78,6 +81,11 @@ fn generated_dynamic_oracle_and_derived_schemas_agree() {
                     }
                     (want, got) => failures.push(format!("{here}\n   expected {want:?}, got {got:?}")),
                 }
+                match ((fixture.reads)(probe.call.as_bytes()), &got) {
+                    (Reading::Same, Ok(_)) => t.read += 1,
+                    (Reading::Rejected(r), Err(g)) if r.to_string() == g.to_string() && r.pointer() == g.pointer() => {}
+                    (reading, got) => failures.push(format!("{here}\n   fused reader {reading:?}, from_json {got:?}")),
+                }
                 match (&got, &dyn_got) {
                     (Ok(_), Ok(_)) => {}
                     (Err(a), Err(b)) if a.class() == b.class() && a.pointer() == b.pointer() && a.to_string() == b.to_string() => {}
@@ -99,11 +107,12 @@ fn generated_dynamic_oracle_and_derived_schemas_agree() {
         }
     }
     println!(
-        "{} fixtures, {} tools, {} probes: {} honest accepted, rejected by class {:?}; {} compared with the jsonschema oracle and the derived schema",
-        FIXTURES.len(), t.tools, t.probes, t.accepted, t.by_class, t.oracle_checked
+        "{} fixtures, {} tools, {} probes: {} honest accepted ({} of them by the fused reader), rejected by class {:?}; {} compared with the jsonschema oracle and the derived schema",
+        FIXTURES.len(), t.tools, t.probes, t.accepted, t.read, t.by_class, t.oracle_checked
     );
     println!("tools without an honest probe: {:?}", t.unprobed);
     assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));
+    assert_eq!(t.read, t.accepted, "the fused reader builds every accepted call");
     assert!(t.unprobed.is_empty(), "every fixture tool needs honest probes: {:?}", t.unprobed);
     for class in ["H1", "H2", "H3"] {
         assert!(t.by_class.get(class).copied().unwrap_or(0) > 50, "too few {class} probes: {:?}", t.by_class);

@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::check::{Coercion, Cx};
-use crate::json::Json;
+use crate::json::{Json, Reader};
 use crate::path::Path;
 use crate::rejection::{Reason, Rejection};
 
@@ -137,6 +137,15 @@ pub trait ToolSet: Sized {
     /// Resolves `arguments` (absent or `null` means `{}`) for the tool `name`.
     fn resolve_parts(name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<Self, Rejection>;
 
+    /// Reads the arguments of the tool `name` straight from the reader, in
+    /// strict mode: `Some` exactly when [`ToolSet::resolve_parts`] accepts them,
+    /// with the same call; `None` otherwise (see [`FromJson::read`](crate::FromJson::read)).
+    /// The default reads nothing, so every call goes through the tree.
+    fn read_parts(name: &str, r: &mut Reader<'_>) -> Option<Self> {
+        let _ = (name, r);
+        None
+    }
+
     /// Resolves a call that pins its server (`mcp_call`, `mcp_tool_use`). A
     /// single registry is one server, so the pin is ignored; merged
     /// deployments route to the pinned server.
@@ -155,9 +164,19 @@ pub trait ToolSet: Sized {
     }
 
     /// Resolves a call object with `options`.
+    ///
+    /// In strict mode the call is first read straight into its typed value
+    /// ([`ToolSet::read_parts`]); a call not accepted that way is parsed as a
+    /// tree and resolved from it, which classifies the rejection.
+    #[inline]
     fn resolve_with(bytes: &[u8], options: &Options) -> Result<Resolution<Self>, Rejection> {
-        let call = parse_call(bytes, options)?;
-        resolve_tree(&call, options)
+        if !options.lenient
+            && bytes.len() <= options.max_bytes
+            && let Some(call) = read_call(bytes)
+        {
+            return Ok(Resolution { call, coercions: Vec::new() });
+        }
+        resolve_parsed(bytes, options)
     }
 
     /// Resolves a call object that is already a tree.
@@ -166,11 +185,38 @@ pub trait ToolSet: Sized {
     }
 }
 
+/// Parses the call as a tree and resolves it.
+fn resolve_parsed<C: ToolSet>(bytes: &[u8], options: &Options) -> Result<Resolution<C>, Rejection> {
+    let call = parse_call(bytes, options)?;
+    resolve_tree(&call, options)
+}
+
 fn resolve_tree<C: ToolSet>(call: &Json<'_>, options: &Options) -> Result<Resolution<C>, Rejection> {
     let (name, arguments) = split_call(call)?;
     let mut cx = options.cx();
     let call = C::resolve_parts(name, arguments, &mut cx)?;
     Ok(Resolution { call, coercions: cx.into_coercions() })
+}
+
+/// Reads a call object `{"name": ..., "arguments": {...}}` straight into `C`:
+/// `Some` only for a call [`split_call`] and [`ToolSet::resolve_parts`] accept.
+/// Only the common shape is read, the name first and then an object of
+/// arguments; any other (arguments first, absent or `null`) is left to the tree.
+#[inline]
+pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<C> {
+    let mut r = Reader::new(bytes)?;
+    if !r.object()? || r.key()? != "name" {
+        return None;
+    }
+    let name = r.string()?;
+    if !r.more_members()? || r.key()? != "arguments" || r.null() {
+        return None;
+    }
+    let call = C::read_parts(&name, &mut r)?;
+    if r.more_members()? || !r.at_end() {
+        return None;
+    }
+    Some(call)
 }
 
 /// Parses call bytes, enforcing the size limit before parsing.

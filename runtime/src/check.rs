@@ -392,19 +392,25 @@ pub fn array<'j, 'a>(v: &'j Json<'a>, at: &Path<'_>) -> Result<&'j [Json<'a>], R
 
 /// `minItems` / `maxItems` / `uniqueItems` of the array at `at`.
 pub fn items(a: &[Json<'_>], at: &Path<'_>, min: Option<u64>, max: Option<u64>, unique: bool) -> Result<(), Rejection> {
-    let n = a.len() as u64;
-    if let Some(m) = min.filter(|m| n < *m) {
-        return Err(Rejection::violation(at, Keyword::MinItems, format!("at least {m} items"), JsonKind::Array));
-    }
-    if let Some(m) = max.filter(|m| n > *m) {
-        return Err(Rejection::violation(at, Keyword::MaxItems, format!("at most {m} items"), JsonKind::Array));
-    }
+    item_count(a.len(), at, min, max)?;
     if unique {
         for (i, x) in a.iter().enumerate() {
             if a[..i].iter().any(|y| y == x) {
                 return Err(Rejection::violation(at, Keyword::UniqueItems, "unique items", JsonKind::Array));
             }
         }
+    }
+    Ok(())
+}
+
+/// `minItems` / `maxItems` of an array of `n` items.
+pub fn item_count(n: usize, at: &Path<'_>, min: Option<u64>, max: Option<u64>) -> Result<(), Rejection> {
+    let n = n as u64;
+    if let Some(m) = min.filter(|m| n < *m) {
+        return Err(Rejection::violation(at, Keyword::MinItems, format!("at least {m} items"), JsonKind::Array));
+    }
+    if let Some(m) = max.filter(|m| n > *m) {
+        return Err(Rejection::violation(at, Keyword::MaxItems, format!("at most {m} items"), JsonKind::Array));
     }
     Ok(())
 }

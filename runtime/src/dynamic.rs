@@ -12,6 +12,7 @@ use crate::check::{Coercion, Cx};
 use crate::definitions::{self, Offer};
 use crate::json::Json;
 use crate::mcp::{resolve_routed, Catalog, CatalogError, McpRequest, Policy, Route, ServerSpec};
+use crate::name_hash::NameHash;
 use crate::path::Path;
 use crate::registry::{Registry, ToolDef};
 use crate::rejection::{NameIndex, Names, Rejection};
@@ -28,6 +29,8 @@ pub struct DynamicRegistry {
     tools: Vec<(ToolDef, Result<SchemaDoc, SchemaError>)>,
     /// The tool names and their closest-name index.
     names: Arc<NameIndex>,
+    /// The exact lookup of a call's name into `tools`.
+    exact: NameHash,
     /// Indices into `tools` in registry file order (the order tools are offered in).
     order: Vec<usize>,
 }
@@ -74,7 +77,8 @@ impl DynamicRegistry {
         }
         let tools: Vec<_> = tools.into_iter().map(|(_, tool)| tool).collect();
         let names = Arc::new(NameIndex::new(tools.iter().map(|(d, _)| d.name.clone().into_boxed_str()).collect()));
-        DynamicRegistry { tools, names, order }
+        let exact = NameHash::new(tools.iter().map(|(d, _)| d.name.as_str()));
+        DynamicRegistry { tools, names, exact, order }
     }
 
     /// [`DynamicRegistry::new`], refusing the whole registry if any tool's schema
@@ -129,7 +133,7 @@ impl DynamicRegistry {
 
     /// Resolves `arguments` for the tool `name`.
     pub fn resolve_parts(&self, name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<(), Rejection> {
-        let Ok(i) = self.tools.binary_search_by(|(d, _)| d.name.as_str().cmp(name)) else {
+        let Some(i) = self.exact.get(name, |i| &self.tools[i].0.name) else {
             return Err(Rejection::unknown_tool(name, Names::Indexed(self.names.clone())));
         };
         let doc = match &self.tools[i].1 {

@@ -8,7 +8,7 @@
 //!
 //! Everything else generated code calls is here too: a closed object's key table
 //! and slots ([`ObjectKeys`], [`slots`]), field and union helpers, the tool-name
-//! [`lookup`], lazily compiled patterns ([`LazyPattern`]), element conversion,
+//! lookup ([`NameTable`]), lazily compiled patterns ([`LazyPattern`]), element conversion,
 //! the strict `Deserialize` and `TryFrom` ([`deserialize_via`],
 //! [`try_from_serialize`]) and a generated deployment's [`catalog`] and [`route_of`].
 
@@ -21,13 +21,14 @@ use serde_json::{Map, Value};
 
 use crate::call::{ToolInfo, EMPTY_ARGUMENTS};
 use crate::check::{self, Cx, Format, NumberBounds};
-use crate::json::{Json, JsonKind};
+use crate::json::{Json, JsonKind, Reader};
 use crate::mcp;
+use crate::name_hash::NameHash;
 use crate::path::Path;
 use crate::pattern::{Pattern, PatternError};
 use crate::rejection::{Class, Keyword, Names, Reason, Rejection};
 use crate::schema::spec::LazySpec;
-use crate::typed::{convert_elements, FromJson};
+use crate::typed::{convert_elements, read_elements, FromJson};
 
 /// The table of a generated value type: how a JSON value becomes the type's
 /// inner value, and the JSON Schema keywords the type shows.
@@ -37,6 +38,14 @@ pub trait ValueRule: Sync {
 
     /// Checks `v`, found at `at`, and converts it.
     fn check(&self, v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self::Value, Rejection>;
+
+    /// Reads a value straight from `r` in strict mode: `Some` exactly when
+    /// [`ValueRule::check`] accepts it (see [`FromJson::read`]). The default
+    /// parses the value as a tree and checks it.
+    fn read(&self, r: &mut Reader<'_>) -> Option<Self::Value> {
+        let v = r.value()?;
+        self.check(&v, &Path::root(), &mut Cx::strict()).ok()
+    }
 
     /// The type's JSON Schema keywords (without subschemas of other generated types).
     fn keywords(&self) -> Map<String, Value>;
@@ -124,6 +133,23 @@ impl StringType {
     }
 }
 
+impl StringType {
+    /// Checks the string `s`, found at `at`, against every keyword of the table.
+    #[inline]
+    fn check_str(&self, s: &str, at: &Path<'_>) -> Result<(), Rejection> {
+        if self.min_length.is_some() || self.max_length.is_some() {
+            check::length(s, at, self.min_length, self.max_length)?;
+        }
+        for p in self.patterns {
+            p.check(s, at)?;
+        }
+        if let Some(f) = self.format {
+            check::format(s, at, f)?;
+        }
+        Ok(())
+    }
+}
+
 impl Default for StringType {
     fn default() -> StringType {
         StringType::new()
@@ -136,16 +162,15 @@ impl ValueRule for StringType {
     #[inline]
     fn check(&self, v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<String, Rejection> {
         let s = check::string(v, at)?;
-        if self.min_length.is_some() || self.max_length.is_some() {
-            check::length(s, at, self.min_length, self.max_length)?;
-        }
-        for p in self.patterns {
-            p.check(s, at)?;
-        }
-        if let Some(f) = self.format {
-            check::format(s, at, f)?;
-        }
+        self.check_str(s, at)?;
         Ok(s.to_owned())
+    }
+
+    #[inline]
+    fn read(&self, r: &mut Reader<'_>) -> Option<String> {
+        let s = r.string()?;
+        self.check_str(&s, &Path::root()).ok()?;
+        Some(s.into_owned())
     }
 
     fn keywords(&self) -> Map<String, Value> {
@@ -331,6 +356,17 @@ impl<T: FromJson> ValueRule for ArrayType<T> {
         elements(items, at, cx)
     }
 
+    fn read(&self, r: &mut Reader<'_>) -> Option<Vec<T>> {
+        if self.unique {
+            // Uniqueness compares the items as JSON: read them as a tree.
+            let v = r.value()?;
+            return self.check(&v, &Path::root(), &mut Cx::strict()).ok();
+        }
+        let items = read_elements(r)?;
+        check::item_count(items.len(), &Path::root(), self.min_items, self.max_items).ok()?;
+        Some(items)
+    }
+
     fn keywords(&self) -> Map<String, Value> {
         let mut s = Map::new();
         s.insert("type".into(), "array".into());
@@ -363,11 +399,22 @@ impl StringEnum {
     #[inline]
     pub fn index(&self, v: &Json<'_>, at: &Path<'_>) -> Result<usize, Rejection> {
         if let Json::String(s) = v
-            && let Some(i) = self.values.iter().position(|x| *x == s.as_ref())
+            && let Some(i) = self.position(s)
         {
             return Ok(i);
         }
         Err(Rejection::violation(at, self.keyword, self.expected, v.kind()))
+    }
+
+    /// The index of the value that is the reader's next, read in strict mode:
+    /// `Some` exactly when [`StringEnum::index`] accepts it.
+    #[inline]
+    pub fn read(&self, r: &mut Reader<'_>) -> Option<usize> {
+        self.position(&r.string()?)
+    }
+
+    fn position(&self, s: &str) -> Option<usize> {
+        self.values.iter().position(|x| *x == s)
     }
 
     /// The type's JSON Schema keywords.
@@ -642,10 +689,25 @@ impl LazyPattern {
     }
 }
 
-/// Looks `name` up in the sorted `names` (binary search; exact, case-sensitive,
-/// no normalisation).
-pub fn lookup(names: &[&str], name: &str) -> Option<usize> {
-    names.binary_search(&name).ok()
+/// A generated `ToolCall`'s tool names, sorted, with a hash index built on
+/// first use: the exact lookup of a call's name (case-sensitive, no normalisation).
+#[derive(Debug)]
+pub struct NameTable {
+    names: &'static [&'static str],
+    index: OnceLock<NameHash>,
+}
+
+impl NameTable {
+    /// The table of the sorted `names` (`ToolSet::NAMES`).
+    pub const fn new(names: &'static [&'static str]) -> NameTable {
+        NameTable { names, index: OnceLock::new() }
+    }
+
+    /// The position of `name` among the names, if it is one of them.
+    #[inline]
+    pub fn get(&self, name: &str) -> Option<usize> {
+        self.index.get_or_init(|| NameHash::new(self.names.iter().copied())).get(name, |i| self.names[i])
+    }
 }
 
 /// Converts every element of an array found at `at`.

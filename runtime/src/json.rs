@@ -12,6 +12,8 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 mod parser;
 
+pub use parser::Reader;
+
 /// A parsed JSON value. Objects keep their members in document order,
 /// duplicates included.
 #[derive(Debug, Clone)]

@@ -38,6 +38,7 @@ pub mod generated;
 pub mod guard;
 pub mod json;
 pub mod mcp;
+mod name_hash;
 mod names;
 pub mod path;
 pub mod pipeline;

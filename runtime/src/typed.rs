@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::check::{self, Cx, NumberBounds};
-use crate::json::Json;
+use crate::json::{Json, Reader};
 use crate::path::Path;
 use crate::rejection::Rejection;
 
@@ -13,11 +13,28 @@ use crate::rejection::Rejection;
 pub trait FromJson: Sized {
     /// Builds `Self` from `v`, found at `at`.
     fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection>;
+
+    /// Reads `Self` straight from JSON text in strict mode, checking while it
+    /// reads: `Some` exactly when [`FromJson::from_json`] of the same value
+    /// accepts it, with the same result. `None` says only that the value is not
+    /// accepted this way; the caller resolves the tree for the rejection.
+    ///
+    /// The default parses the value as a tree and converts it (what a scalar,
+    /// whose tree allocates nothing, needs anyway); objects and arrays read
+    /// member by member.
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        let v = r.value()?;
+        Self::from_json(&v, &Path::root(), &mut Cx::strict()).ok()
+    }
 }
 
 impl FromJson for String {
     fn from_json(v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<Self, Rejection> {
         check::string(v, at).map(str::to_owned)
+    }
+
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        r.string().map(|s| s.into_owned())
     }
 }
 
@@ -67,11 +84,19 @@ impl<T: FromJson> FromJson for Option<T> {
             _ => T::from_json(v, at, cx).map(Some),
         }
     }
+
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        if r.null() { Some(None) } else { T::read(r).map(Some) }
+    }
 }
 
 impl<T: FromJson> FromJson for Box<T> {
     fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
         T::from_json(v, at, cx).map(Box::new)
+    }
+
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        T::read(r).map(Box::new)
     }
 }
 
@@ -80,6 +105,24 @@ impl<T: FromJson> FromJson for Vec<T> {
     fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
         convert_elements(check::array(v, at)?, 0, at, cx)
     }
+
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        read_elements(r)
+    }
+}
+
+/// The elements of the array that is the reader's next value, each read as `T`.
+pub(crate) fn read_elements<T: FromJson>(r: &mut Reader<'_>) -> Option<Vec<T>> {
+    let mut out = Vec::new();
+    if r.array()? {
+        loop {
+            out.push(T::read(r)?);
+            if !r.more_items()? {
+                break;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Converts the elements of an array from index `start` on (after a tuple prefix).

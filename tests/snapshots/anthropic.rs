@@ -27,6 +27,9 @@ const _: () = {
         ["ticker"], properties None, None,
         Some("Arguments of the `get_stock_price` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/anthropic.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -48,7 +51,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <GetStockPriceArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetStockPrice)
@@ -60,6 +63,14 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => {
+                    <GetStockPriceArgs as rt::FromJson>::read(r).map(Self::GetStockPrice)
+                }
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

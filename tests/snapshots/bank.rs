@@ -213,6 +213,9 @@ const _: () = {
         required[0, 1] ["account_id", "reason"], properties None, None,
         Some("Arguments of the `freeze_account` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../examples/transfer_funds/registry/bank.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -272,7 +275,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(3) => {
                     <TransferFundsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::TransferFunds)
@@ -296,6 +299,22 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                3 => {
+                    <TransferFundsArgs as rt::FromJson>::read(r).map(Self::TransferFunds)
+                }
+                1 => <GetBalanceArgs as rt::FromJson>::read(r).map(Self::GetBalance),
+                2 => {
+                    <ListTransactionsArgs as rt::FromJson>::read(r)
+                        .map(Self::ListTransactions)
+                }
+                0 => {
+                    <FreezeAccountArgs as rt::FromJson>::read(r).map(Self::FreezeAccount)
+                }
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

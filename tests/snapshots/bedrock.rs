@@ -26,6 +26,9 @@ const _: () = {
         TopSongArgs, 1 { 0 sign : String = "sign"[required], } required[0] ["sign"],
         properties None, None, Some("Arguments of the `top_song` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/bedrock.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -45,7 +48,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <TopSongArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::TopSong)
@@ -57,6 +60,12 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <TopSongArgs as rt::FromJson>::read(r).map(Self::TopSong),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

@@ -56,6 +56,9 @@ const _: () = {
         "shout"[optional], 2 times : i64 = "times"[default(|| 1i64)], } required[0]
         ["text"], properties None, None, Some("Arguments of the `echo` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/drift/calc-removed.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -81,7 +84,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(1) => {
                     <GetSumArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetSum)
@@ -96,6 +99,13 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                1 => <GetSumArgs as rt::FromJson>::read(r).map(Self::GetSum),
+                0 => <EchoArgs as rt::FromJson>::read(r).map(Self::Echo),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

@@ -89,6 +89,9 @@ const _: () = {
         None, max_properties : None, description : Some("Arguments of the `type` tool."),
         })
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/drift/calc-renamed.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -120,7 +123,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(1) => {
                     <GetSumArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetSum)
@@ -138,6 +141,14 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                1 => <GetSumArgs as rt::FromJson>::read(r).map(Self::GetSum),
+                0 => <EchoArgs as rt::FromJson>::read(r).map(Self::Echo),
+                2 => <TypeArgs as rt::FromJson>::read(r).map(Self::Type),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

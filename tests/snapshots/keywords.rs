@@ -1211,6 +1211,9 @@ const _: () = {
         Draft07TupleArgs, 1 { 0 pair : Draft07TuplePair = "pair"[required], } required[0]
         ["pair"], properties None, None, Some("Arguments of the `draft07_tuple` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/keywords.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -1307,7 +1310,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(11) => {
                     <StringsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Strings)
@@ -1366,6 +1369,27 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                11 => <StringsArgs as rt::FromJson>::read(r).map(Self::Strings),
+                6 => <NumbersArgs as rt::FromJson>::read(r).map(Self::Numbers),
+                4 => {
+                    <EnumsAndConstsArgs as rt::FromJson>::read(r)
+                        .map(Self::EnumsAndConsts)
+                }
+                1 => <ArraysArgs as rt::FromJson>::read(r).map(Self::Arrays),
+                7 => <ObjectsArgs as rt::FromJson>::read(r).map(Self::Objects),
+                12 => <UnionsArgs as rt::FromJson>::read(r).map(Self::Unions),
+                10 => <RefsArgs as rt::FromJson>::read(r).map(Self::Refs),
+                0 => <AllOfArgs as rt::FromJson>::read(r).map(Self::AllOf),
+                2 => <DefaultsArgs as rt::FromJson>::read(r).map(Self::Defaults),
+                5 => <NoParamsArgs as rt::FromJson>::read(r).map(Self::NoParams),
+                8 => <OddNamesToolArgs as rt::FromJson>::read(r).map(Self::OddNamesTool),
+                9 => <OpenArgsArgs as rt::FromJson>::read(r).map(Self::OpenArgs),
+                3 => <Draft07TupleArgs as rt::FromJson>::read(r).map(Self::Draft07Tuple),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

@@ -92,6 +92,9 @@ const _: () = {
         : bool = "raw"[default(|| false)], } required[0] ["url"], properties None, None,
         None
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-fetch.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -120,7 +123,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <FetchArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Fetch)
@@ -132,6 +135,12 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <FetchArgs as rt::FromJson>::read(r).map(Self::Fetch),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

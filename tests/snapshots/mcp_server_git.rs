@@ -280,6 +280,9 @@ const _: () = {
         GitStatusArgs, 1 { 0 repo_path : String = "repo_path"[required], } required[0]
         ["repo_path"], properties None, None, None
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-git.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -466,7 +469,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <GitAddArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitAdd)
@@ -522,6 +525,31 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <GitAddArgs as rt::FromJson>::read(r).map(Self::GitAdd),
+                1 => <GitBranchArgs as rt::FromJson>::read(r).map(Self::GitBranch),
+                2 => <GitCheckoutArgs as rt::FromJson>::read(r).map(Self::GitCheckout),
+                3 => <GitCommitArgs as rt::FromJson>::read(r).map(Self::GitCommit),
+                4 => {
+                    <GitCreateBranchArgs as rt::FromJson>::read(r)
+                        .map(Self::GitCreateBranch)
+                }
+                5 => <GitDiffArgs as rt::FromJson>::read(r).map(Self::GitDiff),
+                6 => {
+                    <GitDiffStagedArgs as rt::FromJson>::read(r).map(Self::GitDiffStaged)
+                }
+                7 => {
+                    <GitDiffUnstagedArgs as rt::FromJson>::read(r)
+                        .map(Self::GitDiffUnstaged)
+                }
+                8 => <GitLogArgs as rt::FromJson>::read(r).map(Self::GitLog),
+                9 => <GitResetArgs as rt::FromJson>::read(r).map(Self::GitReset),
+                10 => <GitShowArgs as rt::FromJson>::read(r).map(Self::GitShow),
+                11 => <GitStatusArgs as rt::FromJson>::read(r).map(Self::GitStatus),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

@@ -94,6 +94,9 @@ const _: () = {
         GetCurrentTimeArgs, 1 { 0 timezone : String = "timezone"[required], } required[0]
         ["timezone"], properties None, None, None
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/mcp-server-time.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -133,7 +136,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <ConvertTimeArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ConvertTime)
@@ -149,6 +152,16 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <ConvertTimeArgs as rt::FromJson>::read(r).map(Self::ConvertTime),
+                1 => {
+                    <GetCurrentTimeArgs as rt::FromJson>::read(r)
+                        .map(Self::GetCurrentTime)
+                }
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

@@ -72,6 +72,9 @@ const _: () = {
         None, max_properties : None, description :
         Some("Arguments of the `get_time` tool."), })
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/formats/openai.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -97,7 +100,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(1) => {
                     <GetWeatherArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetWeather)
@@ -113,6 +116,13 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                1 => <GetWeatherArgs as rt::FromJson>::read(r).map(Self::GetWeather),
+                0 => <GetTimeArgs as rt::FromJson>::read(r).map(Self::GetTime),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

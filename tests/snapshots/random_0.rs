@@ -3198,6 +3198,9 @@ const _: () = {
         Random014Value >), min_properties : None, max_properties : None, description :
         Some("Arguments of the `random_0_14` tool."), })
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-0.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -3302,7 +3305,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <Random00Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random00)
@@ -3370,6 +3373,26 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <Random00Args as rt::FromJson>::read(r).map(Self::Random00),
+                1 => <Random01Args as rt::FromJson>::read(r).map(Self::Random01),
+                7 => <Random02Args as rt::FromJson>::read(r).map(Self::Random02),
+                8 => <Random03Args as rt::FromJson>::read(r).map(Self::Random03),
+                9 => <Random04Args as rt::FromJson>::read(r).map(Self::Random04),
+                10 => <Random05Args as rt::FromJson>::read(r).map(Self::Random05),
+                11 => <Random06Args as rt::FromJson>::read(r).map(Self::Random06),
+                12 => <Random07Args as rt::FromJson>::read(r).map(Self::Random07),
+                13 => <Random08Args as rt::FromJson>::read(r).map(Self::Random08),
+                14 => <Random09Args as rt::FromJson>::read(r).map(Self::Random09),
+                2 => <Random010Args as rt::FromJson>::read(r).map(Self::Random010),
+                3 => <Random011Args as rt::FromJson>::read(r).map(Self::Random011),
+                4 => <Random012Args as rt::FromJson>::read(r).map(Self::Random012),
+                5 => <Random013Args as rt::FromJson>::read(r).map(Self::Random013),
+                6 => <Random014Args as rt::FromJson>::read(r).map(Self::Random014),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

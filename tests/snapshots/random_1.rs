@@ -2292,6 +2292,9 @@ const _: () = {
         max_properties : None, description :
         Some("Arguments of the `random_1_14` tool."), })
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-1.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -2396,7 +2399,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <Random10Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random10)
@@ -2464,6 +2467,26 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <Random10Args as rt::FromJson>::read(r).map(Self::Random10),
+                1 => <Random11Args as rt::FromJson>::read(r).map(Self::Random11),
+                7 => <Random12Args as rt::FromJson>::read(r).map(Self::Random12),
+                8 => <Random13Args as rt::FromJson>::read(r).map(Self::Random13),
+                9 => <Random14Args as rt::FromJson>::read(r).map(Self::Random14),
+                10 => <Random15Args as rt::FromJson>::read(r).map(Self::Random15),
+                11 => <Random16Args as rt::FromJson>::read(r).map(Self::Random16),
+                12 => <Random17Args as rt::FromJson>::read(r).map(Self::Random17),
+                13 => <Random18Args as rt::FromJson>::read(r).map(Self::Random18),
+                14 => <Random19Args as rt::FromJson>::read(r).map(Self::Random19),
+                2 => <Random110Args as rt::FromJson>::read(r).map(Self::Random110),
+                3 => <Random111Args as rt::FromJson>::read(r).map(Self::Random111),
+                4 => <Random112Args as rt::FromJson>::read(r).map(Self::Random112),
+                5 => <Random113Args as rt::FromJson>::read(r).map(Self::Random113),
+                6 => <Random114Args as rt::FromJson>::read(r).map(Self::Random114),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

@@ -2031,6 +2031,9 @@ const _: () = {
         None, max_properties : None, description :
         Some("Arguments of the `random_2_14` tool."), })
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/random/random-2.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -2135,7 +2138,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <Random20Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random20)
@@ -2203,6 +2206,26 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <Random20Args as rt::FromJson>::read(r).map(Self::Random20),
+                1 => <Random21Args as rt::FromJson>::read(r).map(Self::Random21),
+                7 => <Random22Args as rt::FromJson>::read(r).map(Self::Random22),
+                8 => <Random23Args as rt::FromJson>::read(r).map(Self::Random23),
+                9 => <Random24Args as rt::FromJson>::read(r).map(Self::Random24),
+                10 => <Random25Args as rt::FromJson>::read(r).map(Self::Random25),
+                11 => <Random26Args as rt::FromJson>::read(r).map(Self::Random26),
+                12 => <Random27Args as rt::FromJson>::read(r).map(Self::Random27),
+                13 => <Random28Args as rt::FromJson>::read(r).map(Self::Random28),
+                14 => <Random29Args as rt::FromJson>::read(r).map(Self::Random29),
+                2 => <Random210Args as rt::FromJson>::read(r).map(Self::Random210),
+                3 => <Random211Args as rt::FromJson>::read(r).map(Self::Random211),
+                4 => <Random212Args as rt::FromJson>::read(r).map(Self::Random212),
+                5 => <Random213Args as rt::FromJson>::read(r).map(Self::Random213),
+                6 => <Random214Args as rt::FromJson>::read(r).map(Self::Random214),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

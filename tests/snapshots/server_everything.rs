@@ -456,6 +456,9 @@ const _: () = {
         10.0)], 1 steps : f64 = "steps"[default(|| 5.0)], } required[] [], properties
         None, None, Some("Arguments of the `trigger-long-running-operation` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-everything.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -683,7 +686,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <EchoArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Echo)
                 }
@@ -754,6 +757,51 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <EchoArgs as rt::FromJson>::read(r).map(Self::Echo),
+                1 => {
+                    <GetAnnotatedMessageArgs as rt::FromJson>::read(r)
+                        .map(Self::GetAnnotatedMessage)
+                }
+                2 => <GetEnvArgs as rt::FromJson>::read(r).map(Self::GetEnv),
+                3 => {
+                    <GetResourceLinksArgs as rt::FromJson>::read(r)
+                        .map(Self::GetResourceLinks)
+                }
+                4 => {
+                    <GetResourceReferenceArgs as rt::FromJson>::read(r)
+                        .map(Self::GetResourceReference)
+                }
+                5 => {
+                    <GetStructuredContentArgs as rt::FromJson>::read(r)
+                        .map(Self::GetStructuredContent)
+                }
+                6 => <GetSumArgs as rt::FromJson>::read(r).map(Self::GetSum),
+                7 => <GetTinyImageArgs as rt::FromJson>::read(r).map(Self::GetTinyImage),
+                8 => {
+                    <GzipFileAsResourceArgs as rt::FromJson>::read(r)
+                        .map(Self::GzipFileAsResource)
+                }
+                9 => {
+                    <SimulateResearchQueryArgs as rt::FromJson>::read(r)
+                        .map(Self::SimulateResearchQuery)
+                }
+                10 => {
+                    <ToggleSimulatedLoggingArgs as rt::FromJson>::read(r)
+                        .map(Self::ToggleSimulatedLogging)
+                }
+                11 => {
+                    <ToggleSubscriberUpdatesArgs as rt::FromJson>::read(r)
+                        .map(Self::ToggleSubscriberUpdates)
+                }
+                12 => {
+                    <TriggerLongRunningOperationArgs as rt::FromJson>::read(r)
+                        .map(Self::TriggerLongRunningOperation)
+                }
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

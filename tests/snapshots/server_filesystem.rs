@@ -594,6 +594,9 @@ const _: () = {
         ["content"], properties None, None,
         Some("Structured output of the `write_file` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-filesystem.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -826,7 +829,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <CreateDirectoryArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::CreateDirectory)
@@ -898,6 +901,43 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => {
+                    <CreateDirectoryArgs as rt::FromJson>::read(r)
+                        .map(Self::CreateDirectory)
+                }
+                1 => {
+                    <DirectoryTreeArgs as rt::FromJson>::read(r).map(Self::DirectoryTree)
+                }
+                2 => <EditFileArgs as rt::FromJson>::read(r).map(Self::EditFile),
+                3 => <GetFileInfoArgs as rt::FromJson>::read(r).map(Self::GetFileInfo),
+                4 => {
+                    <ListAllowedDirectoriesArgs as rt::FromJson>::read(r)
+                        .map(Self::ListAllowedDirectories)
+                }
+                5 => {
+                    <ListDirectoryArgs as rt::FromJson>::read(r).map(Self::ListDirectory)
+                }
+                6 => {
+                    <ListDirectoryWithSizesArgs as rt::FromJson>::read(r)
+                        .map(Self::ListDirectoryWithSizes)
+                }
+                7 => <MoveFileArgs as rt::FromJson>::read(r).map(Self::MoveFile),
+                8 => <ReadFileArgs as rt::FromJson>::read(r).map(Self::ReadFile),
+                9 => {
+                    <ReadMediaFileArgs as rt::FromJson>::read(r).map(Self::ReadMediaFile)
+                }
+                10 => {
+                    <ReadMultipleFilesArgs as rt::FromJson>::read(r)
+                        .map(Self::ReadMultipleFiles)
+                }
+                11 => <ReadTextFileArgs as rt::FromJson>::read(r).map(Self::ReadTextFile),
+                12 => <SearchFilesArgs as rt::FromJson>::read(r).map(Self::SearchFiles),
+                13 => <WriteFileArgs as rt::FromJson>::read(r).map(Self::WriteFile),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

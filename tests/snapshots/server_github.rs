@@ -1088,6 +1088,9 @@ const _: () = {
         ["owner", "repo", "pull_number"], properties None, None,
         Some("Arguments of the `update_pull_request_branch` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-github.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -1298,7 +1301,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <AddIssueCommentArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::AddIssueComment)
@@ -1422,6 +1425,85 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => {
+                    <AddIssueCommentArgs as rt::FromJson>::read(r)
+                        .map(Self::AddIssueComment)
+                }
+                1 => <CreateBranchArgs as rt::FromJson>::read(r).map(Self::CreateBranch),
+                2 => <CreateIssueArgs as rt::FromJson>::read(r).map(Self::CreateIssue),
+                3 => {
+                    <CreateOrUpdateFileArgs as rt::FromJson>::read(r)
+                        .map(Self::CreateOrUpdateFile)
+                }
+                4 => {
+                    <CreatePullRequestArgs as rt::FromJson>::read(r)
+                        .map(Self::CreatePullRequest)
+                }
+                5 => {
+                    <CreatePullRequestReviewArgs as rt::FromJson>::read(r)
+                        .map(Self::CreatePullRequestReview)
+                }
+                6 => {
+                    <CreateRepositoryArgs as rt::FromJson>::read(r)
+                        .map(Self::CreateRepository)
+                }
+                7 => {
+                    <ForkRepositoryArgs as rt::FromJson>::read(r)
+                        .map(Self::ForkRepository)
+                }
+                8 => {
+                    <GetFileContentsArgs as rt::FromJson>::read(r)
+                        .map(Self::GetFileContents)
+                }
+                9 => <GetIssueArgs as rt::FromJson>::read(r).map(Self::GetIssue),
+                10 => {
+                    <GetPullRequestArgs as rt::FromJson>::read(r)
+                        .map(Self::GetPullRequest)
+                }
+                11 => {
+                    <GetPullRequestCommentsArgs as rt::FromJson>::read(r)
+                        .map(Self::GetPullRequestComments)
+                }
+                12 => {
+                    <GetPullRequestFilesArgs as rt::FromJson>::read(r)
+                        .map(Self::GetPullRequestFiles)
+                }
+                13 => {
+                    <GetPullRequestReviewsArgs as rt::FromJson>::read(r)
+                        .map(Self::GetPullRequestReviews)
+                }
+                14 => {
+                    <GetPullRequestStatusArgs as rt::FromJson>::read(r)
+                        .map(Self::GetPullRequestStatus)
+                }
+                15 => <ListCommitsArgs as rt::FromJson>::read(r).map(Self::ListCommits),
+                16 => <ListIssuesArgs as rt::FromJson>::read(r).map(Self::ListIssues),
+                17 => {
+                    <ListPullRequestsArgs as rt::FromJson>::read(r)
+                        .map(Self::ListPullRequests)
+                }
+                18 => {
+                    <MergePullRequestArgs as rt::FromJson>::read(r)
+                        .map(Self::MergePullRequest)
+                }
+                19 => <PushFilesArgs as rt::FromJson>::read(r).map(Self::PushFiles),
+                20 => <SearchCodeArgs as rt::FromJson>::read(r).map(Self::SearchCode),
+                21 => <SearchIssuesArgs as rt::FromJson>::read(r).map(Self::SearchIssues),
+                22 => {
+                    <SearchRepositoriesArgs as rt::FromJson>::read(r)
+                        .map(Self::SearchRepositories)
+                }
+                23 => <SearchUsersArgs as rt::FromJson>::read(r).map(Self::SearchUsers),
+                24 => <UpdateIssueArgs as rt::FromJson>::read(r).map(Self::UpdateIssue),
+                25 => {
+                    <UpdatePullRequestBranchArgs as rt::FromJson>::read(r)
+                        .map(Self::UpdatePullRequestBranch)
+                }
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

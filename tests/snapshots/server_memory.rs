@@ -397,6 +397,9 @@ const _: () = {
         required[0, 1] ["entities", "relations"], properties None, None,
         Some("Structured output of the `search_nodes` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-memory.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -554,7 +557,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <AddObservationsArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::AddObservations)
@@ -598,6 +601,38 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => {
+                    <AddObservationsArgs as rt::FromJson>::read(r)
+                        .map(Self::AddObservations)
+                }
+                1 => {
+                    <CreateEntitiesArgs as rt::FromJson>::read(r)
+                        .map(Self::CreateEntities)
+                }
+                2 => {
+                    <CreateRelationsArgs as rt::FromJson>::read(r)
+                        .map(Self::CreateRelations)
+                }
+                3 => {
+                    <DeleteEntitiesArgs as rt::FromJson>::read(r)
+                        .map(Self::DeleteEntities)
+                }
+                4 => {
+                    <DeleteObservationsArgs as rt::FromJson>::read(r)
+                        .map(Self::DeleteObservations)
+                }
+                5 => {
+                    <DeleteRelationsArgs as rt::FromJson>::read(r)
+                        .map(Self::DeleteRelations)
+                }
+                6 => <OpenNodesArgs as rt::FromJson>::read(r).map(Self::OpenNodes),
+                7 => <ReadGraphArgs as rt::FromJson>::read(r).map(Self::ReadGraph),
+                8 => <SearchNodesArgs as rt::FromJson>::read(r).map(Self::SearchNodes),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

@@ -299,6 +299,9 @@ const _: () = {
         properties None, None,
         Some("Structured output of the `sequentialthinking` tool.")
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/mcp/server-sequential-thinking.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -328,7 +331,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <SequentialthinkingArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Sequentialthinking)
@@ -340,6 +343,15 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => {
+                    <SequentialthinkingArgs as rt::FromJson>::read(r)
+                        .map(Self::Sequentialthinking)
+                }
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

@@ -72,6 +72,9 @@ const _: () = {
         "at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: \"https://example.com/config.schema.json\" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema"
         }
     );
+    static NAME_TABLE: rt::NameTable = rt::NameTable::new(
+        <ToolCall as rt::ToolSet>::NAMES,
+    );
     impl rt::ToolSet for ToolCall {
         const REGISTRY: &'static str = "../../tests/registries/spec.json";
         const TOOLS: &'static [rt::ToolInfo] = &[
@@ -112,7 +115,7 @@ const _: () = {
             let args = arguments.unwrap_or(&rt::EMPTY_ARGUMENTS);
             let root = rt::Path::root();
             let at = root.key("arguments");
-            let resolved = match rt::lookup(Self::NAMES, name) {
+            let resolved = match NAME_TABLE.get(name) {
                 Some(0) => {
                     <ApplyPatchArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::ApplyPatch)
@@ -132,6 +135,14 @@ const _: () = {
                 }
             };
             resolved.map_err(|r| r.with_tool(name))
+        }
+        fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
+            match NAME_TABLE.get(name)? {
+                0 => <ApplyPatchArgs as rt::FromJson>::read(r).map(Self::ApplyPatch),
+                2 => <ConnectArgs as rt::FromJson>::read(r).map(Self::Connect),
+                1 => <BrokenArgs as rt::FromJson>::read(r).map(Self::Broken),
+                _ => None,
+            }
         }
         fn name(&self) -> &'static str {
             match self {

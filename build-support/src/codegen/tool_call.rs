@@ -3,7 +3,6 @@
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
-use toolseal_runtime::generated::lookup;
 use toolseal_runtime::json::Json;
 use toolseal_runtime::registry::ToolDef;
 
@@ -19,7 +18,7 @@ pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, Tok
     let variants: Vec<_> = tools.iter().map(|t| &t.variant).collect();
     let args: Vec<_> = tools.iter().map(|t| &t.args).collect();
     let names: Vec<&str> = tools.iter().map(|t| t.def.name.as_str()).collect();
-    let sorted_idx = names.iter().map(|n| Literal::usize_unsuffixed(lookup(&sorted, n).expect("name is in the sorted list")));
+    let sorted_idx: Vec<Literal> = names.iter().map(|n| Literal::usize_unsuffixed(sorted.binary_search(n).expect("name is in the sorted list"))).collect();
     let docs = tools.iter().map(|t| doc_attr(t.def.description.clone().or_else(|| Some(format!("The `{}` tool.", t.def.name)))));
     let infos = tools.iter().map(|t| tool_info(t.def, t.quarantined));
     let item = quote! {
@@ -31,6 +30,7 @@ pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, Tok
         }
     };
     let impls = quote! {
+        static NAME_TABLE: #rt::NameTable = #rt::NameTable::new(<ToolCall as #rt::ToolSet>::NAMES);
         impl #rt::ToolSet for ToolCall {
             const REGISTRY: &'static str = #registry;
             const TOOLS: &'static [#rt::ToolInfo] = &[#(#infos),*];
@@ -39,11 +39,17 @@ pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, Tok
                 let args = arguments.unwrap_or(&#rt::EMPTY_ARGUMENTS);
                 let root = #rt::Path::root();
                 let at = root.key("arguments");
-                let resolved = match #rt::lookup(Self::NAMES, name) {
+                let resolved = match NAME_TABLE.get(name) {
                     #(Some(#sorted_idx) => <#args as #rt::FromJson>::from_json(args, &at, cx).map(Self::#variants),)*
                     _ => return Err(#rt::Rejection::unknown_tool(name, #rt::Names::Static(Self::NAMES))),
                 };
                 resolved.map_err(|r| r.with_tool(name))
+            }
+            fn read_parts(name: &str, r: &mut #rt::Reader<'_>) -> Option<Self> {
+                match NAME_TABLE.get(name)? {
+                    #(#sorted_idx => <#args as #rt::FromJson>::read(r).map(Self::#variants),)*
+                    _ => None,
+                }
             }
             fn name(&self) -> &'static str {
                 match self { #(Self::#variants(_) => #names,)* }

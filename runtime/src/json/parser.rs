@@ -351,3 +351,119 @@ impl<'a> Parser<'a> {
         }
     }
 }
+
+/// A pull reader over JSON text: the generated types read a call's arguments
+/// with it straight into their values, checking while they read, instead of
+/// building the tree first. It is the parser above stepped one token at a time
+/// (same grammar, same nesting limit, same numbers, strings borrowed unless
+/// they hold escapes); a value it does not step through, it parses as a tree.
+///
+/// It reports no errors: anything it cannot read is `None`, and the caller then
+/// parses and resolves the whole call as a tree, which says what is wrong and
+/// where. A reader is therefore only a shortcut to an accepted call.
+pub struct Reader<'a> {
+    p: Parser<'a>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the start of `bytes`, or `None` when they are not UTF-8.
+    pub fn new(bytes: &'a [u8]) -> Option<Reader<'a>> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        Some(Reader { p: Parser { text, bytes, pos: 0, depth: 0, members: Vec::new(), items: Vec::new() } })
+    }
+
+    /// The next value, parsed as a tree.
+    pub fn value(&mut self) -> Option<Json<'a>> {
+        self.p.value().ok()
+    }
+
+    /// The next value when it is a string.
+    pub fn string(&mut self) -> Option<Cow<'a, str>> {
+        self.p.skip_whitespace();
+        if self.p.peek() != Some(b'"') {
+            return None;
+        }
+        self.p.pos += 1;
+        self.p.string().ok()
+    }
+
+    /// Consumes the next value when it is `null`.
+    pub fn null(&mut self) -> bool {
+        self.p.skip_whitespace();
+        let is_null = self.p.bytes.get(self.p.pos..self.p.pos + 4) == Some(b"null");
+        self.p.pos += if is_null { 4 } else { 0 };
+        is_null
+    }
+
+    /// Opens the object that is the next value: `Some(true)` when a member
+    /// follows (read it with [`Reader::key`], then its value, then
+    /// [`Reader::more_members`]), `Some(false)` when it is `{}` (already closed).
+    pub fn object(&mut self) -> Option<bool> {
+        self.open(b'{', b'}')
+    }
+
+    /// The key of the next member and its colon.
+    pub fn key(&mut self) -> Option<Cow<'a, str>> {
+        let key = self.string()?;
+        self.p.skip_whitespace();
+        if self.p.peek() != Some(b':') {
+            return None;
+        }
+        self.p.pos += 1;
+        Some(key)
+    }
+
+    /// After a member's value: `Some(true)` when another member follows,
+    /// `Some(false)` when the object closes here.
+    pub fn more_members(&mut self) -> Option<bool> {
+        self.more(b'}')
+    }
+
+    /// Opens the array that is the next value: `Some(true)` when an item follows
+    /// (read it, then [`Reader::more_items`]), `Some(false)` when it is `[]`.
+    pub fn array(&mut self) -> Option<bool> {
+        self.open(b'[', b']')
+    }
+
+    /// After an item: `Some(true)` when another follows, `Some(false)` when the array closes here.
+    pub fn more_items(&mut self) -> Option<bool> {
+        self.more(b']')
+    }
+
+    /// Whether nothing but whitespace is left.
+    pub fn at_end(&mut self) -> bool {
+        self.p.skip_whitespace();
+        self.p.pos == self.p.bytes.len()
+    }
+
+    fn open(&mut self, open: u8, close: u8) -> Option<bool> {
+        self.p.skip_whitespace();
+        if self.p.peek() != Some(open) || self.p.depth == MAX_DEPTH {
+            return None;
+        }
+        self.p.pos += 1;
+        self.p.skip_whitespace();
+        if self.p.peek() == Some(close) {
+            self.p.pos += 1;
+            return Some(false);
+        }
+        self.p.depth += 1;
+        Some(true)
+    }
+
+    fn more(&mut self, close: u8) -> Option<bool> {
+        self.p.skip_whitespace();
+        match self.p.peek()? {
+            b',' => {
+                self.p.pos += 1;
+                Some(true)
+            }
+            b if b == close => {
+                self.p.pos += 1;
+                self.p.depth -= 1;
+                Some(false)
+            }
+            _ => None,
+        }
+    }
+}
