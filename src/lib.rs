@@ -248,10 +248,10 @@ macro_rules! __object {
                     let mut count = 0;
                     if r.object()? {
                         loop {
-                            // A key not declared or given twice: `None`, the tree says which.
-                            match (KEYS.index)(&r.key()?)? {
-                                $($idx if $field.is_none() => $field = ::core::option::Option::Some(<$ty as $crate::__private::FromJson>::read(r)?),)+
-                                _ => return ::core::option::Option::None,
+                            let key = r.key()?;
+                            match (KEYS.index)(&key) {
+                                $(::core::option::Option::Some($idx) if $field.is_none() => $field = ::core::option::Option::Some(<$ty as $crate::__private::FromJson>::read(r)?),)+
+                                index => return r.stop_at_key(key, KEYS.declared, index.is_some()),
                             }
                             count += 1;
                             if !r.more_members()? {
@@ -260,7 +260,7 @@ macro_rules! __object {
                         }
                     }
                     $crate::__private::check::property_count(count, &$crate::__private::Path::root(), KEYS.min_properties, KEYS.max_properties).ok()?;
-                    ::core::option::Option::Some(Self { $($field: $crate::__object!(@take $presence, $field)),+ })
+                    ::core::option::Option::Some(Self { $($field: $crate::__object!(@take $presence, $field, r, KEYS.declared[$idx])),+ })
                 }
             }
         };
@@ -289,10 +289,15 @@ macro_rules! __object {
             ::core::option::Option::None => ::core::option::Option::Some(($default)()),
         }
     };
-    // A field read by `read`: a required one that is absent returns `None`.
-    (@take [required], $read:ident) => { $read? };
-    (@take [optional], $read:ident) => { $read };
-    (@take [default($default:expr)], $read:ident) => { $read.unwrap_or_else($default) };
+    // A field read by `read`: a required one that is absent stops the read (`Reader::stop_missing`).
+    (@take [required], $read:ident, $r:ident, $key:expr) => {
+        match $read {
+            ::core::option::Option::Some(x) => x,
+            ::core::option::Option::None => return $r.stop_missing($key, KEYS.declared),
+        }
+    };
+    (@take [optional], $read:ident, $r:ident, $key:expr) => { $read };
+    (@take [default($default:expr)], $read:ident, $r:ident, $key:expr) => { $read.unwrap_or_else($default) };
     // A field's conversion: its value, or `None` after keeping its H3 in `$first` (an H2 returns at once).
     (@keep $first:ident, $conversion:expr) => {
         match $conversion {

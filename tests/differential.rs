@@ -28,6 +28,7 @@ struct Tally {
     probes: usize,
     accepted: usize,
     read: usize,
+    read_rejected: usize,
     by_class: std::collections::BTreeMap<String, usize>,
     oracle_checked: usize,
     unprobed: Vec<String>,
@@ -83,7 +84,7 @@ fn generated_dynamic_oracle_and_derived_schemas_agree() {
                 }
                 match ((fixture.reads)(probe.call.as_bytes()), &got) {
                     (Reading::Same, Ok(_)) => t.read += 1,
-                    (Reading::Rejected(r), Err(g)) if r.to_string() == g.to_string() && r.pointer() == g.pointer() => {}
+                    (Reading::Rejected { rejection: r, by_reader }, Err(g)) if r.to_string() == g.to_string() && r.pointer() == g.pointer() => t.read_rejected += usize::from(by_reader),
                     (reading, got) => failures.push(format!("{here}\n   fused reader {reading:?}, from_json {got:?}")),
                 }
                 match (&got, &dyn_got) {
@@ -107,8 +108,8 @@ fn generated_dynamic_oracle_and_derived_schemas_agree() {
         }
     }
     println!(
-        "{} fixtures, {} tools, {} probes: {} honest accepted ({} of them by the fused reader), rejected by class {:?}; {} compared with the jsonschema oracle and the derived schema",
-        FIXTURES.len(), t.tools, t.probes, t.accepted, t.read, t.by_class, t.oracle_checked
+        "{} fixtures, {} tools, {} probes: {} honest accepted ({} of them by the fused reader), rejected by class {:?} ({} of them by the fused reader); {} compared with the jsonschema oracle and the derived schema",
+        FIXTURES.len(), t.tools, t.probes, t.accepted, t.read, t.by_class, t.read_rejected, t.oracle_checked
     );
     println!("tools without an honest probe: {:?}", t.unprobed);
     assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));

@@ -4,9 +4,9 @@
 use std::borrow::Cow;
 
 use crate::check::{Coercion, Cx};
-use crate::json::{Json, Reader};
+use crate::json::{Json, KeyMiss, Reader};
 use crate::path::Path;
-use crate::rejection::{Reason, Rejection};
+use crate::rejection::{Names, Reason, Rejection};
 
 /// How a call is resolved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,9 +172,9 @@ pub trait ToolSet: Sized {
     fn resolve_with(bytes: &[u8], options: &Options) -> Result<Resolution<Self>, Rejection> {
         if !options.lenient
             && bytes.len() <= options.max_bytes
-            && let Some(call) = read_call(bytes)
+            && let Some(read) = read_call(bytes)
         {
-            return Ok(Resolution { call, coercions: Vec::new() });
+            return read.map(|call| Resolution { call, coercions: Vec::new() });
         }
         resolve_parsed(bytes, options)
     }
@@ -198,12 +198,16 @@ fn resolve_tree<C: ToolSet>(call: &Json<'_>, options: &Options) -> Result<Resolu
     Ok(Resolution { call, coercions: cx.into_coercions() })
 }
 
-/// Reads a call object `{"name": ..., "arguments": {...}}` straight into `C`:
-/// `Some` only for a call [`split_call`] and [`ToolSet::resolve_parts`] accept.
-/// Only the common shape is read, the name first and then an object of
-/// arguments; any other (arguments first, absent or `null`) is left to the tree.
+/// Reads a call object `{"name": ..., "arguments": {...}}` straight into `C`,
+/// in strict mode: `Some(Ok)` exactly for a call [`split_call`] and
+/// [`ToolSet::resolve_parts`] accept, with the same value; `Some(Err)` for a
+/// call whose arguments object itself has a key problem (undeclared, twice,
+/// required and absent), with the rejection the tree gives; `None` for anything
+/// else, which the tree then resolves. Only the common shape is read, the name
+/// first and then an object of arguments; any other (arguments first, absent
+/// or `null`) is left to the tree.
 #[inline]
-pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<C> {
+pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<Result<C, Rejection>> {
     let mut r = Reader::new(bytes)?;
     if !r.object()? || r.key()? != "name" {
         return None;
@@ -212,11 +216,41 @@ pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<C> {
     if !r.more_members()? || r.key()? != "arguments" || r.null() {
         return None;
     }
-    let call = C::read_parts(&name, &mut r)?;
+    let read = match C::read_parts(&name, &mut r) {
+        Some(call) => Ok(call),
+        None => Err(key_rejection(&mut r, &name)?),
+    };
     if r.more_members()? || !r.at_end() {
         return None;
     }
-    Some(call)
+    Some(read)
+}
+
+/// The rejection of a call whose reading stopped on a key of its arguments
+/// object (not of an object inside it: the tree checks every key of an object
+/// before any value, so a key problem deeper in is not necessarily the one it
+/// reports), with the rest of the arguments read. The tree reports exactly this
+/// one: every member before the key was read and accepted.
+#[cold]
+fn key_rejection(r: &mut Reader<'_>, tool: &str) -> Option<Rejection> {
+    /// The arguments object's depth: inside the call object.
+    const ARGUMENTS: usize = 2;
+    let stop = r.take_stop().filter(|s| s.depth == ARGUMENTS)?;
+    let root = Path::root();
+    let at = root.key("arguments");
+    let (key, twice) = match stop.miss {
+        KeyMiss::Missing(key) => return Some(Rejection::missing_key(&at, key, Names::Static(stop.declared)).with_tool(tool)),
+        KeyMiss::Undeclared(key) => (key, false),
+        KeyMiss::Duplicate(key) => (key, true),
+    };
+    // The key's value and the members after it, to the object's end.
+    r.value()?;
+    while r.more_members()? {
+        r.key()?;
+        r.value()?;
+    }
+    let rejection = if twice { Rejection::duplicate_key(&at, &key) } else { Rejection::undeclared_key(&at, &key, Names::Static(stop.declared)) };
+    Some(rejection.with_tool(tool))
 }
 
 /// Parses call bytes, enforcing the size limit before parsing.

@@ -12,7 +12,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 mod parser;
 
-pub use parser::Reader;
+pub use parser::{KeyMiss, KeyStop, Reader};
 
 /// A parsed JSON value. Objects keep their members in document order,
 /// duplicates included.

@@ -363,13 +363,39 @@ impl<'a> Parser<'a> {
 /// where. A reader is therefore only a shortcut to an accepted call.
 pub struct Reader<'a> {
     p: Parser<'a>,
+    stop: Option<KeyStop<'a>>,
+}
+
+/// Where a [`Reader`] stopped on a key of a closed object: the object's nesting
+/// depth (1 for the outermost), the declared keys, and the problem. The caller
+/// may reject the call with it once the rest of the text is read.
+#[derive(Debug)]
+pub struct KeyStop<'a> {
+    /// How deep the object is (1: the outermost value).
+    pub depth: usize,
+    /// The object's declared keys.
+    pub declared: &'static [&'static str],
+    /// What is wrong with its keys.
+    pub miss: KeyMiss<'a>,
+}
+
+/// A key problem of a closed object.
+#[derive(Debug)]
+pub enum KeyMiss<'a> {
+    /// A key the object does not declare (the first, in member order).
+    Undeclared(Cow<'a, str>),
+    /// A declared key given a second time.
+    Duplicate(Cow<'a, str>),
+    /// The first required key absent, in declaration order (every key given was
+    /// declared, once).
+    Missing(&'static str),
 }
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `bytes`, or `None` when they are not UTF-8.
     pub fn new(bytes: &'a [u8]) -> Option<Reader<'a>> {
         let text = std::str::from_utf8(bytes).ok()?;
-        Some(Reader { p: Parser { text, bytes, pos: 0, depth: 0, members: Vec::new(), items: Vec::new() } })
+        Some(Reader { p: Parser { text, bytes, pos: 0, depth: 0, members: Vec::new(), items: Vec::new() }, stop: None })
     }
 
     /// The next value, parsed as a tree.
@@ -428,6 +454,26 @@ impl<'a> Reader<'a> {
     /// After an item: `Some(true)` when another follows, `Some(false)` when the array closes here.
     pub fn more_items(&mut self) -> Option<bool> {
         self.more(b']')
+    }
+
+    /// Stops reading at `key`, a key of the object being read that is not
+    /// declared or given twice: records it and returns `None`.
+    pub fn stop_at_key<T>(&mut self, key: Cow<'a, str>, declared: &'static [&'static str], twice: bool) -> Option<T> {
+        let miss = if twice { KeyMiss::Duplicate(key) } else { KeyMiss::Undeclared(key) };
+        self.stop = Some(KeyStop { depth: self.p.depth, declared, miss });
+        None
+    }
+
+    /// Stops reading after the object just closed, which lacks its required
+    /// `key`: records it and returns `None`.
+    pub fn stop_missing<T>(&mut self, key: &'static str, declared: &'static [&'static str]) -> Option<T> {
+        self.stop = Some(KeyStop { depth: self.p.depth + 1, declared, miss: KeyMiss::Missing(key) });
+        None
+    }
+
+    /// Where the reading stopped on a key, if it did (taken out).
+    pub fn take_stop(&mut self) -> Option<KeyStop<'a>> {
+        self.stop.take()
     }
 
     /// Whether nothing but whitespace is left.
