@@ -201,8 +201,8 @@ fn resolve_tree<C: ToolSet>(call: &Json<'_>, options: &Options) -> Result<Resolu
 /// Reads a call object `{"name": ..., "arguments": {...}}` straight into `C`,
 /// in strict mode: `Some(Ok)` exactly for a call [`split_call`] and
 /// [`ToolSet::resolve_parts`] accept, with the same value; `Some(Err)` for a
-/// call whose arguments object itself has a key problem (undeclared, twice,
-/// required and absent), with the rejection the tree gives; `None` for anything
+/// call naming none of the tools, or whose arguments object itself has a key
+/// problem (undeclared, twice, required and absent), with the rejection the tree gives; `None` for anything
 /// else, which the tree then resolves. Only the common shape is read, the name
 /// first and then an object of arguments; any other (arguments first, absent
 /// or `null`) is left to the tree.
@@ -218,7 +218,7 @@ pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<Result<C, Rejection>> {
     }
     let read = match C::read_parts(&name, &mut r) {
         Some(call) => Ok(call),
-        None => Err(key_rejection(&mut r, &name)?),
+        None => Err(key_rejection::<C>(&mut r, &name)?),
     };
     if r.more_members()? || !r.at_end() {
         return None;
@@ -226,22 +226,31 @@ pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<Result<C, Rejection>> {
     Some(read)
 }
 
-/// The rejection of a call whose reading stopped on a key of its arguments
-/// object (not of an object inside it: the tree checks every key of an object
+/// The rejection of a call whose reading stopped on its name (none of the
+/// tools) or on a key of its arguments object (not of an object inside it: the tree checks every key of an object
 /// before any value, so a key problem deeper in is not necessarily the one it
 /// reports), with the rest of the arguments read. The tree reports exactly this
 /// one: every member before the key was read and accepted.
 #[cold]
-fn key_rejection(r: &mut Reader<'_>, tool: &str) -> Option<Rejection> {
+fn key_rejection<C: ToolSet>(r: &mut Reader<'_>, tool: &str) -> Option<Rejection> {
     /// The arguments object's depth: inside the call object.
     const ARGUMENTS: usize = 2;
-    let stop = r.take_stop().filter(|s| s.depth == ARGUMENTS)?;
+    let stop = r.take_stop()?;
+    if let KeyMiss::UnknownName = stop.miss {
+        // H1 whatever the arguments are: the tree checks the name first.
+        r.value()?;
+        return Some(Rejection::unknown_tool(tool, Names::Static(C::NAMES)));
+    }
+    if stop.depth != ARGUMENTS {
+        return None;
+    }
     let root = Path::root();
     let at = root.key("arguments");
     let (key, twice) = match stop.miss {
         KeyMiss::Missing(key) => return Some(Rejection::missing_key(&at, key, Names::Static(stop.declared)).with_tool(tool)),
         KeyMiss::Undeclared(key) => (key, false),
         KeyMiss::Duplicate(key) => (key, true),
+        KeyMiss::UnknownName => return None,
     };
     // The key's value and the members after it, to the object's end.
     r.value()?;

@@ -265,14 +265,14 @@ fn is_component(s: &str, extra: &[u8]) -> bool {
 pub fn is_hostname(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 253
-        && s.split('.').all(|label| {
-            let b = label.as_bytes();
+        && s.as_bytes().split(|c| *c == b'.').all(|b| {
             !b.is_empty()
                 && b.len() <= 63
                 && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
                 && b[0] != b'-'
                 && b[b.len() - 1] != b'-'
-                && (b.len() < 4 || &b[2..4] != b"--" || (b[..2].eq_ignore_ascii_case(b"xn") && punycode_decode(&label[4..]).is_some_and(|u| is_u_label(&u))))
+                // An A-label: the label is ASCII (checked above), so its bytes are text.
+                && (b.len() < 4 || &b[2..4] != b"--" || (b[..2].eq_ignore_ascii_case(b"xn") && std::str::from_utf8(&b[4..]).ok().and_then(punycode_decode).is_some_and(|u| is_u_label(&u))))
         })
 }
 

@@ -38,31 +38,50 @@ impl<'a> Path<'a> {
 
     /// The JSON pointer of this location, e.g. `/arguments/items/0/name`.
     pub fn pointer(&self) -> String {
-        let mut steps = Vec::new();
+        let mut out = String::with_capacity(self.pointer_len());
+        self.write_pointer(&mut out);
+        out
+    }
+
+    /// About the length of the pointer (exact but for escapes): its capacity.
+    fn pointer_len(&self) -> usize {
+        let mut len = 0;
         let mut at = Some(self);
         while let Some(p) = at {
-            steps.push(p.step);
+            len += match p.step {
+                Step::Root => 0,
+                Step::Key(k) => 1 + k.len(),
+                Step::Index(i) => 2 + i.checked_ilog10().unwrap_or(0) as usize,
+            };
             at = p.parent;
         }
-        let mut out = String::new();
-        for step in steps.iter().rev() {
-            match step {
-                Step::Root => {}
-                Step::Key(k) => {
-                    out.push('/');
-                    push_escaped(&mut out, k);
-                }
-                Step::Index(i) => {
-                    let _ = write!(out, "/{i}");
-                }
+        len
+    }
+
+    /// Writes the steps from the root (a path is as deep as the JSON, at most 128 levels).
+    fn write_pointer(&self, out: &mut String) {
+        if let Some(parent) = self.parent {
+            parent.write_pointer(out);
+        }
+        match self.step {
+            Step::Root => {}
+            Step::Key(k) => {
+                out.push('/');
+                push_escaped(out, k);
+            }
+            Step::Index(i) => {
+                let _ = write!(out, "/{i}");
             }
         }
-        out
     }
 }
 
 /// Appends `token` escaped as RFC 6901 says (`~` → `~0`, `/` → `~1`).
 pub fn push_escaped(out: &mut String, token: &str) {
+    if !token.bytes().any(|b| b == b'~' || b == b'/') {
+        out.push_str(token);
+        return;
+    }
     for c in token.chars() {
         match c {
             '~' => out.push_str("~0"),
@@ -84,5 +103,11 @@ mod tests {
         let i = k.index(3);
         assert_eq!(i.pointer(), "/arguments/a~1b~0c/3");
         assert_eq!(root.pointer(), "");
+        let (a, b) = (args.index(0), args.index(10));
+        let (c, d) = (b.index(12345), a.key(""));
+        let deep = c.key("");
+        assert_eq!(d.pointer(), "/arguments/0/");
+        assert_eq!(deep.pointer(), "/arguments/10/12345/");
+        assert_eq!(deep.pointer().len(), deep.pointer_len());
     }
 }

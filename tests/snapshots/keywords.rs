@@ -1371,7 +1371,8 @@ const _: () = {
             resolved.map_err(|r| r.with_tool(name))
         }
         fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            match NAME_TABLE.get(name)? {
+            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
+            match tool {
                 11 => <StringsArgs as rt::FromJson>::read(r).map(Self::Strings),
                 6 => <NumbersArgs as rt::FromJson>::read(r).map(Self::Numbers),
                 4 => {

@@ -3375,7 +3375,8 @@ const _: () = {
             resolved.map_err(|r| r.with_tool(name))
         }
         fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            match NAME_TABLE.get(name)? {
+            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
+            match tool {
                 0 => <Random00Args as rt::FromJson>::read(r).map(Self::Random00),
                 1 => <Random01Args as rt::FromJson>::read(r).map(Self::Random01),
                 7 => <Random02Args as rt::FromJson>::read(r).map(Self::Random02),

@@ -903,7 +903,8 @@ const _: () = {
             resolved.map_err(|r| r.with_tool(name))
         }
         fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            match NAME_TABLE.get(name)? {
+            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
+            match tool {
                 0 => {
                     <CreateDirectoryArgs as rt::FromJson>::read(r)
                         .map(Self::CreateDirectory)

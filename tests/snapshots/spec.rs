@@ -137,7 +137,8 @@ const _: () = {
             resolved.map_err(|r| r.with_tool(name))
         }
         fn read_parts(name: &str, r: &mut rt::Reader<'_>) -> Option<Self> {
-            match NAME_TABLE.get(name)? {
+            let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
+            match tool {
                 0 => <ApplyPatchArgs as rt::FromJson>::read(r).map(Self::ApplyPatch),
                 2 => <ConnectArgs as rt::FromJson>::read(r).map(Self::Connect),
                 1 => <BrokenArgs as rt::FromJson>::read(r).map(Self::Broken),

@@ -46,7 +46,8 @@ pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, Tok
                 resolved.map_err(|r| r.with_tool(name))
             }
             fn read_parts(name: &str, r: &mut #rt::Reader<'_>) -> Option<Self> {
-                match NAME_TABLE.get(name)? {
+                let Some(tool) = NAME_TABLE.get(name) else { return r.stop_unknown_name() };
+                match tool {
                     #(#sorted_idx => <#args as #rt::FromJson>::read(r).map(Self::#variants),)*
                     _ => None,
                 }

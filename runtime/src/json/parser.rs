@@ -389,6 +389,9 @@ pub enum KeyMiss<'a> {
     /// The first required key absent, in declaration order (every key given was
     /// declared, once).
     Missing(&'static str),
+    /// The call object's `name` is not one of the tools read into (`depth` 1,
+    /// no declared keys).
+    UnknownName,
 }
 
 impl<'a> Reader<'a> {
@@ -468,6 +471,13 @@ impl<'a> Reader<'a> {
     /// `key`: records it and returns `None`.
     pub fn stop_missing<T>(&mut self, key: &'static str, declared: &'static [&'static str]) -> Option<T> {
         self.stop = Some(KeyStop { depth: self.p.depth + 1, declared, miss: KeyMiss::Missing(key) });
+        None
+    }
+
+    /// Stops reading at the arguments of a call whose name is none of the
+    /// tools': records it and returns `None`.
+    pub fn stop_unknown_name<T>(&mut self) -> Option<T> {
+        self.stop = Some(KeyStop { depth: 1, declared: &[], miss: KeyMiss::UnknownName });
         None
     }
 
