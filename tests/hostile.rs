@@ -164,3 +164,27 @@ fn large_integers_are_compared_exactly() {
     let above = dynamic.resolve(br#"{"name":"t","arguments":{"n":9007199254740993}}"#, &Options::strict()).expect_err("above the maximum");
     assert_eq!(above.keyword().map(|k| k.as_str()), Some("maximum"));
 }
+
+#[test]
+fn arguments_before_the_name_are_read_whole_however_their_strings_look() {
+    use toolseal_fixtures::{reading, Reading};
+    let first = |arguments: &str| format!(r#"{{"arguments":{arguments},"name":"transfer_funds"}}"#).into_bytes();
+    // Brackets and escaped quotes inside strings do not end the arguments early.
+    let tricky = first(r#"{"recipient_id":"acct-7","amount":1,"memo":"}]\"{[\\"}"#);
+    assert_eq!(class(&tricky), None);
+    assert!(matches!(reading::<ToolCall>(&tricky), Reading::Same), "{:?}", reading::<ToolCall>(&tricky));
+    for bad in [
+        first(r#"{"recipient_id":"acct-7","amount":1,"memo":"x\"}"#),
+        first(r#"{"recipient_id":"acct-7","amount":1}}"#),
+        first(r#"{"recipient_id":"acct-7","amount":1,"memo":"}"#),
+        first(&format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000))),
+        br#"{"arguments":{"recipient_id":"acct-7","amount":1},"name":"transfer_funds","name":"get_balance"}"#.to_vec(),
+    ] {
+        assert_eq!(class(&bad), Some(Class::Malformed), "{}", String::from_utf8_lossy(&bad[..bad.len().min(120)]));
+        assert!(matches!(reading::<ToolCall>(&bad), Reading::Rejected { by_reader: false, .. }), "{}", String::from_utf8_lossy(&bad[..bad.len().min(120)]));
+    }
+    // An undeclared key is rejected by the reader with the tree's rejection, in either order.
+    let undeclared = first(r#"{"recipient_id":"acct-7","amount":1,"override":true}"#);
+    assert_eq!(verdict(&undeclared), Some((Class::H2, "/arguments/override".into())));
+    assert!(matches!(reading::<ToolCall>(&undeclared), Reading::Rejected { by_reader: true, .. }));
+}

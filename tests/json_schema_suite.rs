@@ -113,7 +113,7 @@ fn is_remote(r: &DynamicRegistry) -> bool {
 }
 
 /// The call of the tool `name` with `data` as its argument `value`, the name
-/// first as clients send it (the shape the fused reader reads).
+/// first as clients send it.
 fn call(name: &str, data: &serde_json::Value) -> String {
     format!(r#"{{"name":{},"arguments":{{"value":{data}}}}}"#, serde_json::Value::from(name))
 }

@@ -202,28 +202,51 @@ fn resolve_tree<C: ToolSet>(call: &Json<'_>, options: &Options) -> Result<Resolu
 /// in strict mode: `Some(Ok)` exactly for a call [`split_call`] and
 /// [`ToolSet::resolve_parts`] accept, with the same value; `Some(Err)` for a
 /// call naming none of the tools, or whose arguments object itself has a key
-/// problem (undeclared, twice, required and absent), with the rejection the tree gives; `None` for anything
-/// else, which the tree then resolves. Only the common shape is read, the name
-/// first and then an object of arguments; any other (arguments first, absent
-/// or `null`) is left to the tree.
+/// problem (undeclared, twice, required and absent), with the rejection the tree
+/// gives; `None` for anything else, which the tree then resolves. The two keys
+/// may come in either order (the arguments first are set aside until the name
+/// is read); absent or `null` arguments are left to the tree.
 #[inline]
 pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<Result<C, Rejection>> {
     let mut r = Reader::new(bytes)?;
-    if !r.object()? || r.key()? != "name" {
+    if !r.object()? {
         return None;
     }
-    let name = r.string()?;
-    if !r.more_members()? || r.key()? != "arguments" || r.null() {
-        return None;
-    }
-    let read = match C::read_parts(&name, &mut r) {
-        Some(call) => Ok(call),
-        None => Err(key_rejection::<C>(&mut r, &name)?),
+    let read = match r.key()?.as_ref() {
+        "name" => {
+            let name = r.string()?;
+            if !r.more_members()? || r.key()? != "arguments" || r.null() {
+                return None;
+            }
+            read_arguments::<C>(&mut r, &name)?
+        }
+        "arguments" => {
+            // As `serde_json` writes a map: the arguments first.
+            let mut arguments = r.set_aside()?;
+            if !r.more_members()? || r.key()? != "name" {
+                return None;
+            }
+            let read = read_arguments::<C>(&mut arguments, &r.string()?)?;
+            if !arguments.at_end() {
+                return None;
+            }
+            read
+        }
+        _ => return None,
     };
     if r.more_members()? || !r.at_end() {
         return None;
     }
     Some(read)
+}
+
+/// The call of the tool `name` whose arguments are the reader's next value.
+#[inline]
+fn read_arguments<C: ToolSet>(r: &mut Reader<'_>, name: &str) -> Option<Result<C, Rejection>> {
+    match C::read_parts(name, r) {
+        Some(call) => Some(Ok(call)),
+        None => key_rejection::<C>(r, name).map(Err),
+    }
 }
 
 /// The rejection of a call whose reading stopped on its name (none of the

@@ -486,6 +486,49 @@ impl<'a> Reader<'a> {
         self.stop.take()
     }
 
+    /// Steps over the next value, an object or an array, without reading it
+    /// (brackets matched outside strings; nothing else checked): the reader
+    /// for that value alone, to read once what comes after it is known. Every
+    /// byte is still read by one reader or the other, so the whole text is
+    /// checked. `None` for any other value.
+    pub fn set_aside(&mut self) -> Option<Reader<'a>> {
+        self.p.skip_whitespace();
+        let (bytes, start) = (self.p.bytes, self.p.pos);
+        if !matches!(self.p.peek(), Some(b'{' | b'[')) {
+            return None;
+        }
+        let (mut depth, mut i) = (0usize, start);
+        loop {
+            match *bytes.get(i)? {
+                b'"' => {
+                    // To the closing quote, over escapes.
+                    i += 1;
+                    loop {
+                        match *bytes.get(i)? {
+                            b'"' => break,
+                            b'\\' => i += 2,
+                            _ => i += 1,
+                        }
+                    }
+                }
+                b'{' | b'[' => depth += 1,
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        // Just past a closing bracket: a character boundary.
+        let text = self.p.text.get(..=i)?;
+        self.p.pos = i + 1;
+        let p = Parser { text, bytes: text.as_bytes(), pos: start, depth: self.p.depth, members: Vec::new(), items: Vec::new() };
+        Some(Reader { p, stop: None })
+    }
+
     /// Whether nothing but whitespace is left.
     pub fn at_end(&mut self) -> bool {
         self.p.skip_whitespace();
