@@ -243,23 +243,23 @@ macro_rules! __object {
                     }
                 }
 
+                // Not inlined into its callers (the tool enum's `read_parts`, enclosing objects):
+                // a large registry's build would pay for every copy. The member loop is the
+                // runtime's (`read_members`); this type's code is the field each key fills.
+                #[inline(never)]
                 fn read(r: &mut $crate::__private::Reader<'_>) -> ::core::option::Option<Self> {
                     $(let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None;)+
-                    let mut count = 0;
-                    if r.object()? {
-                        loop {
-                            let key = r.key()?;
-                            match (KEYS.index)(&key) {
-                                $(::core::option::Option::Some($idx) if $field.is_none() => $field = ::core::option::Option::Some(<$ty as $crate::__private::FromJson>::read(r)?),)+
-                                index => return r.stop_at_key(key, KEYS.declared, index.is_some()),
+                    $crate::__private::read_members(r, &KEYS, &mut |i, r| match i {
+                        $($idx if $field.is_some() => $crate::__private::Member::Twice,
+                        $idx => match <$ty as $crate::__private::FromJson>::read(r) {
+                            ::core::option::Option::Some(x) => {
+                                $field = ::core::option::Option::Some(x);
+                                $crate::__private::Member::Read
                             }
-                            count += 1;
-                            if !r.more_members()? {
-                                break;
-                            }
-                        }
-                    }
-                    $crate::__private::check::property_count(count, &$crate::__private::Path::root(), KEYS.min_properties, KEYS.max_properties).ok()?;
+                            ::core::option::Option::None => $crate::__private::Member::Failed,
+                        },)+
+                        _ => $crate::__private::Member::Failed,
+                    })?;
                     ::core::option::Option::Some(Self { $($field: $crate::__object!(@take $presence, $field, r, KEYS.declared[$idx])),+ })
                 }
             }

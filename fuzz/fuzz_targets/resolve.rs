@@ -1,5 +1,7 @@
 //! Arbitrary bytes as a call against every fixture registry: the generated enum
-//! and the dynamic resolver never panic and agree on accept/reject, class and pointer.
+//! and the dynamic resolver never panic and agree on accept/reject, class and pointer;
+//! the generated enum's fused reader never builds another call than its tree, nor
+//! accepts or rejects what the tree does not.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -8,7 +10,7 @@ use toolseal::runtime::dynamic::DynamicRegistry;
 use toolseal::runtime::registry::read_registry;
 use toolseal::runtime::schema::CompileOptions;
 use toolseal::Options;
-use toolseal_fixtures::FIXTURES;
+use toolseal_fixtures::{Reading, FIXTURES};
 
 fn dynamic() -> &'static [DynamicRegistry] {
     static D: OnceLock<Vec<DynamicRegistry>> = OnceLock::new();
@@ -24,6 +26,11 @@ fn dynamic() -> &'static [DynamicRegistry] {
 }
 
 fuzz_target!(|data: &[u8]| {
+    for fixture in FIXTURES {
+        if let Reading::Differs(why) = (fixture.reads)(data) {
+            panic!("{}: the fused reader and the tree differ: {why}", fixture.module);
+        }
+    }
     for options in [Options::strict(), Options::lenient()] {
         for (fixture, dynamic) in FIXTURES.iter().zip(dynamic()) {
             let generated = (fixture.resolve)(data, &options).map(|r| r.name).map_err(|r| (r.class(), r.pointer().to_owned()));

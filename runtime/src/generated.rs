@@ -41,7 +41,9 @@ pub trait ValueRule: Sync {
 
     /// Reads a value straight from `r` in strict mode: `Some` exactly when
     /// [`ValueRule::check`] accepts it (see [`FromJson::read`]). The default
-    /// parses the value as a tree and checks it.
+    /// parses the value as a tree and checks it (one copy per table type, not
+    /// inlined into every generated type that holds one).
+    #[inline(never)]
     fn read(&self, r: &mut Reader<'_>) -> Option<Self::Value> {
         let v = r.value()?;
         self.check(&v, &Path::root(), &mut Cx::strict()).ok()
@@ -166,7 +168,8 @@ impl ValueRule for StringType {
         Ok(s.to_owned())
     }
 
-    #[inline]
+    // Not inlined: one copy for every string type (the edit loop of a large
+    // registry pays for each copy); a call per string costs next to nothing.
     fn read(&self, r: &mut Reader<'_>) -> Option<String> {
         let s = r.string()?;
         self.check_str(&s, &Path::root()).ok()?;
@@ -408,7 +411,6 @@ impl StringEnum {
 
     /// The index of the value that is the reader's next, read in strict mode:
     /// `Some` exactly when [`StringEnum::index`] accepts it.
-    #[inline]
     pub fn read(&self, r: &mut Reader<'_>) -> Option<usize> {
         self.position(&r.string()?)
     }
@@ -573,6 +575,43 @@ fn fill_slots<'j, 'a>(members: &'j [(Cow<'a, str>, Json<'a>)], at: &Path<'_>, ke
         return Err(Rejection::missing_key(at, keys.declared[i], Names::Static(keys.declared)));
     }
     check::property_count(members.len(), at, keys.min_properties, keys.max_properties)
+}
+
+/// What a generated object's reader made of one member's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Member {
+    /// Read and stored.
+    Read,
+    /// Its key was given before: not read.
+    Twice,
+    /// Not accepted by the field's type.
+    Failed,
+}
+
+/// Reads the members of the closed object that is the reader's next value:
+/// `field(i, r)` reads the value of the declared key `i` into its field. A key
+/// not declared or given twice stops the reading there (recorded on the
+/// reader); the member count is checked at the end. `Some` with the count when
+/// every member was read.
+pub fn read_members(r: &mut Reader<'_>, keys: &ObjectKeys, field: &mut dyn FnMut(usize, &mut Reader<'_>) -> Member) -> Option<usize> {
+    let mut count = 0;
+    if r.object()? {
+        loop {
+            let key = r.key()?;
+            let Some(i) = (keys.index)(&key) else { return r.stop_at_key(key, keys.declared, false) };
+            match field(i, r) {
+                Member::Read => {}
+                Member::Twice => return r.stop_at_key(key, keys.declared, true),
+                Member::Failed => return None,
+            }
+            count += 1;
+            if !r.more_members()? {
+                break;
+            }
+        }
+    }
+    check::property_count(count, &Path::root(), keys.min_properties, keys.max_properties).ok()?;
+    Some(count)
 }
 
 /// A union's options, each trying its own type and wrapping it in its variant.
