@@ -164,7 +164,8 @@ fn feedback_is_bounded_and_classified() {
     let call = format!(r#"{{"name":"get_balance","arguments":{{"account_id":"acct-1","{key}":1}}}}"#);
     let r = ToolCall::from_json(call.as_bytes()).expect_err("undeclared key");
     let f = Feedback::from(&r);
-    assert_eq!((f.class, f.suggestions.as_slice()), ("H2", &["account_id".to_owned()][..]));
+    assert_eq!(f.class, "H2");
+    assert_eq!(f.suggestions, ["account_id"]);
     assert!(f.text.chars().count() <= MAX_TEXT && f.pointer.chars().count() <= 129, "{} / {}", f.text.len(), f.pointer.len());
     assert_eq!(mcp_tool_result(&r)["isError"], true);
     assert_eq!(mcp_tool_result(&r)["content"][1]["text"], serde_json::to_value(&f).expect("feedback is JSON").to_string());

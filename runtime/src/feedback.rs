@@ -31,15 +31,16 @@ pub struct Feedback {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found: Option<&'static str>,
     /// Closest tool names (H1) or the declared keys (H2); never applied for the model.
+    /// Names compiled into the binary (a generated enum's) are borrowed, not copied.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub suggestions: Vec<String>,
+    pub suggestions: Vec<Cow<'static, str>>,
 }
 
 /// `text` cut to `max` characters, with an ellipsis where it was cut (kept as it is when it fits).
-fn bounded(text: String, max: usize) -> String {
+fn bounded(text: Cow<'static, str>, max: usize) -> Cow<'static, str> {
     match crate::rejection::clip_to(&text, max) {
         Cow::Borrowed(_) => text,
-        Cow::Owned(cut) => cut,
+        Cow::Owned(cut) => Cow::Owned(cut),
     }
 }
 
@@ -56,16 +57,16 @@ impl From<&Rejection> for Feedback {
             Class::Quarantined => " This tool cannot be called until its registry is fixed; use another tool.",
             _ => " Send one call object with \"name\" and \"arguments\".",
         };
-        let (mut text, suggestions) = r.line_and_suggestions();
+        let (mut text, suggestions) = r.line_and_suggestions(1 + hint.len());
         text.push('.');
         text.push_str(hint);
         Feedback {
             class: r.class().as_str(),
-            pointer: bounded(r.pointer().to_owned(), 128),
-            text: bounded(text, MAX_TEXT),
-            expected: r.expected().map(|e| bounded(e.to_owned(), 128)),
+            pointer: bounded(r.pointer().to_owned().into(), 128).into_owned(),
+            text: bounded(text.into(), MAX_TEXT).into_owned(),
+            expected: r.expected().map(|e| bounded(e.to_owned().into(), 128).into_owned()),
             found: r.found().map(|k| k.as_str()),
-            suggestions: suggestions.into_iter().take(MAX_SUGGESTIONS).map(|s| bounded(s.to_owned(), 64)).collect(),
+            suggestions: suggestions.into_iter().take(MAX_SUGGESTIONS).map(|s| bounded(s, 64)).collect(),
         }
     }
 }
@@ -173,12 +174,14 @@ mod tests {
 
     #[test]
     fn text_is_cut_at_a_character_count_not_a_byte_count() {
-        assert_eq!(bounded("abc".to_owned(), 3), "abc");
-        assert_eq!(bounded("abcd".to_owned(), 3), "abc…");
-        assert_eq!(bounded("ééé".to_owned(), 3), "ééé", "6 bytes, 3 characters: kept whole");
-        assert_eq!(bounded("éééé".to_owned(), 3), "ééé…");
-        assert_eq!(bounded(String::new(), 0), "");
-        assert_eq!(bounded("a".to_owned(), 0), "…");
+        assert_eq!(bounded("abc".into(), 3), "abc");
+        assert_eq!(bounded("abcd".into(), 3), "abc…");
+        assert_eq!(bounded("ééé".into(), 3), "ééé", "6 bytes, 3 characters: kept whole");
+        assert_eq!(bounded("éééé".into(), 3), "ééé…");
+        assert_eq!(bounded("".into(), 0), "");
+        assert_eq!(bounded("a".into(), 0), "…");
+        // A name compiled into the binary that fits stays borrowed.
+        assert!(matches!(bounded(Cow::Borrowed("get_balance"), 64), Cow::Borrowed("get_balance")));
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! tells which of them the model meant; this is the signal a gate can ask a person about
 //! ([`AlsoFitsGate`]) or send back to the model ([`Feedback::also_fits`]).
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::call::{Resolution, ToolSet};
@@ -153,7 +155,7 @@ impl Feedback {
             text: text.chars().take(MAX_TEXT).collect(),
             expected: None,
             found: None,
-            suggestions: rivals,
+            suggestions: rivals.into_iter().map(Cow::Owned).collect(),
         })
     }
 }

@@ -5,11 +5,13 @@
 //! budget of a third of the given name's length (at least 2), closest first, ties
 //! by name. [`closest`] scans a list; a registry's tool names are searched through
 //! a [`NameIndex`], a trie of the lowercased names built once per registry, walked
-//! with one distance row per node so that a whole subtree out of reach is skipped
-//! at once, in one walk whose radius shrinks once enough names are found. An unknown name costs
-//! about as much in a 10,000-tool registry as in a small one instead of a scan of
-//! every name.
+//! with one column of distances per node, bit-parallel (Myers, in Hyyrö's form for
+//! whole strings: a few word operations a node), so that a whole subtree out of
+//! reach is skipped at once, in one walk whose radius shrinks once enough names are
+//! found. An unknown name costs about as much in a 10,000-tool registry as in a
+//! small one instead of a scan of every name.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
@@ -46,6 +48,18 @@ impl Names {
             Names::Static(s) => NameIndex::of_static(s).closest(given, n),
             Names::Shared(_) => closest(given, self.iter(), n),
             Names::Indexed(index) => index.closest(given, n),
+        }
+    }
+
+    /// [`Names::closest`] (with `Some((given, n))`) or all the names (`None`), as
+    /// values that outlive `self`: names compiled into the binary borrowed, names
+    /// loaded at run time copied.
+    pub(crate) fn to_static(&self, closest_to: Option<(&str, usize)>) -> Vec<Cow<'static, str>> {
+        match (self, closest_to) {
+            (Names::Static(s), None) => s.iter().map(|name| Cow::Borrowed(*name)).collect(),
+            (Names::Static(s), Some((given, n))) => NameIndex::of_static(s).closest(given, n).into_iter().map(Cow::Borrowed).collect(),
+            (_, None) => self.iter().map(|name| Cow::Owned(name.to_owned())).collect(),
+            (_, Some((given, n))) => self.closest(given, n).into_iter().map(|name| Cow::Owned(name.to_owned())).collect(),
         }
     }
 }
@@ -193,50 +207,120 @@ impl Trie {
     fn closest<'n>(&self, given: &str, n: usize, name: impl Fn(usize) -> &'n str) -> Vec<&'n str> {
         thread_local! {
             /// The buffers of this thread's searches, reused.
-            static SCRATCH: RefCell<Walk> = RefCell::default();
+            static SCRATCH: RefCell<(Walk<u64>, Walk<u128>)> = RefCell::default();
         }
         let budget = (given.chars().count() / 3).max(2);
-        SCRATCH.with_borrow_mut(|walk| {
-            walk.given = lowercase(given, std::mem::take(&mut walk.given));
-            walk.n = n;
-            walk.found.clear();
+        SCRATCH.with_borrow_mut(|(short, long)| {
+            let given = lowercase(given, std::mem::take(&mut short.given));
             // One walk at the budget, the radius shrinking to the n-th best distance
             // found so far. (A first walk at radius 1 for near misses cost more than
             // it saved: with three names wanted it rarely ends the search.)
-            walk.run(self, budget);
-            walk.found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a.1 as usize).cmp(name(b.1 as usize))));
-            walk.found.iter().take(n).map(|&(_, id)| name(id as usize)).collect()
+            let found = match given.len() {
+                1..=64 => short.run(self, given, n, budget),
+                65..=128 => long.run(self, given, n, budget),
+                // Empty, or longer than any walk's bit vectors (an unknown name is
+                // kept to 65 characters, so only a direct search gives one): the scan.
+                _ => {
+                    let names = (0..self.ids.len()).map(&name);
+                    let picked = closest_lowered(&given, budget, names, n);
+                    short.given = given;
+                    return picked;
+                }
+            };
+            found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a.1 as usize).cmp(name(b.1 as usize))));
+            found.iter().take(n).map(|&(_, id)| name(id as usize)).collect()
         })
     }
 }
 
-/// Out of reach: larger than any radius.
-const FAR: usize = usize::MAX / 2;
+/// A bit vector of a [`Walk`]: bit `i` is row `i + 1` of a distance column.
+trait Bits: Copy + Default + Eq + std::ops::BitAnd<Output = Self> + std::ops::BitOr<Output = Self> + std::ops::BitXor<Output = Self> + std::ops::Not<Output = Self> {
+    /// The lowest `i` bits set (`i` at most the width).
+    fn low(i: usize) -> Self;
+    /// Bit `i` as 0 or 1.
+    fn bit(self, i: usize) -> usize;
+    /// Addition modulo the width.
+    fn plus(self, other: Self) -> Self;
+    /// Shifted one bit up, `lowest` the new bit 0.
+    fn up(self, lowest: bool) -> Self;
+    /// How many bits are set.
+    fn ones(self) -> usize;
+}
 
-/// One search of a [`Trie`]: the given name lowercased, its distance rows (one
-/// per depth) and the names found.
+macro_rules! bits {
+    ($t:ty) => {
+        impl Bits for $t {
+            fn low(i: usize) -> $t {
+                if i >= <$t>::BITS as usize { !0 } else { (1 << i) - 1 }
+            }
+            fn bit(self, i: usize) -> usize {
+                ((self >> i) & 1) as usize
+            }
+            fn plus(self, other: $t) -> $t {
+                self.wrapping_add(other)
+            }
+            fn up(self, lowest: bool) -> $t {
+                (self << 1) | <$t>::from(lowest)
+            }
+            fn ones(self) -> usize {
+                self.count_ones() as usize
+            }
+        }
+    };
+}
+bits!(u64);
+bits!(u128);
+
+/// One search of a [`Trie`] for a given name of at most `B`'s width in
+/// characters: Myers's bit-parallel edit distance (in Hyyrö's form for whole
+/// strings) stepped along the trie, one column of distances per depth held as
+/// its vertical differences, so that a node costs a few word operations
+/// whatever the radius. The buffers are reused from search to search.
 #[derive(Default)]
-struct Walk {
+struct Walk<B> {
     given: Vec<char>,
-    rows: Vec<usize>,
+    /// The rows of `given` holding each ASCII character.
+    ascii: Vec<B>,
+    /// The same for the other characters of `given`.
+    other: Vec<(char, B)>,
+    /// One column per depth: rows going up (`+1`) and down (`-1`) from the row
+    /// above, and the last row's distance.
+    columns: Vec<(B, B, usize)>,
     /// Distance and id of every name found within the radius at the time.
     found: Vec<(usize, u32)>,
     n: usize,
 }
 
-impl Walk {
-    /// Every name within `radius` of the given name into `found`; once `n` are
-    /// found the radius shrinks to the `n`-th smallest distance (a name at that
-    /// distance can still win on its name, so equal distances stay in reach).
-    fn run(&mut self, trie: &Trie, mut radius: usize) {
-        let m = self.given.len();
-        let width = m + 1;
-        // No row deeper than the longest name (a very long given name must not
-        // size the rows by itself) or than a name within reach can be.
+impl<B: Bits> Walk<B> {
+    /// Every name of `trie` within `radius` of `given` (lowercased, 1 to `B`'s
+    /// width characters) into `found`; once `n` are found the radius shrinks to
+    /// the `n`-th smallest distance (a name at that distance can still win on its
+    /// name, so equal distances stay in reach).
+    fn run(&mut self, trie: &Trie, given: Vec<char>, n: usize, mut radius: usize) -> &mut Vec<(usize, u32)> {
+        let m = given.len();
+        self.given = given;
+        self.n = n;
+        self.found.clear();
+        self.ascii.clear();
+        self.ascii.resize(128, B::default());
+        self.other.clear();
+        for (row, &c) in self.given.iter().enumerate() {
+            let bit = B::low(row + 1) ^ B::low(row);
+            match self.ascii.get_mut(c as usize) {
+                Some(rows) => *rows = *rows | bit,
+                None => match self.other.iter_mut().find(|(o, _)| *o == c) {
+                    Some((_, rows)) => *rows = *rows | bit,
+                    None => self.other.push((c, bit)),
+                },
+            }
+        }
+        // No column deeper than the longest name (a very long given name must not
+        // size them by itself) or than a name within reach can be.
         let deepest = (m + radius).min(trie.nodes[0].lengths.1 as usize);
-        self.rows.clear();
-        self.rows.extend(0..width);
-        self.rows.resize(width * (deepest + 1), FAR);
+        self.columns.clear();
+        self.columns.resize(deepest + 1, (B::default(), B::default(), 0));
+        // Depth 0, the empty prefix: row i at distance i.
+        self.columns[0] = (B::low(m), B::default(), m);
         self.hit(trie, 0, m, &mut radius);
         let mut i = 1;
         while i < trie.nodes.len() {
@@ -248,41 +332,58 @@ impl Walk {
                 i = node.end as usize;
                 continue;
             }
-            let (before, after) = self.rows.split_at_mut(depth * width);
-            let (prev, cur) = (&before[(depth - 1) * width..], &mut after[..width]);
-            // Only cells within `radius` of the diagonal can be within reach (a
-            // cell's distance is at least how far it is off the diagonal); the
-            // cells just outside the band are written as out of reach for the next row.
-            let (lo, hi) = (depth.saturating_sub(radius).max(1), (depth + radius).min(m));
-            // The least distance a name below can have: from cell j, the rest of
-            // the given name (m - j characters) meets the rest of a name (between
-            // shortest - depth and longest - depth characters), which costs at
-            // least the difference in length.
+            let (pv, mv, last) = self.columns[depth - 1];
+            let eq = match self.ascii.get(node.ch as usize) {
+                Some(rows) => *rows,
+                None => self.other.iter().find(|(o, _)| *o == node.ch).map_or(B::default(), |(_, rows)| *rows),
+            };
+            // One step of the recurrence: horizontal differences from the
+            // vertical ones, the last row's distance, then the new vertical ones
+            // (the top row grows by one a character: whole strings, not search).
+            let xv = eq | mv;
+            let xh = ((eq & pv).plus(pv) ^ pv) | eq;
+            let (ph, mh) = (mv | !(xh | pv), pv & xh);
+            let distance = last + ph.bit(m - 1) - mh.bit(m - 1);
+            let (ph, mh) = (ph.up(true), mh.up(false));
+            let (pv, mv) = (mh | !(xv | ph), ph & xv);
+            self.columns[depth] = (pv, mv, distance);
+            // The least distance a name below can have: from row r, the rest of the
+            // given name (m - r characters) meets the rest of a name (between
+            // fewest and most characters), which costs at least the difference in
+            // length. Above the rows where that difference is 0 the sum can only
+            // fall from row to row, below them only rise: only those rows count.
             let (fewest, most) = (shortest - depth, longest - depth);
-            let bound = |j: usize, v: usize| v + (m - j).saturating_sub(most) + fewest.saturating_sub(m - j);
-            let mut least = FAR;
-            if lo == 1 {
-                cur[0] = depth;
-                least = bound(0, depth);
+            let (top, bottom) = (m.saturating_sub(most), m.saturating_sub(fewest));
+            let at_top = if top == 0 { depth } else { depth + (pv & B::low(top)).ones() - (mv & B::low(top)).ones() };
+            let in_reach = if top == bottom {
+                at_top + (m - top).saturating_sub(most) + fewest.saturating_sub(m - top) <= radius
             } else {
-                cur[lo - 1] = FAR;
-            }
-            for j in lo..=hi {
-                let v = (prev[j - 1] + usize::from(self.given[j - 1] != node.ch)).min(prev[j] + 1).min(cur[j - 1] + 1);
-                cur[j] = v;
-                least = least.min(bound(j, v));
-            }
-            if hi < m {
-                cur[hi + 1] = FAR;
-            }
-            if least > radius {
+                // Every row between costs nothing more (they differ in length by
+                // nothing): is one of them within the radius? A row's distance is
+                // at most one less than the row above's, so once it is further
+                // out than the rows left, none is.
+                let (mut row, mut at) = (top, at_top);
+                loop {
+                    if at <= radius {
+                        break true;
+                    }
+                    if row == bottom || at > radius + (bottom - row) {
+                        break false;
+                    }
+                    at = at + pv.bit(row) - mv.bit(row);
+                    row += 1;
+                }
+            };
+            if !in_reach {
                 i = node.end as usize;
                 continue;
             }
-            let distance = if hi == m { cur[m] } else { FAR };
-            self.hit(trie, i, distance, &mut radius);
+            if distance <= radius && node.names.0 != node.names.1 {
+                self.hit(trie, i, distance, &mut radius);
+            }
             i += 1;
         }
+        &mut self.found
     }
 
     fn hit(&mut self, trie: &Trie, node: usize, distance: usize, radius: &mut usize) {
@@ -306,7 +407,11 @@ impl Walk {
 /// through a [`NameIndex`] (same result).
 pub fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
     let budget = (given.chars().count() / 3).max(2);
-    let given = lowercase(given, Vec::new());
+    closest_lowered(&lowercase(given, Vec::new()), budget, names, n)
+}
+
+/// [`closest`] for a given name already lowercased, within `budget`.
+fn closest_lowered<'a>(given: &[char], budget: usize, names: impl Iterator<Item = &'a str>, n: usize) -> Vec<&'a str> {
     let (mut name_buf, mut rows) = (Vec::new(), Vec::new());
     let mut scored: Vec<(usize, &str)> = Vec::new();
     for name in names {
@@ -314,7 +419,7 @@ pub fn closest<'a>(given: &str, names: impl Iterator<Item = &'a str>, n: usize) 
         if name_buf.len().abs_diff(given.len()) > budget {
             continue;
         }
-        if let Some(d) = bounded_distance(&given, &name_buf, budget, &mut rows) {
+        if let Some(d) = bounded_distance(given, &name_buf, budget, &mut rows) {
             scored.push((d, name));
         }
     }
@@ -424,6 +529,28 @@ mod tests {
             assert_eq!(index.closest(&given, 50), closest_by_full_scan(&given, &refs, 50), "index, 50: {given}");
         }
         assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+
+    #[test]
+    fn long_names_are_searched_alike() {
+        // Given names on both sides of the walks' widths (64 and 128 characters)
+        // and past them, among names long enough to be in reach.
+        let mut word = words(0x9e37_79b9_7f4a_7c15);
+        let mut names: Vec<String> = (0..120).map(|i| word(50 + i % 100)).collect();
+        let stem = word(70);
+        names.extend((0..6).map(|i| format!("{}{}", &stem, "x".repeat(i * 3))));
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let index = NameIndex::new(names.iter().map(|n| n.as_str().into()).collect());
+        for i in 0..200 {
+            let given = match i % 4 {
+                0 => word(55 + i % 100),
+                1 => format!("{}é", refs[i % refs.len()].chars().skip(1).collect::<String>()),
+                2 => refs[120 + i % 6].to_uppercase(),
+                _ => format!("{stem}{}", "y".repeat(i % 70)),
+            };
+            let want = closest_by_full_scan(&given, &refs, 3);
+            assert_eq!(index.closest(&given, 3), want, "index: {given}");
+        }
     }
 
     #[test]

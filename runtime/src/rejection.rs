@@ -445,23 +445,54 @@ impl Rejection {
     /// registry names closest to the one given (edit distance); for H2 the declared keys.
     pub fn suggestions(&self) -> Vec<&str> {
         let Some(hints) = &self.hints else { return Vec::new() };
+        match self.closest_to() {
+            Some((name, n)) => hints.closest(name, n),
+            None => hints.iter().collect(),
+        }
+    }
+
+    /// [`Rejection::suggestions`] as values that outlive the rejection: names
+    /// compiled into the binary (a generated enum's) borrowed, others copied.
+    fn static_suggestions(&self) -> Vec<Cow<'static, str>> {
+        self.hints.as_ref().map_or_else(Vec::new, |hints| hints.to_static(self.closest_to()))
+    }
+
+    /// For an unknown tool, the name given and how many closest names to suggest.
+    fn closest_to(&self) -> Option<(&str, usize)> {
         match (&self.reason, self.tool()) {
-            (Reason::UnknownTool, Some(name)) => hints.closest(name, 3),
-            _ => hints.iter().collect(),
+            (Reason::UnknownTool, Some(name)) => Some((name, 3)),
+            _ => None,
         }
     }
 }
 
-fn join_names(out: &mut fmt::Formatter<'_>, names: &[&str]) -> fmt::Result {
+/// A string as `{:?}` writes it: quoted, with escapes. Most names and keys need
+/// none, and are written at once instead of a character at a time.
+struct Quoted<'a>(&'a str);
+
+impl fmt::Display for Quoted<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'"' && b != b'\\') {
+            f.write_str("\"")?;
+            f.write_str(self.0)?;
+            f.write_str("\"")
+        } else {
+            write!(f, "{:?}", self.0)
+        }
+    }
+}
+
+fn join_names<'n>(out: &mut fmt::Formatter<'_>, names: impl ExactSizeIterator<Item = &'n str>) -> fmt::Result {
     const SHOWN: usize = 8;
-    for (i, name) in names.iter().take(SHOWN).enumerate() {
+    let count = names.len();
+    for (i, name) in names.take(SHOWN).enumerate() {
         if i > 0 {
             out.write_str(", ")?;
         }
         out.write_str(&clip(name))?;
     }
-    if names.len() > SHOWN {
-        write!(out, ", … ({} more)", names.len() - SHOWN)?;
+    if count > SHOWN {
+        write!(out, ", … ({} more)", count - SHOWN)?;
     }
     Ok(())
 }
@@ -476,7 +507,7 @@ impl fmt::Display for Rejection {
 /// A rejection's line rendered with suggestions already computed.
 struct Rendered<'r> {
     rejection: &'r Rejection,
-    suggestions: &'r [&'r str],
+    suggestions: &'r [Cow<'r, str>],
 }
 
 impl fmt::Display for Rendered<'_> {
@@ -487,28 +518,30 @@ impl fmt::Display for Rendered<'_> {
 
 impl Rejection {
     /// The line [`Display`](fmt::Display) writes and the [`Rejection::suggestions`], the
-    /// closest names searched once for both.
-    pub fn line_and_suggestions(&self) -> (String, Vec<&str>) {
+    /// closest names searched once for both; the suggestions outlive the rejection
+    /// (names compiled into the binary borrowed, others copied). The line has room
+    /// for `room` more bytes (what the caller appends) without growing.
+    pub fn line_and_suggestions(&self, room: usize) -> (String, Vec<Cow<'static, str>>) {
         use fmt::Write as _;
-        let suggestions = self.suggestions();
-        let mut line = String::with_capacity(160);
+        let suggestions = self.static_suggestions();
+        let mut line = String::with_capacity(192 + room);
         write!(line, "{}", Rendered { rejection: self, suggestions: &suggestions }).expect("a String takes any text");
         (line, suggestions)
     }
 
-    fn render(&self, f: &mut fmt::Formatter<'_>, suggestions: Option<&[&str]>) -> fmt::Result {
+    fn render(&self, f: &mut fmt::Formatter<'_>, suggestions: Option<&[Cow<'_, str>]>) -> fmt::Result {
         write!(f, "{}", self.class)?;
         if !self.pointer.is_empty() {
             write!(f, " at {}", clip(&self.pointer))?;
         }
         f.write_str(": ")?;
-        let tool = self.tool().unwrap_or("?");
+        let tool = Quoted(self.tool().unwrap_or("?"));
         // The suggestions an H1 or H2 line lists, searched once.
         let computed;
         let suggestions = match suggestions {
             Some(s) => s,
             None if matches!(self.reason, Reason::UnknownTool | Reason::UndeclaredKey { .. }) => {
-                computed = self.suggestions();
+                computed = self.suggestions().into_iter().map(Cow::Borrowed).collect::<Vec<_>>();
                 &computed
             }
             None => &[],
@@ -520,40 +553,40 @@ impl Rejection {
             Reason::MissingName => write!(f, "the call has no \"name\""),
             Reason::NameNotString => write!(f, "\"name\" must be a string"),
             Reason::BadEnvelopeKey { key } => {
-                write!(f, "unexpected or repeated key {key:?}; a call has only \"name\" and \"arguments\"")
+                write!(f, "unexpected or repeated key {}; a call has only \"name\" and \"arguments\"", Quoted(key))
             }
             Reason::WireShape { message } => write!(f, "{}", clip(message)),
-            Reason::NoProvider { server: Some(server) } => write!(f, "no connected server {:?} provides {tool:?}", clip(server)),
-            Reason::NoProvider { server: None } => write!(f, "no connected server provides {tool:?}"),
+            Reason::NoProvider { server: Some(server) } => write!(f, "no connected server {:?} provides {tool}", clip(server)),
+            Reason::NoProvider { server: None } => write!(f, "no connected server provides {tool}"),
             Reason::Ambiguous { candidates } => {
-                write!(f, "{tool:?} is provided by several servers of one tier; call one of: ")?;
-                join_names(f, &candidates.iter().map(String::as_str).collect::<Vec<_>>())
+                write!(f, "{tool} is provided by several servers of one tier; call one of: ")?;
+                join_names(f, candidates.iter().map(String::as_str))
             }
             Reason::Shadowed { providers } => {
-                write!(f, "{tool:?} is declared by servers of different trust tiers (shadowing); name the server: ")?;
-                join_names(f, &providers.iter().map(String::as_str).collect::<Vec<_>>())
+                write!(f, "{tool} is declared by servers of different trust tiers (shadowing); name the server: ")?;
+                join_names(f, providers.iter().map(String::as_str))
             }
-            Reason::Stale { change } => write!(f, "{tool:?} is stale: {}", clip(change)),
+            Reason::Stale { change } => write!(f, "{tool} is stale: {}", clip(change)),
             Reason::OtherSignature { fits, detail } => {
                 write!(f, "the arguments fit ")?;
-                join_names(f, &fits.iter().map(String::as_str).collect::<Vec<_>>())?;
+                join_names(f, fits.iter().map(String::as_str))?;
                 write!(f, ", not the routed tool ({detail})")
             }
             Reason::ArgumentsEncoding { expected } => write!(f, "\"arguments\" must be {expected} in this wire format"),
             Reason::UnknownTool => {
-                write!(f, "no tool named {tool:?} in the registry")?;
+                write!(f, "no tool named {tool} in the registry")?;
                 if !suggestions.is_empty() {
                     f.write_str("; did you mean: ")?;
-                    join_names(f, suggestions)?;
+                    join_names(f, suggestions.iter().map(|s| &**s))?;
                 }
                 Ok(())
             }
             Reason::UndeclaredKey { key } => {
-                write!(f, "{tool:?} does not declare key {key:?}; declared: ")?;
-                join_names(f, suggestions)
+                write!(f, "{tool} does not declare key {}; declared: ", Quoted(key))?;
+                join_names(f, suggestions.iter().map(|s| &**s))
             }
-            Reason::MissingKey { key } => write!(f, "{tool:?} requires key {key:?}"),
-            Reason::DuplicateKey { key } => write!(f, "key {key:?} is given more than once"),
+            Reason::MissingKey { key } => write!(f, "{tool} requires key {}", Quoted(key)),
+            Reason::DuplicateKey { key } => write!(f, "key {} is given more than once", Quoted(key)),
             Reason::Violation { keyword, expected } => {
                 write!(f, "expected {expected}")?;
                 if let Some(found) = self.found {
@@ -562,10 +595,10 @@ impl Rejection {
                 write!(f, " ({})", keyword.as_str())
             }
             Reason::NumericString { expected } => write!(f, "expected {expected}, found a number in a string"),
-            Reason::Quarantined { problem } => write!(f, "{tool:?} is quarantined: its schema cannot be enforced ({problem}); the registry must be fixed"),
+            Reason::Quarantined { problem } => write!(f, "{tool} is quarantined: its schema cannot be enforced ({problem}); the registry must be fixed"),
         }?;
         match self.server() {
-            Some(server) => write!(f, " (server {server:?})"),
+            Some(server) => write!(f, " (server {})", Quoted(server)),
             None => Ok(()),
         }
     }
@@ -586,6 +619,13 @@ mod tests {
         assert!(r.to_string().contains("did you mean: transfer_funds"), "{r}");
         let far = Rejection::unknown_tool("wipe_disk", Names::Static(NAMES));
         assert!(far.suggestions().is_empty());
+    }
+
+    #[test]
+    fn quoted_writes_what_debug_writes() {
+        for s in ["", "plain_name", "say \"hi\"", "back\\slash", "tab\there", "né", "zero\u{200b}width", "~ !'", "\u{7f}", "\u{0}"] {
+            assert_eq!(Quoted(s).to_string(), format!("{s:?}"));
+        }
     }
 
     #[test]
