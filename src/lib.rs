@@ -233,14 +233,18 @@ macro_rules! __object {
                 max_properties: $maxp,
             };
             impl $crate::__private::FromJson for $t {
+                // The member loop is the runtime's (`convert_members`); this type's code
+                // is the field each key fills (a large registry's build pays for every copy).
                 fn from_json(v: &$crate::__private::Json<'_>, at: &$crate::__private::Path<'_>, cx: &mut $crate::__private::Cx) -> ::core::result::Result<Self, $crate::__private::Rejection> {
-                    let slots = $crate::__private::slots::<$n>(v, at, &KEYS)?;
-                    let mut first = ::core::option::Option::None;
-                    $(let $field = $crate::__object!(@read $presence, slots[$idx], at, $key, cx, first);)+
-                    match ($($field,)+) {
-                        ($(::core::option::Option::Some($field),)+) => ::core::result::Result::Ok(Self { $($field),+ }),
-                        _ => ::core::result::Result::Err($crate::__private::first_rejection(first, at, v)),
-                    }
+                    $(let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None;)+
+                    $crate::__private::convert_members::<$n>(v, at, cx, &KEYS, &mut |i, x, at, cx| {
+                        match i {
+                            $($idx => $field = ::core::option::Option::Some(<$ty as $crate::__private::FromJson>::from_json(x, at, cx)?),)+
+                            _ => {}
+                        }
+                        ::core::result::Result::Ok(())
+                    })?;
+                    ::core::result::Result::Ok(Self { $($field: $crate::__object!(@fill $presence, $field, at, v)),+ })
                 }
 
                 // Not inlined into its callers (the tool enum's `read_parts`, enclosing objects):
@@ -274,43 +278,27 @@ macro_rules! __object {
             description: $description,
         }));
     };
-    (@read [required], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
-        $crate::__object!(@keep $first, $crate::__private::FromJson::from_json($slot.unwrap_or(&$crate::__private::EMPTY_ARGUMENTS), &$at.key($key), $cx))
-    };
-    (@read [optional], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
-        match $slot {
-            ::core::option::Option::Some(x) => $crate::__object!(@keep $first, $crate::__private::FromJson::from_json(x, &$at.key($key), $cx).map(::core::option::Option::Some)),
-            ::core::option::Option::None => ::core::option::Option::Some(::core::option::Option::None),
+    // A field converted by `from_json`: `convert_members` gave every required one its value.
+    (@fill [required], $field:ident, $at:ident, $v:ident) => {
+        match $field {
+            ::core::option::Option::Some(x) => x,
+            ::core::option::Option::None => return ::core::result::Result::Err($crate::__private::first_rejection(::core::option::Option::None, $at, $v)),
         }
     };
-    (@read [default($default:expr)], $slot:expr, $at:ident, $key:literal, $cx:ident, $first:ident) => {
-        match $slot {
-            ::core::option::Option::Some(x) => $crate::__object!(@keep $first, $crate::__private::FromJson::from_json(x, &$at.key($key), $cx)),
-            ::core::option::Option::None => ::core::option::Option::Some(($default)()),
-        }
-    };
+    (@fill [optional], $field:ident, $at:ident, $v:ident) => { $field };
+    (@fill [default($default:expr)], $field:ident, $at:ident, $v:ident) => { $field.unwrap_or_else($default) };
     // A field read by `read`: a required one that is absent stops the read (`Reader::stop_missing`).
     (@take [required], $read:ident, $r:ident, $key:expr) => {
         match $read {
             ::core::option::Option::Some(x) => x,
-            ::core::option::Option::None => return $r.stop_missing($key, KEYS.declared),
+            ::core::option::Option::None => {
+                $r.stop_missing($key, KEYS.declared);
+                return ::core::option::Option::None;
+            }
         }
     };
     (@take [optional], $read:ident, $r:ident, $key:expr) => { $read };
     (@take [default($default:expr)], $read:ident, $r:ident, $key:expr) => { $read.unwrap_or_else($default) };
-    // A field's conversion: its value, or `None` after keeping its H3 in `$first` (an H2 returns at once).
-    (@keep $first:ident, $conversion:expr) => {
-        match $conversion {
-            ::core::result::Result::Ok(x) => ::core::option::Option::Some(x),
-            ::core::result::Result::Err(e) if e.class() == $crate::__private::Class::H2 => return ::core::result::Result::Err(e),
-            ::core::result::Result::Err(e) => {
-                if $first.is_none() {
-                    $first = ::core::option::Option::Some(e);
-                }
-                ::core::option::Option::None
-            }
-        }
-    };
 }
 
 /// Support for generated code; not a public API.

@@ -7,7 +7,7 @@
 //! change to how a keyword is checked is made here once, for every type.
 //!
 //! Everything else generated code calls is here too: a closed object's key table
-//! and slots ([`ObjectKeys`], [`slots`]), field and union helpers, the tool-name
+//! and member loops ([`ObjectKeys`], [`convert_members`], [`read_members`]), field and union helpers, the tool-name
 //! lookup ([`NameTable`]), lazily compiled patterns ([`LazyPattern`]), element conversion,
 //! the strict `Deserialize` and `TryFrom` ([`deserialize_via`],
 //! [`try_from_serialize`]) and a generated deployment's [`catalog`] and [`route_of`].
@@ -556,7 +556,7 @@ pub struct ObjectKeys {
 /// The members of the closed object at `at`, one slot per declared property:
 /// a key not declared, a key twice or a required key missing is H2 (in that
 /// order, keys in the order given), then the member count is checked (H3).
-pub fn slots<'j, 'a, const N: usize>(v: &'j Json<'a>, at: &Path<'_>, keys: &ObjectKeys) -> Result<[Option<&'j Json<'a>>; N], Rejection> {
+fn slots<'j, 'a, const N: usize>(v: &'j Json<'a>, at: &Path<'_>, keys: &ObjectKeys) -> Result<[Option<&'j Json<'a>>; N], Rejection> {
     let mut slots = [None; N];
     fill_slots(check::object(v, at)?, at, keys, &mut slots)?;
     Ok(slots)
@@ -575,6 +575,33 @@ fn fill_slots<'j, 'a>(members: &'j [(Cow<'a, str>, Json<'a>)], at: &Path<'_>, ke
         return Err(Rejection::missing_key(at, keys.declared[i], Names::Static(keys.declared)));
     }
     check::property_count(members.len(), at, keys.min_properties, keys.max_properties)
+}
+
+/// What [`convert_members`] calls for each member given: converts the value of
+/// the declared key `i` (at its path) into its field.
+pub type FieldConversion<'f> = dyn FnMut(usize, &Json<'_>, &Path<'_>, &mut Cx) -> Result<(), Rejection> + 'f;
+
+/// Converts the members of the closed object `v` at `at` into a generated
+/// type's fields: the keys are checked as [`slots`] checks them, then
+/// `field(i, value, at, cx)` converts the value of each declared key `i` given,
+/// in declaration order, into its field (`at` the member's path). An H2 from a
+/// field is the object's at once; otherwise the first field's rejection is, once
+/// every field was tried. Every key given and accepted when this is `Ok`: each
+/// required field has its value.
+pub fn convert_members<const N: usize>(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx, keys: &ObjectKeys, field: &mut FieldConversion<'_>) -> Result<(), Rejection> {
+    let slots = slots::<N>(v, at, keys)?;
+    let mut first = None;
+    for (i, slot) in slots.iter().enumerate() {
+        let Some(x) = slot else { continue };
+        match field(i, x, &at.key(keys.declared[i]), cx) {
+            Ok(()) => {}
+            Err(e) if e.class() == Class::H2 => return Err(e),
+            Err(e) => {
+                first.get_or_insert(e);
+            }
+        }
+    }
+    first.map_or(Ok(()), Err)
 }
 
 /// What a generated object's reader made of one member's value.

@@ -468,10 +468,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Stops reading after the object just closed, which lacks its required
-    /// `key`: records it and returns `None`.
-    pub fn stop_missing<T>(&mut self, key: &'static str, declared: &'static [&'static str]) -> Option<T> {
+    /// `key`: records it (the caller then returns `None`). Not generic, so that
+    /// the generated objects share one copy.
+    pub fn stop_missing(&mut self, key: &'static str, declared: &'static [&'static str]) {
         self.stop = Some(KeyStop { depth: self.p.depth + 1, declared, miss: KeyMiss::Missing(key) });
-        None
     }
 
     /// Stops reading at the arguments of a call whose name is none of the
