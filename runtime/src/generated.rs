@@ -582,12 +582,13 @@ fn fill_slots<'j, 'a>(members: &'j [(Cow<'a, str>, Json<'a>)], at: &Path<'_>, ke
 pub type FieldConversion<'f> = dyn FnMut(usize, &Json<'_>, &Path<'_>, &mut Cx) -> Result<(), Rejection> + 'f;
 
 /// Converts the members of the closed object `v` at `at` into a generated
-/// type's fields: the keys are checked as [`slots`] checks them, then
-/// `field(i, value, at, cx)` converts the value of each declared key `i` given,
-/// in declaration order, into its field (`at` the member's path). An H2 from a
-/// field is the object's at once; otherwise the first field's rejection is, once
-/// every field was tried. Every key given and accepted when this is `Ok`: each
-/// required field has its value.
+/// type's fields. The keys are checked first: a key not declared, a key twice
+/// or a required key missing is H2 (in that order, keys in the order given),
+/// then the member count. Then `field(i, value, at, cx)` converts the value of
+/// each declared key `i` given, in declaration order, into its field (`at` the
+/// member's path). An H2 from a field is the object's at once; otherwise the
+/// first field's rejection is, once every field was tried. When this is `Ok`,
+/// every required field has its value.
 pub fn convert_members<const N: usize>(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx, keys: &ObjectKeys, field: &mut FieldConversion<'_>) -> Result<(), Rejection> {
     let slots = slots::<N>(v, at, keys)?;
     let mut first = None;
