@@ -205,6 +205,9 @@ impl Trie {
     /// Up to `n` names within the budget of `given`, closest first, ties by name;
     /// `name` maps an index to its name.
     fn closest<'n>(&self, given: &str, n: usize, name: impl Fn(usize) -> &'n str) -> Vec<&'n str> {
+        if n == 0 {
+            return Vec::new();
+        }
         thread_local! {
             /// The buffers of this thread's searches, reused.
             static SCRATCH: RefCell<(Walk<u64>, Walk<u128>)> = RefCell::default();
@@ -558,6 +561,7 @@ mod tests {
         static NAMES: &[&str] = &["get_balance", "list_accounts", "transfer_funds"];
         assert!(std::ptr::eq(NameIndex::of_static(NAMES), NameIndex::of_static(NAMES)));
         assert_eq!(Names::Static(NAMES).closest("TRANSFER_FUND", 3), ["transfer_funds"]);
+        assert!(Names::Static(NAMES).closest("transfer_funds", 0).is_empty(), "none asked, none given");
         assert!(Names::Static(NAMES).closest("wipe_disk", 3).is_empty());
         let empty: &'static [&'static str] = &[];
         assert!(Names::Static(empty).closest("anything", 3).is_empty());
