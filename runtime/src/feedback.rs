@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::rejection::{Class, Rejection};
+use crate::rejection::{clip_to, Class, Rejection};
 
 /// The longest feedback text, in characters.
 pub const MAX_TEXT: usize = 512;
@@ -38,7 +38,7 @@ pub struct Feedback {
 
 /// `text` cut to `max` characters, with an ellipsis where it was cut (kept as it is when it fits).
 fn bounded(text: Cow<'static, str>, max: usize) -> Cow<'static, str> {
-    match crate::rejection::clip_to(&text, max) {
+    match clip_to(&text, max) {
         Cow::Borrowed(_) => text,
         Cow::Owned(cut) => Cow::Owned(cut),
     }
@@ -62,9 +62,9 @@ impl From<&Rejection> for Feedback {
         text.push_str(hint);
         Feedback {
             class: r.class().as_str(),
-            pointer: bounded(r.pointer().to_owned().into(), 128).into_owned(),
+            pointer: clip_to(r.pointer(), 128).into_owned(),
             text: bounded(text.into(), MAX_TEXT).into_owned(),
-            expected: r.expected().map(|e| bounded(e.to_owned().into(), 128).into_owned()),
+            expected: r.expected().map(|e| clip_to(e, 128).into_owned()),
             found: r.found().map(|k| k.as_str()),
             suggestions: suggestions.into_iter().take(MAX_SUGGESTIONS).map(|s| bounded(s, 64)).collect(),
         }

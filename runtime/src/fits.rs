@@ -140,7 +140,7 @@ impl Feedback {
     /// What to tell the model when its call's arguments fit other tools at least as well as
     /// the one it named (class `H5`; `None` when none does): the rivals, best first.
     pub fn also_fits(fits: &AlsoFits) -> Option<Feedback> {
-        let rivals: Vec<String> = fits.rivals().take(MAX_SUGGESTIONS).map(|f| f.tool.chars().take(64).collect()).collect();
+        let rivals: Vec<Cow<'static, str>> = fits.rivals().take(MAX_SUGGESTIONS).map(|f| Cow::Owned(f.tool.chars().take(64).collect())).collect();
         if rivals.is_empty() {
             return None;
         }
@@ -155,7 +155,7 @@ impl Feedback {
             text: text.chars().take(MAX_TEXT).collect(),
             expected: None,
             found: None,
-            suggestions: rivals.into_iter().map(Cow::Owned).collect(),
+            suggestions: rivals,
         })
     }
 }

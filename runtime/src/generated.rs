@@ -593,13 +593,8 @@ pub fn convert_members<const N: usize>(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx,
     let slots = slots::<N>(v, at, keys)?;
     let mut first = None;
     for (i, slot) in slots.iter().enumerate() {
-        let Some(x) = slot else { continue };
-        match field(i, x, &at.key(keys.declared[i]), cx) {
-            Ok(()) => {}
-            Err(e) if e.class() == Class::H2 => return Err(e),
-            Err(e) => {
-                first.get_or_insert(e);
-            }
+        if let Some(x) = slot {
+            keep(field(i, x, &at.key(keys.declared[i]), cx), &mut first)?;
         }
     }
     first.map_or(Ok(()), Err)

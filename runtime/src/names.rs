@@ -304,7 +304,8 @@ impl<B: Bits> Walk<B> {
         self.given = given;
         self.n = n;
         self.found.clear();
-        self.ascii.clear();
+        // All zero between searches: each search clears the rows it set (a
+        // kilobyte or two cleared whole every time would cost more than the rest).
         self.ascii.resize(128, B::default());
         self.other.clear();
         for (row, &c) in self.given.iter().enumerate() {
@@ -381,14 +382,19 @@ impl<B: Bits> Walk<B> {
                 i = node.end as usize;
                 continue;
             }
-            if distance <= radius && node.names.0 != node.names.1 {
-                self.hit(trie, i, distance, &mut radius);
-            }
+            self.hit(trie, i, distance, &mut radius);
             i += 1;
+        }
+        for &c in &self.given {
+            if let Some(rows) = self.ascii.get_mut(c as usize) {
+                *rows = B::default();
+            }
         }
         &mut self.found
     }
 
+    /// Records the names of `node` if they are within the radius.
+    #[inline]
     fn hit(&mut self, trie: &Trie, node: usize, distance: usize, radius: &mut usize) {
         let (from, to) = trie.nodes[node].names;
         if distance > *radius || from == to {
