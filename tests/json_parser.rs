@@ -1,11 +1,12 @@
 //! `Json::parse` (toolseal's own parser) against `serde_json` driving the same
 //! tree through serde: on every text both accept or both reject, and what they
 //! accept is the same tree — member order, duplicates, number kinds and string
-//! contents included. Texts are generated JSON, each also mutated at one byte.
+//! contents included; `Reader::skip_value` (the same checks, nothing built)
+//! accepts the same texts. Texts are generated JSON, each also mutated at one byte.
 
 use proptest::prelude::*;
 use serde::Deserialize;
-use toolseal::runtime::json::Json;
+use toolseal::runtime::json::{Json, Reader};
 
 /// The tree serde_json builds through `Json`'s `Deserialize`, if the text is JSON.
 fn via_serde(text: &[u8]) -> Option<String> {
@@ -19,8 +20,15 @@ fn via_parser(text: &[u8]) -> Option<String> {
     Json::parse(text).ok().map(|tree| format!("{tree:?}"))
 }
 
+/// Whether `Reader::skip_value` (which checks without building) reads the text as one value.
+fn skipped(text: &[u8]) -> bool {
+    Reader::new(text).is_some_and(|mut r| r.skip_value().is_some() && r.at_end())
+}
+
 fn agree(text: &[u8]) {
-    assert_eq!(via_parser(text), via_serde(text), "on {:?}", String::from_utf8_lossy(text));
+    let parsed = via_parser(text);
+    assert_eq!(parsed, via_serde(text), "on {:?}", String::from_utf8_lossy(text));
+    assert_eq!(skipped(text), parsed.is_some(), "skipping {:?}", String::from_utf8_lossy(text));
 }
 
 fn whitespace() -> impl Strategy<Value = String> {

@@ -261,7 +261,7 @@ fn key_rejection<C: ToolSet>(r: &mut Reader<'_>, tool: &str) -> Option<Rejection
     let stop = r.take_stop()?;
     if let KeyMiss::UnknownName = stop.miss {
         // H1 whatever the arguments are: the tree checks the name first.
-        r.value()?;
+        r.skip_value()?;
         return Some(Rejection::unknown_tool(tool, Names::Static(C::NAMES)));
     }
     if stop.depth != ARGUMENTS {
@@ -276,10 +276,10 @@ fn key_rejection<C: ToolSet>(r: &mut Reader<'_>, tool: &str) -> Option<Rejection
         KeyMiss::UnknownName => return None,
     };
     // The key's value and the members after it, to the object's end.
-    r.value()?;
+    r.skip_value()?;
     while r.more_members()? {
         r.key()?;
-        r.value()?;
+        r.skip_value()?;
     }
     let rejection = if twice { Rejection::duplicate_key(&at, &key) } else { Rejection::undeclared_key(&at, &key, Names::Static(stop.declared)) };
     Some(rejection.with_tool(tool))

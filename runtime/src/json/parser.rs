@@ -33,7 +33,7 @@ static SPECIAL: [bool; 256] = {
 /// Parses `text` as one JSON value with nothing but whitespace after it.
 pub(super) fn parse(text: &str) -> Result<Json<'_>, ParseError> {
     let mut p = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, members: Vec::with_capacity(16), items: Vec::new() };
-    let value = p.value().map_err(|e| p.error(e))?;
+    let value = p.value::<true>().map_err(|e| p.error(e))?;
     p.skip_whitespace();
     if p.pos < p.bytes.len() {
         return Err(p.error("trailing characters"));
@@ -85,15 +85,18 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self) -> Result<Json<'a>, Fail> {
+    /// The next value: as a tree when `KEEP`, else only checked (the same
+    /// errors, nothing built: `Json::Null` stands for it).
+    fn value<const KEEP: bool>(&mut self) -> Result<Json<'a>, Fail> {
         self.skip_whitespace();
         match self.peek() {
             None => Err("EOF while parsing a value"),
-            Some(b'{') => self.nested(Parser::object),
-            Some(b'[') => self.nested(Parser::array),
+            Some(b'{') => self.nested(Parser::object::<KEEP>),
+            Some(b'[') => self.nested(Parser::array::<KEEP>),
             Some(b'"') => {
                 self.pos += 1;
-                self.string().map(Json::String)
+                let s = self.string()?;
+                Ok(if KEEP { Json::String(s) } else { Json::Null })
             }
             Some(b't') => self.literal("true", Json::Bool(true)),
             Some(b'f') => self.literal("false", Json::Bool(false)),
@@ -126,7 +129,7 @@ impl<'a> Parser<'a> {
         Ok(value)
     }
 
-    fn object(&mut self) -> Result<Json<'a>, Fail> {
+    fn object<const KEEP: bool>(&mut self) -> Result<Json<'a>, Fail> {
         let start = self.members.len();
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
@@ -147,14 +150,16 @@ impl<'a> Parser<'a> {
                 None => return Err("EOF while parsing an object"),
                 Some(_) => return Err("expected `:`"),
             }
-            let value = self.value()?;
-            self.members.push((key, value));
+            let value = self.value::<KEEP>()?;
+            if KEEP {
+                self.members.push((key, value));
+            }
             self.skip_whitespace();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    return Ok(Json::Object(self.members.drain(start..).collect()));
+                    return Ok(if KEEP { Json::Object(self.members.drain(start..).collect()) } else { Json::Null });
                 }
                 None => return Err("EOF while parsing an object"),
                 Some(_) => return Err("expected `,` or `}`"),
@@ -162,7 +167,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn array(&mut self) -> Result<Json<'a>, Fail> {
+    fn array<const KEEP: bool>(&mut self) -> Result<Json<'a>, Fail> {
         let start = self.items.len();
         self.skip_whitespace();
         if self.peek() == Some(b']') {
@@ -170,14 +175,16 @@ impl<'a> Parser<'a> {
             return Ok(Json::Array(Vec::new()));
         }
         loop {
-            let item = self.value()?;
-            self.items.push(item);
+            let item = self.value::<KEEP>()?;
+            if KEEP {
+                self.items.push(item);
+            }
             self.skip_whitespace();
             match self.peek() {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Json::Array(self.items.drain(start..).collect()));
+                    return Ok(if KEEP { Json::Array(self.items.drain(start..).collect()) } else { Json::Null });
                 }
                 None => return Err("EOF while parsing a list"),
                 Some(_) => return Err("expected `,` or `]`"),
@@ -403,7 +410,13 @@ impl<'a> Reader<'a> {
 
     /// The next value, parsed as a tree.
     pub fn value(&mut self) -> Option<Json<'a>> {
-        self.p.value().ok()
+        self.p.value::<true>().ok()
+    }
+
+    /// Reads past the next value, checked as [`Reader::value`] checks it
+    /// (the same grammar and limits), without building it.
+    pub fn skip_value(&mut self) -> Option<()> {
+        self.p.value::<false>().ok().map(drop)
     }
 
     /// The next value when it is a string.
