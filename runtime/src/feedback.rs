@@ -20,8 +20,9 @@ pub const MAX_SUGGESTIONS: usize = 8;
 pub struct Feedback {
     /// `Malformed`, `H1`, `H2` or `H3`.
     pub class: &'static str,
-    /// Where in the call object (`/arguments/amount`).
-    pub pointer: String,
+    /// Where in the call object (`/arguments/amount`); a pointer that is always
+    /// the same (`/name`) is borrowed, not copied.
+    pub pointer: Cow<'static, str>,
     /// One line: what is wrong and what would be right (at most [`MAX_TEXT`] characters).
     pub text: String,
     /// What the schema expected, for value errors.
@@ -62,7 +63,7 @@ impl From<&Rejection> for Feedback {
         text.push_str(hint);
         Feedback {
             class: r.class().as_str(),
-            pointer: clip_to(r.pointer(), 128).into_owned(),
+            pointer: r.pointer_clipped(128),
             text: bounded(text.into(), MAX_TEXT).into_owned(),
             expected: r.expected().map(|e| clip_to(e, 128).into_owned()),
             found: r.found().map(|k| k.as_str()),

@@ -151,7 +151,7 @@ impl Feedback {
         );
         Some(Feedback {
             class: "H5",
-            pointer: "/name".to_owned(),
+            pointer: "/name".into(),
             text: text.chars().take(MAX_TEXT).collect(),
             expected: None,
             found: None,

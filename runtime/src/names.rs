@@ -59,7 +59,7 @@ impl Names {
     pub(crate) fn to_static(&self, closest_to: Option<(&str, usize)>) -> Vec<Cow<'static, str>> {
         match (self, closest_to) {
             (Names::Static(s), None) => s.iter().map(|name| Cow::Borrowed(*name)).collect(),
-            (Names::Static(s), Some((given, n))) => NameIndex::of_static(s).closest(given, n).into_iter().map(Cow::Borrowed).collect(),
+            (Names::Static(s), Some((given, n))) => NameIndex::of_static(s).trie().closest(given, n, |i| s[i], Cow::Borrowed),
             (_, None) => self.iter().map(|name| Cow::Owned(name.to_owned())).collect(),
             (_, Some((given, n))) => self.closest(given, n).into_iter().map(|name| Cow::Owned(name.to_owned())).collect(),
         }
@@ -140,8 +140,13 @@ impl NameIndex {
     /// Up to `n` names closest to `given`, exactly as [`closest`] finds them.
     pub fn closest(&self, given: &str, n: usize) -> Vec<&str> {
         let names = self.names.view();
-        let trie = self.trie.get_or_init(|| Trie::new((0..names.len()).map(|i| names.get(i))));
-        trie.closest(given, n, |i| names.get(i))
+        self.trie().closest(given, n, |i| names.get(i), |name| name)
+    }
+
+    /// The trie of the names (built on the first call); its ids index the names.
+    fn trie(&self) -> &Trie {
+        let names = self.names.view();
+        self.trie.get_or_init(|| Trie::new((0..names.len()).map(|i| names.get(i))))
     }
 }
 
@@ -222,9 +227,9 @@ impl Trie {
         Trie { nodes, ids }
     }
 
-    /// Up to `n` names within the budget of `given`, closest first, ties by name;
-    /// `name` maps an index to its name.
-    fn closest<'n>(&self, given: &str, n: usize, name: impl Fn(usize) -> &'n str) -> Vec<&'n str> {
+    /// Up to `n` names within the budget of `given`, closest first, ties by name,
+    /// each as `out` makes it; `name` maps an index to its name.
+    fn closest<'n, T>(&self, given: &str, n: usize, name: impl Fn(usize) -> &'n str, out: impl Fn(&'n str) -> T) -> Vec<T> {
         if n == 0 {
             return Vec::new();
         }
@@ -247,11 +252,11 @@ impl Trie {
                     let names = (0..self.ids.len()).map(&name);
                     let picked = closest_lowered(&given, budget, names, n);
                     short.given = given;
-                    return picked;
+                    return picked.into_iter().map(out).collect();
                 }
             };
             found.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| name(a.1 as usize).cmp(name(b.1 as usize))));
-            found.iter().take(n).map(|&(_, id)| name(id as usize)).collect()
+            found.iter().take(n).map(|&(_, id)| out(name(id as usize))).collect()
         })
     }
 }
@@ -519,7 +524,14 @@ fn lowercase(s: &str, mut buf: Vec<char>) -> Vec<char> {
         // A final sigma lowercases by context; the whole-string rule knows it.
         buf.extend(s.to_lowercase().chars());
     } else {
-        buf.extend(s.chars().flat_map(char::to_lowercase));
+        buf.reserve(s.len());
+        for c in s.chars() {
+            if c.is_ascii() {
+                buf.push(c.to_ascii_lowercase());
+            } else {
+                buf.extend(c.to_lowercase());
+            }
+        }
     }
     buf
 }

@@ -263,7 +263,8 @@ pub enum Reason {
 pub struct Rejection {
     class: Class,
     reason: Reason,
-    pointer: String,
+    /// Static where it is always the same (`/name`), so that it costs nothing.
+    pointer: Cow<'static, str>,
     found: Option<JsonKind>,
     subject: Option<Box<Subject>>,
     hints: Option<Names>,
@@ -297,8 +298,8 @@ pub(crate) fn clip_to(s: &str, max: usize) -> Cow<'_, str> {
 }
 
 impl Rejection {
-    fn new(class: Class, reason: Reason, pointer: String) -> Rejection {
-        Rejection { class, reason, pointer, found: None, subject: None, hints: None }
+    fn new(class: Class, reason: Reason, pointer: impl Into<Cow<'static, str>>) -> Rejection {
+        Rejection { class, reason, pointer: pointer.into(), found: None, subject: None, hints: None }
     }
 
     /// A call to `tool`, whose schema cannot be enforced (`problem` says why).
@@ -308,7 +309,7 @@ impl Rejection {
 
     /// A merged-server rejection (M1–M4) of the call naming `tool`.
     pub fn routing(class: Class, reason: Reason, tool: &str) -> Rejection {
-        let mut r = Rejection::new(class, reason, "/name".to_owned());
+        let mut r = Rejection::new(class, reason, "/name");
         r.subject_mut().tool = Some(clip(tool).into());
         r
     }
@@ -341,7 +342,7 @@ impl Rejection {
 
     /// H1: `name` is not in the registry whose tool names are `registry`.
     pub fn unknown_tool(name: &str, registry: Names) -> Rejection {
-        let mut r = Rejection::new(Class::H1, Reason::UnknownTool, "/name".to_owned());
+        let mut r = Rejection::new(Class::H1, Reason::UnknownTool, "/name");
         r.subject_mut().tool = Some(clip(name).into());
         r.hints = Some(registry);
         r
@@ -407,6 +408,15 @@ impl Rejection {
     /// JSON pointer into the call object (`/arguments/amount`); `/name` for H1.
     pub fn pointer(&self) -> &str {
         &self.pointer
+    }
+
+    /// [`Rejection::pointer`] cut to `max` characters, as a value that outlives
+    /// `self` (a static pointer such as `/name` is not copied).
+    pub(crate) fn pointer_clipped(&self, max: usize) -> Cow<'static, str> {
+        match &self.pointer {
+            Cow::Borrowed(pointer) => clip_to(pointer, max),
+            Cow::Owned(pointer) => Cow::Owned(clip_to(pointer, max).into_owned()),
+        }
     }
 
     /// The tool name as the call gave it, when the call had one.
