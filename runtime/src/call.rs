@@ -134,6 +134,12 @@ pub trait ToolSet: Sized {
     /// The registry's tool names, sorted, for lookup and H1 suggestions.
     const NAMES: &'static [&'static str];
 
+    /// [`ToolSet::NAMES`] for a rejection (an unknown name's closest names are
+    /// searched among them); generated code gives them with their index.
+    fn tool_names() -> Names {
+        Names::Static(Self::NAMES)
+    }
+
     /// Resolves `arguments` (absent or `null` means `{}`) for the tool `name`.
     fn resolve_parts(name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<Self, Rejection>;
 
@@ -262,7 +268,7 @@ fn key_rejection<C: ToolSet>(r: &mut Reader<'_>, tool: &str) -> Option<Rejection
     if let KeyMiss::UnknownName = stop.miss {
         // H1 whatever the arguments are: the tree checks the name first.
         r.skip_value()?;
-        return Some(Rejection::unknown_tool(tool, Names::Static(C::NAMES)));
+        return Some(Rejection::unknown_tool(tool, C::tool_names()));
     }
     if stop.depth != ARGUMENTS {
         return None;

@@ -24,6 +24,7 @@ use crate::check::{self, Cx, Format, NumberBounds};
 use crate::json::{Json, JsonKind, Reader};
 use crate::mcp;
 use crate::name_hash::NameHash;
+use crate::names::NameIndex;
 use crate::path::Path;
 use crate::pattern::{Pattern, PatternError};
 use crate::rejection::{Class, Keyword, Names, Reason, Rejection};
@@ -752,17 +753,26 @@ impl LazyPattern {
 }
 
 /// A generated `ToolCall`'s tool names, sorted, with a hash index built on
-/// first use: the exact lookup of a call's name (case-sensitive, no normalisation).
+/// first use: the exact lookup of a call's name (case-sensitive, no normalisation);
+/// and the index of the closest names an unknown name is told of, built on the
+/// first unknown name.
 #[derive(Debug)]
 pub struct NameTable {
     names: &'static [&'static str],
     index: OnceLock<NameHash>,
+    closest: NameIndex,
 }
 
 impl NameTable {
     /// The table of the sorted `names` (`ToolSet::NAMES`).
     pub const fn new(names: &'static [&'static str]) -> NameTable {
-        NameTable { names, index: OnceLock::new() }
+        NameTable { names, index: OnceLock::new(), closest: NameIndex::compiled(names) }
+    }
+
+    /// The names, for a rejection: an unknown name's closest names are searched
+    /// through this table's index.
+    pub fn names(&'static self) -> Names {
+        Names::Compiled(&self.closest)
     }
 
     /// The position of `name` among the names, if it is one of them.

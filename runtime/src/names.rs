@@ -30,6 +30,9 @@ pub enum Names {
     Shared(Arc<[Box<str>]>),
     /// A registry's tool names loaded at run time, with their index.
     Indexed(Arc<NameIndex>),
+    /// A registry's tool names compiled into the binary, with their index
+    /// (a generated `ToolCall`'s, held beside its name lookup).
+    Compiled(&'static NameIndex),
 }
 
 impl Names {
@@ -39,6 +42,7 @@ impl Names {
             Names::Static(s) => View::Static(s),
             Names::Shared(s) => View::Boxed(s),
             Names::Indexed(index) => index.names.view(),
+            Names::Compiled(index) => index.names.view(),
         };
         (0..list.len()).map(move |i| list.get(i))
     }
@@ -50,6 +54,7 @@ impl Names {
             Names::Static(s) => NameIndex::of_static(s).closest(given, n),
             Names::Shared(_) => closest(given, self.iter(), n),
             Names::Indexed(index) => index.closest(given, n),
+            Names::Compiled(index) => index.closest(given, n),
         }
     }
 
@@ -59,9 +64,11 @@ impl Names {
     pub(crate) fn to_static(&self, closest_to: Option<(&str, usize)>) -> Vec<Cow<'static, str>> {
         match (self, closest_to) {
             (Names::Static(s), None) => s.iter().map(|name| Cow::Borrowed(*name)).collect(),
-            (Names::Static(s), Some((given, n))) => NameIndex::of_static(s).trie().closest(given, n, |i| s[i], Cow::Borrowed),
+            (Names::Static(s), Some((given, n))) => NameIndex::of_static(s).closest_static(given, n),
+            (Names::Indexed(index), Some((given, n))) => index.closest_static(given, n),
+            (Names::Compiled(index), Some((given, n))) => index.closest_static(given, n),
             (_, None) => self.iter().map(|name| Cow::Owned(name.to_owned())).collect(),
-            (_, Some((given, n))) => self.closest(given, n).into_iter().map(|name| Cow::Owned(name.to_owned())).collect(),
+            (Names::Shared(_), Some((given, n))) => self.closest(given, n).into_iter().map(|name| Cow::Owned(name.to_owned())).collect(),
         }
     }
 }
@@ -124,8 +131,14 @@ impl NameIndex {
         NameIndex { names: NameList::Shared(names), trie: OnceLock::new() }
     }
 
+    /// The index of names compiled into the binary, for a `static` (its trie
+    /// is built on the first search).
+    pub(crate) const fn compiled(names: &'static [&'static str]) -> NameIndex {
+        NameIndex { names: NameList::Static(names), trie: OnceLock::new() }
+    }
+
     /// The index of a static name list, one per list for the life of the process
-    /// (generated code's `ToolSet::NAMES`: there is one per registry).
+    /// (a `ToolSet::NAMES` given as [`Names::Static`]: there is one per registry).
     fn of_static(names: &'static [&'static str]) -> &'static NameIndex {
         type Key = (usize, usize);
         static INDEXES: LazyLock<RwLock<HashMap<Key, &'static NameIndex>>> = LazyLock::new(RwLock::default);
@@ -134,13 +147,22 @@ impl NameIndex {
             return index;
         }
         let mut indexes = INDEXES.write().unwrap_or_else(|e| e.into_inner());
-        indexes.entry(key).or_insert_with(|| Box::leak(Box::new(NameIndex { names: NameList::Static(names), trie: OnceLock::new() })))
+        indexes.entry(key).or_insert_with(|| Box::leak(Box::new(NameIndex::compiled(names))))
     }
 
     /// Up to `n` names closest to `given`, exactly as [`closest`] finds them.
     pub fn closest(&self, given: &str, n: usize) -> Vec<&str> {
         let names = self.names.view();
         self.trie().closest(given, n, |i| names.get(i), |name| name)
+    }
+
+    /// [`NameIndex::closest`] as values that outlive the index: names compiled
+    /// into the binary borrowed, names loaded at run time copied.
+    fn closest_static(&self, given: &str, n: usize) -> Vec<Cow<'static, str>> {
+        match self.names {
+            NameList::Static(s) => self.trie().closest(given, n, |i| s[i], Cow::Borrowed),
+            NameList::Shared(_) => self.closest(given, n).into_iter().map(|name| Cow::Owned(name.to_owned())).collect(),
+        }
     }
 
     /// The trie of the names (built on the first call); its ids index the names.
@@ -164,6 +186,10 @@ struct Node {
     lengths: (u32, u32),
     /// The [`class`]es of the characters of the names in this node's subtree.
     classes: u64,
+    /// Whether this node is the only child of a node (not the root) with no
+    /// name of its own: the names below are its parent's, so are `lengths` and
+    /// `classes`, and a walk that reaches it has just checked them.
+    lone: bool,
 }
 
 /// A character's class, one of 64, for [`Node::classes`]: letters, digits, `_`,
@@ -180,6 +206,9 @@ fn class(c: char) -> u32 {
     }
 }
 
+/// How many characters of one class [`Walk::count_beyond`] counts at most.
+const COUNTS: usize = 8;
+
 /// The lowercased names as a trie in preorder (node 0 the root), so that a walk
 /// is a loop over the nodes that jumps past a subtree out of reach.
 struct Trie {
@@ -192,7 +221,7 @@ impl Trie {
     fn new<'a>(names: impl Iterator<Item = &'a str>) -> Trie {
         let mut lowered: Vec<(Vec<char>, u32)> = names.enumerate().map(|(i, name)| (lowercase(name, Vec::new()), i as u32)).collect();
         lowered.sort_unstable();
-        let mut nodes = vec![Node { ch: '\0', depth: 0, end: 0, names: (0, 0), lengths: (u32::MAX, 0), classes: 0 }];
+        let mut nodes = vec![Node { ch: '\0', depth: 0, end: 0, names: (0, 0), lengths: (u32::MAX, 0), classes: 0, lone: false }];
         let mut ids = Vec::with_capacity(lowered.len());
         // The nodes on the path to the previous name, root first.
         let mut path: Vec<usize> = vec![0];
@@ -205,7 +234,7 @@ impl Trie {
             }
             for (depth, &ch) in chars.iter().enumerate().skip(shared) {
                 path.push(nodes.len());
-                nodes.push(Node { ch, depth: depth as u32 + 1, end: 0, names: (ids.len() as u32, ids.len() as u32), lengths: (u32::MAX, 0), classes: 0 });
+                nodes.push(Node { ch, depth: depth as u32 + 1, end: 0, names: (ids.len() as u32, ids.len() as u32), lengths: (u32::MAX, 0), classes: 0, lone: false });
             }
             // Names that lowercase alike are adjacent once sorted, and a name comes
             // before its extensions: a node's ids are pushed in one run.
@@ -223,6 +252,14 @@ impl Trie {
         }
         for done in path {
             nodes[done].end = nodes.len() as u32;
+        }
+        // A node's first child is the next node; it is the only one when its
+        // subtree ends where its parent's does.
+        for parent in 1..nodes.len() {
+            let (first, end) = (parent + 1, nodes[parent].end);
+            if nodes[parent].names.0 == nodes[parent].names.1 && first < end as usize && nodes[first].end == end {
+                nodes[first].lone = true;
+            }
         }
         Trie { nodes, ids }
     }
@@ -316,9 +353,14 @@ struct Walk<B> {
     ascii: Vec<B>,
     /// The same for the other characters of `given`.
     other: Vec<(char, B)>,
-    /// The classes of the characters of `given`, and how many it has of each.
+    /// The classes of the characters of `given`, and how many it has of each,
+    /// bit-sliced: class `c` is in `counts[k]` when `given` has more than `k`
+    /// characters of it (for `k` below [`COUNTS`]), so that the characters of a
+    /// set of classes are counted with a few population counts, without a branch.
     classes: u64,
-    class_count: Vec<u32>,
+    counts: [u64; COUNTS],
+    /// How many of `counts` a search uses: the most characters of one class, at most [`COUNTS`].
+    depth_of_counts: usize,
     /// One column per depth: rows going up (`+1`) and down (`-1`) from the row
     /// above, and the last row's distance.
     columns: Vec<(B, B, usize)>,
@@ -361,12 +403,18 @@ impl<B: Bits> Walk<B> {
         // kilobyte or two cleared whole every time would cost more than the rest).
         self.ascii.resize(128, B::default());
         self.other.clear();
-        self.class_count.resize(64, 0);
         self.classes = 0;
+        self.counts = [0; COUNTS];
+        self.depth_of_counts = 0;
         for (row, &c) in self.given.iter().enumerate() {
             let bit = B::low(row + 1) ^ B::low(row);
-            self.classes |= 1 << class(c);
-            self.class_count[class(c) as usize] += 1;
+            let class = 1 << class(c);
+            self.classes |= class;
+            // The first count of this class without it: the class's next count.
+            if let Some(k) = self.counts.iter().position(|&count| count & class == 0) {
+                self.counts[k] |= class;
+                self.depth_of_counts = self.depth_of_counts.max(k + 1);
+            }
             match self.ascii.get_mut(c as usize) {
                 Some(rows) => *rows = *rows | bit,
                 None => match self.other.iter_mut().find(|(o, _)| *o == c) {
@@ -382,25 +430,33 @@ impl<B: Bits> Walk<B> {
         self.columns.resize(deepest + 1, (B::default(), B::default(), 0));
         // Depth 0, the empty prefix: row i at distance i.
         self.columns[0] = (B::low(m), B::default(), m);
+        let mut held = (0, self.columns[0]);
         self.hit(trie, 0, m, &mut radius);
         let mut i = 1;
         while i < trie.nodes.len() {
             let node = &trie.nodes[i];
             let depth = node.depth as usize;
             let (shortest, longest) = (node.lengths.0 as usize, node.lengths.1 as usize);
-            // Every name below is too long or too short to be within the radius.
-            if shortest > m + radius || longest + radius < m {
-                i = node.end as usize;
-                continue;
+            // A lone node is reached only from its parent (a jump lands past a
+            // whole subtree, never inside one), which passed these two tests with
+            // the same names below and the same radius (no name of its own found).
+            if !node.lone {
+                // Every name below is too long or too short to be within the radius.
+                if shortest > m + radius || longest + radius < m {
+                    i = node.end as usize;
+                    continue;
+                }
+                // Every character of the given name whose class no name below has
+                // costs an edit of its own.
+                let missing = self.classes & !node.classes;
+                if missing != 0 && self.count_beyond(missing, radius) {
+                    i = node.end as usize;
+                    continue;
+                }
             }
-            // Every character of the given name whose class no name below has
-            // costs an edit of its own.
-            let missing = self.classes & !node.classes;
-            if missing != 0 && self.count_beyond(missing, radius) {
-                i = node.end as usize;
-                continue;
-            }
-            let (pv, mv, last) = self.columns[depth - 1];
+            // The parent's column: the one just computed when this node is its
+            // first child (held in registers), else as stored.
+            let (pv, mv, last) = if depth == held.0 + 1 { held.1 } else { self.columns[depth - 1] };
             let eq = match self.ascii.get(node.ch as usize) {
                 Some(rows) => *rows,
                 None => self.other.iter().find(|(o, _)| *o == node.ch).map_or(B::default(), |(_, rows)| *rows),
@@ -415,6 +471,7 @@ impl<B: Bits> Walk<B> {
             let (ph, mh) = (ph.up(true), mh.up(false));
             let (pv, mv) = (mh | !(xv | ph), ph & xv);
             self.columns[depth] = (pv, mv, distance);
+            held = (depth, (pv, mv, distance));
             // The least distance a name below can have: from row r, the rest of the
             // given name (m - r characters) meets the rest of a name (between
             // fewest and most characters), which costs at least the difference in
@@ -453,23 +510,16 @@ impl<B: Bits> Walk<B> {
             if let Some(rows) = self.ascii.get_mut(c as usize) {
                 *rows = B::default();
             }
-            self.class_count[class(c) as usize] = 0;
         }
         &mut self.found
     }
 
-    /// Whether the given name has more than `radius` characters of the classes in `missing`.
-    #[inline]
-    fn count_beyond(&self, mut missing: u64, radius: usize) -> bool {
-        let mut count = 0;
-        while missing != 0 {
-            count += self.class_count[missing.trailing_zeros() as usize] as usize;
-            if count > radius {
-                return true;
-            }
-            missing &= missing - 1;
-        }
-        false
+    /// Whether the given name has more than `radius` characters of the classes
+    /// in `missing` (counting at most [`COUNTS`] of one class: never more than it has).
+    #[inline(always)]
+    fn count_beyond(&self, missing: u64, radius: usize) -> bool {
+        let count: usize = self.counts[..self.depth_of_counts].iter().map(|&at_least| (missing & at_least).ones()).sum();
+        count > radius
     }
 
     /// Records the names of `node` if they are within the radius.
@@ -683,5 +733,28 @@ mod tests {
         assert!(Names::Static(empty).closest("anything", 3).is_empty());
         // A given name far longer than any name neither sizes the search nor matches.
         assert!(Names::Static(NAMES).closest(&"a".repeat(100_000), 3).is_empty());
+    }
+
+    #[test]
+    fn every_kind_of_list_suggests_the_same_names() {
+        static NAMES: &[&str] = &["get_balance", "list_accounts", "transfer_funds", "transfer_fonds", "Transfer_Funds"];
+        static COMPILED: NameIndex = NameIndex::compiled(NAMES);
+        let shared: Arc<[Box<str>]> = NAMES.iter().map(|&name| name.into()).collect();
+        let kinds = [Names::Static(NAMES), Names::Shared(shared.clone()), Names::Indexed(Arc::new(NameIndex::new(shared))), Names::Compiled(&COMPILED)];
+        for given in ["transfer_fund", "TRANSFER", "get_balanse", "wipe_disk", ""] {
+            let expected = closest(given, NAMES.iter().copied(), 3);
+            for names in &kinds {
+                assert_eq!(names.closest(given, 3), expected, "{names:?}: {given}");
+                let owned: Vec<Cow<'static, str>> = names.to_static(Some((given, 3)));
+                assert_eq!(owned, expected, "{names:?}, outliving: {given}");
+                // Compiled names are borrowed, never copied.
+                let compiled = matches!(names, Names::Static(_) | Names::Compiled(_));
+                assert!(owned.iter().all(|name| matches!(name, Cow::Borrowed(_)) == compiled), "{names:?}: {given}");
+            }
+        }
+        for names in &kinds {
+            assert_eq!(names.iter().collect::<Vec<_>>(), NAMES);
+            assert_eq!(names.to_static(None), NAMES);
+        }
     }
 }

@@ -43,6 +43,9 @@ const _: () = {
                 ),
         ];
         const NAMES: &'static [&'static str] = &["get_stock_price"];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -56,11 +59,7 @@ const _: () = {
                     <GetStockPriceArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetStockPrice)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -267,6 +267,9 @@ const _: () = {
             "list_transactions",
             "transfer_funds",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -292,11 +295,7 @@ const _: () = {
                     <FreezeAccountArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::FreezeAccount)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -76,6 +76,9 @@ const _: () = {
                 .description("Repeats a text."),
         ];
         const NAMES: &'static [&'static str] = &["echo", "get-sum"];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -92,11 +95,7 @@ const _: () = {
                 Some(0) => {
                     <EchoArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Echo)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

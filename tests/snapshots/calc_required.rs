@@ -117,6 +117,9 @@ const _: () = {
                 .description("A tool whose name is a Rust keyword."),
         ];
         const NAMES: &'static [&'static str] = &["echo", "get-sum", "type"];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -136,11 +139,7 @@ const _: () = {
                 Some(2) => {
                     <TypeArgs as rt::FromJson>::from_json(args, &at, cx).map(Self::Type)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -1302,6 +1302,9 @@ const _: () = {
             "strings",
             "unions",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -1362,11 +1365,7 @@ const _: () = {
                     <Draft07TupleArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Draft07Tuple)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -115,6 +115,9 @@ const _: () = {
                 }),
         ];
         const NAMES: &'static [&'static str] = &["fetch"];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -128,11 +131,7 @@ const _: () = {
                     <FetchArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Fetch)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -461,6 +461,9 @@ const _: () = {
             "git_show",
             "git_status",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -518,11 +521,7 @@ const _: () = {
                     <GitStatusArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GitStatus)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -128,6 +128,9 @@ const _: () = {
                 }),
         ];
         const NAMES: &'static [&'static str] = &["convert_time", "get_current_time"];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -145,11 +148,7 @@ const _: () = {
                     <GetCurrentTimeArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetCurrentTime)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

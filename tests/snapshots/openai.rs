@@ -92,6 +92,9 @@ const _: () = {
                 .description("Current time; takes no arguments."),
         ];
         const NAMES: &'static [&'static str] = &["get_time", "get_weather"];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -109,11 +112,7 @@ const _: () = {
                     <GetTimeArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetTime)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -40,6 +40,9 @@ const _: () = {
                 .description("Get today's horoscope for an astrological sign."),
         ];
         const NAMES: &'static [&'static str] = &["get_horoscope"];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -53,11 +56,7 @@ const _: () = {
                     <GetHoroscopeArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::GetHoroscope)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

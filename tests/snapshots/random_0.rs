@@ -3297,6 +3297,9 @@ const _: () = {
             "random_0_8",
             "random_0_9",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -3366,11 +3369,7 @@ const _: () = {
                     <Random014Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random014)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -2391,6 +2391,9 @@ const _: () = {
             "random_1_8",
             "random_1_9",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -2460,11 +2463,7 @@ const _: () = {
                     <Random114Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random114)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

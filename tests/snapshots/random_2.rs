@@ -2130,6 +2130,9 @@ const _: () = {
             "random_2_8",
             "random_2_9",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -2199,11 +2202,7 @@ const _: () = {
                     <Random214Args as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::Random214)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

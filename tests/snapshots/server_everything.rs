@@ -678,6 +678,9 @@ const _: () = {
             "toggle-subscriber-updates",
             "trigger-long-running-operation",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -750,11 +753,7 @@ const _: () = {
                         )
                         .map(Self::TriggerLongRunningOperation)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

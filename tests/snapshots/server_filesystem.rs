@@ -821,6 +821,9 @@ const _: () = {
             "search_files",
             "write_file",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -894,11 +897,7 @@ const _: () = {
                     <WriteFileArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::WriteFile)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -1293,6 +1293,9 @@ const _: () = {
             "update_issue",
             "update_pull_request_branch",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -1418,11 +1421,7 @@ const _: () = {
                         )
                         .map(Self::UpdatePullRequestBranch)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

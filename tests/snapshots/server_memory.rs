@@ -549,6 +549,9 @@ const _: () = {
             "read_graph",
             "search_nodes",
         ];
+        fn tool_names() -> rt::Names {
+            NAME_TABLE.names()
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,
@@ -594,11 +597,7 @@ const _: () = {
                     <SearchNodesArgs as rt::FromJson>::from_json(args, &at, cx)
                         .map(Self::SearchNodes)
                 }
-                _ => {
-                    return Err(
-                        rt::Rejection::unknown_tool(name, rt::Names::Static(Self::NAMES)),
-                    );
-                }
+                _ => return Err(rt::Rejection::unknown_tool(name, Self::tool_names())),
             };
             resolved.map_err(|r| r.with_tool(name))
         }

@@ -35,13 +35,16 @@ pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, Tok
             const REGISTRY: &'static str = #registry;
             const TOOLS: &'static [#rt::ToolInfo] = &[#(#infos),*];
             const NAMES: &'static [&'static str] = &[#(#sorted),*];
+            fn tool_names() -> #rt::Names {
+                NAME_TABLE.names()
+            }
             fn resolve_parts(name: &str, arguments: Option<&#rt::Json<'_>>, cx: &mut #rt::Cx) -> Result<Self, #rt::Rejection> {
                 let args = arguments.unwrap_or(&#rt::EMPTY_ARGUMENTS);
                 let root = #rt::Path::root();
                 let at = root.key("arguments");
                 let resolved = match NAME_TABLE.get(name) {
                     #(Some(#sorted_idx) => <#args as #rt::FromJson>::from_json(args, &at, cx).map(Self::#variants),)*
-                    _ => return Err(#rt::Rejection::unknown_tool(name, #rt::Names::Static(Self::NAMES))),
+                    _ => return Err(#rt::Rejection::unknown_tool(name, Self::tool_names())),
                 };
                 resolved.map_err(|r| r.with_tool(name))
             }
