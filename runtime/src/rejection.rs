@@ -540,9 +540,12 @@ impl Rejection {
     }
 
     fn render(&self, f: &mut fmt::Formatter<'_>, suggestions: Option<&[Cow<'_, str>]>) -> fmt::Result {
-        write!(f, "{}", self.class)?;
+        // Text without arguments is written as it is, not formatted: an H1's line
+        // is the commonest a model reads.
+        f.write_str(self.class.as_str())?;
         if !self.pointer.is_empty() {
-            write!(f, " at {}", clip(&self.pointer))?;
+            f.write_str(" at ")?;
+            f.write_str(&clip(&self.pointer))?;
         }
         f.write_str(": ")?;
         let tool = Quoted(self.tool().unwrap_or("?"));
@@ -584,7 +587,9 @@ impl Rejection {
             }
             Reason::ArgumentsEncoding { expected } => write!(f, "\"arguments\" must be {expected} in this wire format"),
             Reason::UnknownTool => {
-                write!(f, "no tool named {tool} in the registry")?;
+                f.write_str("no tool named ")?;
+                fmt::Display::fmt(&tool, f)?;
+                f.write_str(" in the registry")?;
                 if !suggestions.is_empty() {
                     f.write_str("; did you mean: ")?;
                     join_names(f, suggestions.iter().map(|s| &**s))?;
