@@ -89,6 +89,16 @@ proptest! {
     fn mutated_json_is_accepted_and_rejected_as_serde_json_does(text in mutated()) {
         agree(&text);
     }
+
+    /// Doubles as Rust prints them (shortest round trip, plain and scientific)
+    /// and integers of every width: the parser's fast path and its full parse
+    /// give serde_json's numbers.
+    #[test]
+    fn numbers_parse_as_serde_json_parses_them(f in any::<f64>().prop_filter("finite", |f| f.is_finite()), i in any::<i64>(), u in any::<u64>(), digits in 1usize..20) {
+        for text in [format!("{f}"), format!("{f:e}"), format!("{f:.*}", digits), format!("{i}"), format!("{u}"), format!("{i}.{u}"), format!("{u}e-{digits}")] {
+            agree(text.as_bytes());
+        }
+    }
 }
 
 #[test]
@@ -97,6 +107,12 @@ fn edge_cases_agree() {
         "0", "-0", "-0.0", "1.0", "1E5", "1e-400", "1e400", "-1e400", "01", "-", "1.", ".5", "1e", "1e+", "+1", "--1",
         "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
         "123456789012345678901234567890", "2.2250738585072011e-308", "0.1e1", "-01",
+        // Where the digits folded while scanning decide, and where the full parse takes over.
+        "9007199254740992.0", "9007199254740993.0", "-9007199254740993e0", "1234567890123456789", "12345678901234567890",
+        "1234567890.123456789", "1234567890.1234567890", "-999999999999999999", "-9999999999999999999", "0.1", "4.35",
+        "1e22", "1e23", "1e-22", "1e-23", "3e22", "9007199254740991e22", "9007199254740991e-22", "123.456e-20",
+        "0.0000000000000000000001", "1.7976931348623157e308", "1.7976931348623159e308", "5e-324", "-0e5", "0e99999999999999999999",
+        "1e00000000000000000000000000000000000000000001", "1e-99999999999999999999", "-0.0e-0",
         r#""\ud83d\ude00""#, r#""\ud83d""#, r#""\ude00""#, r#""\ud83dx""#, r#""\ud83d\u0041""#, r#""\u00e9\/""#, r#""\uD83D\uDE00""#,
         r#""\u12""#, r#""\x""#, "\"a\tb\"", "\"\u{7f}\"", r#""\"#, r#"""#, "\"é😀\"",
         "[1,]", "[,1]", "{\"a\":1,}", "{\"a\" 1}", "{1:1}", "{\"a\":1 \"b\":2}", "[1 2]", "{\"a\":1}}", "[]]", " [ ] ",

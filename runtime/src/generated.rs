@@ -278,6 +278,13 @@ macro_rules! number_rule {
                 check::$check(v, at, cx, &self.bounds)
             }
 
+            // A number read as a number, not as a tree (a numeric string, which
+            // only lenient mode takes, is left to the tree).
+            fn read(&self, r: &mut Reader<'_>) -> Option<$t> {
+                let n = r.number()?;
+                check::$check(&Json::Number(n), &Path::root(), &mut Cx::strict(), &self.bounds).ok()
+            }
+
             fn keywords(&self) -> Map<String, Value> {
                 self.number_keywords($kind)
             }

@@ -193,38 +193,49 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves to the next `"`, `\` or control character at or after the position.
+    #[inline]
     fn skip_plain(&mut self) {
         // Eight bytes at a time: a byte is special when it is below 0x20, or `"`, or `\`.
         const ONES: u64 = 0x0101_0101_0101_0101;
         const HIGH: u64 = 0x8080_8080_8080_8080;
         let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
-        while let Some(chunk) = self.bytes.get(self.pos..self.pos + 8) {
+        let mut pos = self.pos;
+        while let Some(chunk) = self.bytes.get(pos..pos + 8) {
             let x = u64::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3], chunk[4], chunk[5], chunk[6], chunk[7]]);
             let special = (x.wrapping_sub(ONES * 0x20) & !x & HIGH) | has_zero(x ^ (ONES * u64::from(b'"'))) | has_zero(x ^ (ONES * u64::from(b'\\')));
             if special != 0 {
-                self.pos += (special.trailing_zeros() / 8) as usize;
-                break;
-            }
-            self.pos += 8;
-        }
-        while let Some(b) = self.peek() {
-            if SPECIAL[usize::from(b)] {
+                self.pos = pos + (special.trailing_zeros() / 8) as usize;
                 return;
             }
-            self.pos += 1;
+            pos += 8;
         }
+        while let Some(b) = self.bytes.get(pos) {
+            if SPECIAL[usize::from(*b)] {
+                break;
+            }
+            pos += 1;
+        }
+        self.pos = pos;
     }
 
-    /// A string's contents, the opening quote already consumed.
+    /// A string's contents, the opening quote already consumed. Inlined: most
+    /// strings of a call are short and plain, done in a few instructions.
+    #[inline]
     fn string(&mut self) -> Result<Cow<'a, str>, Fail> {
         let start = self.pos;
         self.skip_plain();
+        if self.peek() == Some(b'"') {
+            let s = &self.text[start..self.pos];
+            self.pos += 1;
+            return Ok(Cow::Borrowed(s));
+        }
+        self.string_rest(start)
+    }
+
+    /// The rest of a string that holds an escape, or is not closed (not inlined).
+    #[inline(never)]
+    fn string_rest(&mut self, start: usize) -> Result<Cow<'a, str>, Fail> {
         match self.peek() {
-            Some(b'"') => {
-                let s = &self.text[start..self.pos];
-                self.pos += 1;
-                return Ok(Cow::Borrowed(s));
-            }
             Some(b'\\') => {}
             Some(_) => return Err("control character (\\u0000-\\u001F) found while parsing a string"),
             None => return Err("EOF while parsing a string"),
@@ -301,9 +312,12 @@ impl<'a> Parser<'a> {
         Ok(code)
     }
 
-    fn digits(&mut self) -> usize {
+    /// A run of digits: how many, with `m` folded over them (`m * 10 + digit`,
+    /// wrapping: exact while there are at most 19 digits in all).
+    fn digits(&mut self, m: &mut u64) -> usize {
         let start = self.pos;
-        while let Some(b'0'..=b'9') = self.peek() {
+        while let Some(c @ b'0'..=b'9') = self.peek() {
+            *m = m.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
             self.pos += 1;
         }
         self.pos - start
@@ -313,31 +327,51 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let negative = self.peek() == Some(b'-');
         self.pos += usize::from(negative);
-        match self.peek() {
-            Some(b'0') => self.pos += 1,
-            Some(b'1'..=b'9') => {
-                self.digits();
+        // The significand's digits as an integer, exact while there are at most 19 of them.
+        let mut m = 0u64;
+        let mut digits = match self.peek() {
+            Some(b'0') => {
+                self.pos += 1;
+                1
             }
+            Some(b'1'..=b'9') => self.digits(&mut m),
             None => return Err("EOF while parsing a value"),
             Some(_) => return Err("invalid number"),
-        }
+        };
         let mut integer = true;
+        // The power of ten the significand is scaled by (capped far beyond any finite double).
+        let mut scale = 0i64;
         if self.peek() == Some(b'.') {
             self.pos += 1;
-            if self.digits() == 0 {
+            let fraction = self.digits(&mut m);
+            if fraction == 0 {
                 return Err(if self.peek().is_none() { "EOF while parsing a value" } else { "invalid number" });
             }
+            digits += fraction;
+            scale = -(fraction as i64);
             integer = false;
         }
         if let Some(b'e' | b'E') = self.peek() {
             self.pos += 1;
+            let minus = self.peek() == Some(b'-');
             if let Some(b'+' | b'-') = self.peek() {
                 self.pos += 1;
             }
-            if self.digits() == 0 {
+            let at = self.pos;
+            while let Some(b'0'..=b'9') = self.peek() {
+                self.pos += 1;
+            }
+            if self.pos == at {
                 return Err(if self.peek().is_none() { "EOF while parsing a value" } else { "invalid number" });
             }
+            let e = self.text[at..self.pos].parse::<i64>().unwrap_or(i64::MAX).min(100_000);
+            scale = scale.saturating_add(if minus { -e } else { e });
             integer = false;
+        }
+        if digits <= 19
+            && let Some(n) = exact_number(negative, m, integer, scale)
+        {
+            return Ok(n);
         }
         let literal = &self.text[start..self.pos];
         if integer {
@@ -357,6 +391,31 @@ impl<'a> Parser<'a> {
             _ => Err("number out of range"),
         }
     }
+}
+
+/// Powers of ten a double holds exactly.
+const EXACT_POWERS: [f64; 23] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/// The number `m × 10^scale` (negated when `negative`), as the full parse reads
+/// it, when that takes no rounding beyond one correctly rounded operation:
+/// an integer literal that fits its kind, or a float whose significand a double
+/// holds exactly scaled by a power of ten it holds exactly (Clinger's fast
+/// path). `None` sends the literal to the full parse.
+fn exact_number(negative: bool, m: u64, integer: bool, scale: i64) -> Option<Number> {
+    if integer {
+        return match (negative, i64::try_from(m)) {
+            (false, _) => Some(Number::PosInt(m)),
+            // `-0` is the float -0.0, as `serde_json` reads it.
+            (true, Ok(i)) if i != 0 => Some(Number::NegInt(-i)),
+            _ => None,
+        };
+    }
+    if m > 1 << 53 || scale.unsigned_abs() >= EXACT_POWERS.len() as u64 {
+        return None;
+    }
+    let f = m as f64;
+    let f = if scale >= 0 { f * EXACT_POWERS[scale as usize] } else { f / EXACT_POWERS[scale.unsigned_abs() as usize] };
+    Some(Number::Float(if negative { -f } else { f }))
 }
 
 /// A pull reader over JSON text: the generated types read a call's arguments
@@ -427,6 +486,15 @@ impl<'a> Reader<'a> {
         }
         self.p.pos += 1;
         self.p.string().ok()
+    }
+
+    /// The next value when it is a number.
+    pub fn number(&mut self) -> Option<Number> {
+        self.p.skip_whitespace();
+        match self.p.peek()? {
+            b'-' | b'0'..=b'9' => self.p.number().ok(),
+            _ => None,
+        }
     }
 
     /// Consumes the next value when it is `null`.
