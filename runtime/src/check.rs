@@ -226,22 +226,31 @@ pub fn number_f64(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx, bounds: &NumberBound
 /// How the integer `i` compares with the bound `b`, exactly.
 fn cmp_int(i: i128, b: f64) -> std::cmp::Ordering {
     use std::cmp::Ordering;
+    // Up to 2^53 in magnitude a double holds the integer exactly, so comparing
+    // doubles is comparing the numbers (a bound is never NaN).
+    if let Ok(small) = i64::try_from(i)
+        && small.unsigned_abs() <= 1 << 53
+    {
+        return (small as f64).partial_cmp(&b).unwrap_or(Ordering::Less);
+    }
     if b >= 1.0e38 {
         return Ordering::Less;
     }
     if b <= -1.0e38 {
         return Ordering::Greater;
     }
-    // ⌊b⌋ as an integer: below 2^63 by truncation (one instruction; exact, since
-    // a truncated double is an integer it can hold), beyond that through i128.
-    let floor = if b.abs() < 9.0e18 {
+    // ⌊b⌋ as an integer, and whether it is b itself: below 2^63 by truncation
+    // (one instruction; exact, since a truncated double is an integer it can
+    // hold), beyond that b itself (every double past 2^53 is an integer).
+    let (floor, whole) = if b.abs() < 9.0e18 {
         let t = b as i64;
-        i128::from(if (t as f64) > b { t - 1 } else { t })
+        let tf = t as f64;
+        if tf > b { (i128::from(t - 1), false) } else { (i128::from(t), tf == b) }
     } else {
-        b.floor() as i128
+        (b as i128, true)
     };
     match i.cmp(&floor) {
-        Ordering::Equal if floor as f64 != b => Ordering::Less,
+        Ordering::Equal if !whole => Ordering::Less,
         other => other,
     }
 }
@@ -517,10 +526,10 @@ mod tests {
 
     #[test]
     fn integer_against_bound_is_exact_at_every_scale() {
-        let bounds: [f64; 21] = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e15 + 0.5, -(1e15 + 0.5), 9007199254740993.0, 8.999e18, -8.999e18, 9.0e18, 9.3e18, -9.3e18, 1.7e19, 1.0e30, -1.0e30, 1.0e38, -1.0e38];
+        let bounds: [f64; 25] = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e15 + 0.5, -(1e15 + 0.5), 4503599627370495.5, 9007199254740992.0, -9007199254740992.0, 9007199254740994.0, 9007199254740993.0, 8.999e18, -8.999e18, 9.0e18, 9.3e18, -9.3e18, 1.7e19, 1.0e30, -1.0e30, 1.0e38, -1.0e38];
         for b in bounds {
             let f = b.floor() as i128;
-            for i in [f - 1, f, f + 1, 0, i128::from(i64::MAX), i128::from(i64::MIN), i128::from(u64::MAX)] {
+            for i in [f - 1, f, f + 1, 0, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, i128::from(i64::MAX), i128::from(i64::MIN), i128::from(u64::MAX)] {
                 assert_eq!(cmp_int(i, b), exact(i, b), "{i} vs {b}");
             }
         }

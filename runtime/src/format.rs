@@ -81,13 +81,11 @@ fn time(b: &[u8]) -> bool {
 pub fn is_email(s: &str) -> bool {
     let Some(at) = s.bytes().rposition(|b| b == b'@') else { return false };
     let (local, domain) = (&s[..at], &s[at + 1..]);
-    // `atext`, byte by byte: every byte of a non-ASCII character is >= 0x80.
-    let atext = |c: &u8| c.is_ascii_alphanumeric() || matches!(c, b'!' | b'#' | b'$' | b'%' | b'&' | b'\'' | b'*' | b'+' | b'-' | b'/' | b'=' | b'?' | b'^' | b'_' | b'`' | b'{' | b'|' | b'}' | b'~') || !c.is_ascii();
     let local_ok = !local.is_empty()
         && local.len() <= 64
         && match local.strip_prefix('"').and_then(|l| l.strip_suffix('"')) {
             Some(quoted) => is_quoted_content(quoted.as_bytes()),
-            None => local.as_bytes().split(|c| *c == b'.').all(|part| !part.is_empty() && part.iter().all(atext)),
+            None => is_dot_atom(local.as_bytes()),
         };
     let domain_ok = match domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
         Some(lit) => match lit.strip_prefix("IPv6:") {
@@ -97,6 +95,37 @@ pub fn is_email(s: &str) -> bool {
         None => is_hostname(domain),
     };
     local_ok && domain_ok
+}
+
+/// RFC 5321 `atext`, byte by byte: every byte of a non-ASCII character is >= 0x80.
+static ATEXT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        table[c] = b.is_ascii_alphanumeric() || !b.is_ascii() || matches!(b, b'!' | b'#' | b'$' | b'%' | b'&' | b'\'' | b'*' | b'+' | b'-' | b'/' | b'=' | b'?' | b'^' | b'_' | b'`' | b'{' | b'|' | b'}' | b'~');
+        c += 1;
+    }
+    table
+};
+
+/// RFC 5321 `Dot-string`: `atext` runs joined by single dots, none empty.
+fn is_dot_atom(b: &[u8]) -> bool {
+    // At the start as after a dot: a dot here would end an empty run.
+    let mut after_dot = true;
+    for &c in b {
+        if c == b'.' {
+            if after_dot {
+                return false;
+            }
+            after_dot = true;
+        } else if ATEXT[usize::from(c)] {
+            after_dot = false;
+        } else {
+            return false;
+        }
+    }
+    !after_dot
 }
 
 /// RFC 5321 `qtextSMTP` and `quoted-pairSMTP` (plus non-ASCII octets).
@@ -263,17 +292,48 @@ fn is_component(s: &str, extra: &[u8]) -> bool {
 /// be an A-label: `xn--` and Punycode (RFC 3492) that decodes to a valid
 /// U-label (RFC 5891 §5.4, RFC 5892 rules: see `is_u_label`).
 pub fn is_hostname(s: &str) -> bool {
-    !s.is_empty()
-        && s.len() <= 253
-        && s.as_bytes().split(|c| *c == b'.').all(|b| {
-            !b.is_empty()
-                && b.len() <= 63
-                && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'-')
-                && b[0] != b'-'
-                && b[b.len() - 1] != b'-'
-                // An A-label: the label is ASCII (checked above), so its bytes are text.
-                && (b.len() < 4 || &b[2..4] != b"--" || (b[..2].eq_ignore_ascii_case(b"xn") && std::str::from_utf8(&b[4..]).ok().and_then(punycode_decode).is_some_and(|u| is_u_label(&u))))
-        })
+    let b = s.as_bytes();
+    if b.is_empty() || b.len() > 253 {
+        return false;
+    }
+    // One pass: each label is checked when the dot (or the end) after it is reached.
+    let mut start = 0;
+    for (i, c) in b.iter().enumerate() {
+        if LABEL_BYTE[usize::from(*c)] {
+            continue;
+        }
+        if *c != b'.' || !is_label(&b[start..i]) {
+            return false;
+        }
+        start = i + 1;
+    }
+    is_label(&b[start..])
+}
+
+/// Letters, digits and `-`: the bytes of a host name's labels.
+static LABEL_BYTE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        table[c] = (c as u8).is_ascii_alphanumeric() || c == b'-' as usize;
+        c += 1;
+    }
+    table
+};
+
+/// Whether `label`, made of [`LABEL_BYTE`]s, is a host name label: 1–63
+/// octets, no hyphen first or last, an A-label if `--` is its third and fourth.
+#[inline]
+fn is_label(label: &[u8]) -> bool {
+    let (Some(first), Some(last)) = (label.first(), label.last()) else { return false };
+    label.len() <= 63 && *first != b'-' && *last != b'-' && (label.len() < 4 || &label[2..4] != b"--" || is_a_label(label))
+}
+
+/// Whether the ASCII label `b` (letters, digits, hyphens) is an A-label: `xn--`
+/// and Punycode that decodes to a valid U-label.
+fn is_a_label(b: &[u8]) -> bool {
+    // The label is ASCII (checked by the caller), so its bytes are text.
+    b[..2].eq_ignore_ascii_case(b"xn") && std::str::from_utf8(&b[4..]).ok().and_then(punycode_decode).is_some_and(|u| is_u_label(&u))
 }
 
 /// RFC 3492 Punycode decoding of the part of an A-label after `xn--`; `None`
