@@ -185,6 +185,21 @@ pub trait ToolSet: Sized {
         resolve_parsed(bytes, options)
     }
 
+    /// Resolves a call object in strict mode (1 MiB limit): what the generated
+    /// `from_json` runs. The same as [`ToolSet::resolve_with`] with
+    /// [`Options::strict`], without the [`Resolution`] a strict call has no
+    /// coercions for (an accepted call is moved once less on its way out).
+    #[inline(always)]
+    fn resolve_strict(bytes: &[u8]) -> Result<Self, Rejection> {
+        let strict = Options::strict();
+        if bytes.len() <= strict.max_bytes
+            && let Some(read) = read_call(bytes)
+        {
+            return read;
+        }
+        resolve_parsed(bytes, &strict).map(|r| r.call)
+    }
+
     /// Resolves a call object that is already a tree.
     fn resolve_tree_with(call: &Json<'_>, options: &Options) -> Result<Resolution<Self>, Rejection> {
         resolve_tree(call, options)
@@ -212,7 +227,7 @@ fn resolve_tree<C: ToolSet>(call: &Json<'_>, options: &Options) -> Result<Resolu
 /// gives; `None` for anything else, which the tree then resolves. The two keys
 /// may come in either order (the arguments first are set aside until the name
 /// is read); absent or `null` arguments are left to the tree.
-#[inline]
+#[inline(always)]
 pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<Result<C, Rejection>> {
     let mut r = Reader::new(bytes)?;
     if !r.object()? {
@@ -247,7 +262,7 @@ pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<Result<C, Rejection>> {
 }
 
 /// The call of the tool `name` whose arguments are the reader's next value.
-#[inline]
+#[inline(always)]
 fn read_arguments<C: ToolSet>(r: &mut Reader<'_>, name: &str) -> Option<Result<C, Rejection>> {
     match C::read_parts(name, r) {
         Some(call) => Some(Ok(call)),

@@ -964,8 +964,7 @@ const _: () = {
         pub const TOOLS: &'static [rt::ToolInfo] = <Self as rt::ToolSet>::TOOLS;
         /// Resolves a call object `{"name": ..., "arguments": {...}}` (strict mode, 1 MiB limit).
         pub fn from_json(bytes: &[u8]) -> Result<Self, rt::Rejection> {
-            <Self as rt::ToolSet>::resolve_with(bytes, &rt::Options::strict())
-                .map(|r| r.call)
+            <Self as rt::ToolSet>::resolve_strict(bytes)
         }
         /// Resolves a call object with `options`; the result records any lenient coercion.
         pub fn from_json_with(

@@ -107,7 +107,7 @@ pub(crate) fn tokens(servers: &[DeploymentServer], modules: Vec<TokenStream>, pi
                 /// Resolves `{"name", "arguments"}` by the manifest's policy (for live
                 /// listings and stamps, use [`McpCall::resolver`]).
                 pub fn from_json(bytes: &[u8]) -> ::core::result::Result<Self, #rt::Rejection> {
-                    <Self as #rt::ToolSet>::resolve_with(bytes, &#rt::Options::strict()).map(|r| r.call)
+                    <Self as #rt::ToolSet>::resolve_strict(bytes)
                 }
                 /// A resolver for this deployment (the manifest's policy, strict resolution).
                 pub fn resolver() -> #rt::mcp::McpResolver<Self> {
