@@ -597,11 +597,22 @@ impl Rejection {
                 Ok(())
             }
             Reason::UndeclaredKey { key } => {
-                write!(f, "{tool} does not declare key {}; declared: ", Quoted(key))?;
+                fmt::Display::fmt(&tool, f)?;
+                f.write_str(" does not declare key ")?;
+                fmt::Display::fmt(&Quoted(key), f)?;
+                f.write_str("; declared: ")?;
                 join_names(f, suggestions.iter().map(|s| &**s))
             }
-            Reason::MissingKey { key } => write!(f, "{tool} requires key {}", Quoted(key)),
-            Reason::DuplicateKey { key } => write!(f, "key {} is given more than once", Quoted(key)),
+            Reason::MissingKey { key } => {
+                fmt::Display::fmt(&tool, f)?;
+                f.write_str(" requires key ")?;
+                fmt::Display::fmt(&Quoted(key), f)
+            }
+            Reason::DuplicateKey { key } => {
+                f.write_str("key ")?;
+                fmt::Display::fmt(&Quoted(key), f)?;
+                f.write_str(" is given more than once")
+            }
             Reason::Violation { keyword, expected } => {
                 write!(f, "expected {expected}")?;
                 if let Some(found) = self.found {
