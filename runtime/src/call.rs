@@ -176,10 +176,7 @@ pub trait ToolSet: Sized {
     /// tree and resolved from it, which classifies the rejection.
     #[inline]
     fn resolve_with(bytes: &[u8], options: &Options) -> Result<Resolution<Self>, Rejection> {
-        if !options.lenient
-            && bytes.len() <= options.max_bytes
-            && let Some(read) = read_call(bytes)
-        {
+        if let Some(read) = read_fused(bytes, options) {
             return read.map(|call| Resolution { call, coercions: Vec::new() });
         }
         resolve_parsed(bytes, options)
@@ -192,9 +189,7 @@ pub trait ToolSet: Sized {
     #[inline(always)]
     fn resolve_strict(bytes: &[u8]) -> Result<Self, Rejection> {
         let strict = Options::strict();
-        if bytes.len() <= strict.max_bytes
-            && let Some(read) = read_call(bytes)
-        {
+        if let Some(read) = read_fused(bytes, &strict) {
             return read;
         }
         resolve_parsed(bytes, &strict).map(|r| r.call)
@@ -259,6 +254,16 @@ pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<Result<C, Rejection>> {
         return None;
     }
     Some(read)
+}
+
+/// The fused reader's answer when `options` let it read the call (strict mode,
+/// within the size limit); `None` leaves the call to the tree.
+#[inline(always)]
+fn read_fused<C: ToolSet>(bytes: &[u8], options: &Options) -> Option<Result<C, Rejection>> {
+    if options.lenient || bytes.len() > options.max_bytes {
+        return None;
+    }
+    read_call(bytes)
 }
 
 /// The call of the tool `name` whose arguments are the reader's next value.

@@ -281,8 +281,7 @@ macro_rules! number_rule {
             // A number read as a number, not as a tree (a numeric string, which
             // only lenient mode takes, is left to the tree).
             fn read(&self, r: &mut Reader<'_>) -> Option<$t> {
-                let n = r.number()?;
-                check::$check(&Json::Number(n), &Path::root(), &mut Cx::strict(), &self.bounds).ok()
+                self.check(&Json::Number(r.number()?), &Path::root(), &mut Cx::strict()).ok()
             }
 
             fn keywords(&self) -> Map<String, Value> {
