@@ -482,17 +482,25 @@ struct Quoted<'a>(&'a str);
 
 impl fmt::Display for Quoted<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
+    }
+}
+
+impl Quoted<'_> {
+    /// Writes the quoted string to `out` (what `{:?}` writes; printable ASCII
+    /// without a quote or backslash is written as it is, not formatted).
+    fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
         if self.0.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'"' && b != b'\\') {
-            f.write_str("\"")?;
-            f.write_str(self.0)?;
-            f.write_str("\"")
+            out.write_char('"')?;
+            out.write_str(self.0)?;
+            out.write_char('"')
         } else {
-            write!(f, "{:?}", self.0)
+            write!(out, "{:?}", self.0)
         }
     }
 }
 
-fn join_names<'n>(out: &mut fmt::Formatter<'_>, names: impl ExactSizeIterator<Item = &'n str>) -> fmt::Result {
+fn join_names<'n>(out: &mut impl fmt::Write, names: impl ExactSizeIterator<Item = &'n str>) -> fmt::Result {
     const SHOWN: usize = 8;
     let count = names.len();
     for (i, name) in names.take(SHOWN).enumerate() {
@@ -514,17 +522,6 @@ impl fmt::Display for Rejection {
     }
 }
 
-/// A rejection's line rendered with suggestions already computed.
-struct Rendered<'r> {
-    rejection: &'r Rejection,
-    suggestions: &'r [Cow<'r, str>],
-}
-
-impl fmt::Display for Rendered<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.rejection.render(f, Some(self.suggestions))
-    }
-}
 
 impl Rejection {
     /// The line [`Display`](fmt::Display) writes and the [`Rejection::suggestions`], the
@@ -532,14 +529,15 @@ impl Rejection {
     /// (names compiled into the binary borrowed, others copied). The line has room
     /// for `room` more bytes (what the caller appends) without growing.
     pub fn line_and_suggestions(&self, room: usize) -> (String, Vec<Cow<'static, str>>) {
-        use fmt::Write as _;
         let suggestions = self.static_suggestions();
         let mut line = String::with_capacity(192 + room);
-        write!(line, "{}", Rendered { rejection: self, suggestions: &suggestions }).expect("a String takes any text");
+        // Written straight into the `String`, not through a `Formatter`: the
+        // line's many short pieces are each a `push_str`.
+        self.render(&mut line, Some(&suggestions)).expect("a String takes any text");
         (line, suggestions)
     }
 
-    fn render(&self, f: &mut fmt::Formatter<'_>, suggestions: Option<&[Cow<'_, str>]>) -> fmt::Result {
+    fn render(&self, f: &mut impl fmt::Write, suggestions: Option<&[Cow<'_, str>]>) -> fmt::Result {
         // Text without arguments is written as it is, not formatted: an H1's line
         // is the commonest a model reads.
         f.write_str(self.class.as_str())?;
@@ -588,7 +586,7 @@ impl Rejection {
             Reason::ArgumentsEncoding { expected } => write!(f, "\"arguments\" must be {expected} in this wire format"),
             Reason::UnknownTool => {
                 f.write_str("no tool named ")?;
-                fmt::Display::fmt(&tool, f)?;
+                tool.write_to(f)?;
                 f.write_str(" in the registry")?;
                 if !suggestions.is_empty() {
                     f.write_str("; did you mean: ")?;
@@ -597,20 +595,20 @@ impl Rejection {
                 Ok(())
             }
             Reason::UndeclaredKey { key } => {
-                fmt::Display::fmt(&tool, f)?;
+                tool.write_to(f)?;
                 f.write_str(" does not declare key ")?;
-                fmt::Display::fmt(&Quoted(key), f)?;
+                Quoted(key).write_to(f)?;
                 f.write_str("; declared: ")?;
                 join_names(f, suggestions.iter().map(|s| &**s))
             }
             Reason::MissingKey { key } => {
-                fmt::Display::fmt(&tool, f)?;
+                tool.write_to(f)?;
                 f.write_str(" requires key ")?;
-                fmt::Display::fmt(&Quoted(key), f)
+                Quoted(key).write_to(f)
             }
             Reason::DuplicateKey { key } => {
                 f.write_str("key ")?;
-                fmt::Display::fmt(&Quoted(key), f)?;
+                Quoted(key).write_to(f)?;
                 f.write_str(" is given more than once")
             }
             Reason::Violation { keyword, expected } => {
