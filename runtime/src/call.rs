@@ -176,8 +176,8 @@ pub trait ToolSet: Sized {
     /// tree and resolved from it, which classifies the rejection.
     #[inline]
     fn resolve_with(bytes: &[u8], options: &Options) -> Result<Resolution<Self>, Rejection> {
-        if let Some(read) = read_fused(bytes, options) {
-            return read.map(|call| Resolution { call, coercions: Vec::new() });
+        if fused(bytes, options) {
+            return read_call::<Self, Result<Self, Rejection>>(bytes, options).map(|call| Resolution { call, coercions: Vec::new() });
         }
         resolve_parsed(bytes, options)
     }
@@ -189,8 +189,8 @@ pub trait ToolSet: Sized {
     #[inline(always)]
     fn resolve_strict(bytes: &[u8]) -> Result<Self, Rejection> {
         let strict = Options::strict();
-        if let Some(read) = read_fused(bytes, &strict) {
-            return read;
+        if fused(bytes, &strict) {
+            return read_call(bytes, &strict);
         }
         resolve_parsed(bytes, &strict).map(|r| r.call)
     }
@@ -214,65 +214,136 @@ fn resolve_tree<C: ToolSet>(call: &Json<'_>, options: &Options) -> Result<Resolu
     Ok(Resolution { call, coercions: cx.into_coercions() })
 }
 
-/// Reads a call object `{"name": ..., "arguments": {...}}` straight into `C`,
-/// in strict mode: `Some(Ok)` exactly for a call [`split_call`] and
-/// [`ToolSet::resolve_parts`] accept, with the same value; `Some(Err)` for a
-/// call naming none of the tools, or whose arguments object itself has a key
-/// problem (undeclared, twice, required and absent), with the rejection the tree
-/// gives; `None` for anything else, which the tree then resolves. The two keys
-/// may come in either order (the arguments first are set aside until the name
-/// is read); absent or `null` arguments are left to the tree.
-#[inline(always)]
-pub fn read_call<C: ToolSet>(bytes: &[u8]) -> Option<Result<C, Rejection>> {
-    let mut r = Reader::new(bytes)?;
-    if !r.object()? {
-        return None;
+/// What the fused reader ([`read_call`]) makes of a call object: the call it
+/// read, the rejection it found, or, where it cannot tell, what the tree says.
+/// Each is built once, where the reader stops, so an accepted call is moved
+/// into its answer once.
+pub trait Outcome<C>: Sized {
+    /// The call, read and accepted.
+    fn accepted(call: C) -> Self;
+    /// The rejection the reader found (the very one the tree gives).
+    fn rejected(rejection: Rejection) -> Self;
+    /// The reader cannot tell: the call `bytes` are left to the tree, resolved
+    /// with `options` (strict mode, within whose size limit the bytes are).
+    fn declined(bytes: &[u8], options: &Options) -> Self;
+}
+
+/// The answer `from_json` gives: a declined call is resolved as a tree (strict mode).
+impl<C: ToolSet> Outcome<C> for Result<C, Rejection> {
+    #[inline(always)]
+    fn accepted(call: C) -> Self {
+        Ok(call)
     }
-    let read = match r.key()?.as_ref() {
-        "name" => {
-            let name = r.string()?;
-            if !r.more_members()? || r.key()? != "arguments" || r.null() {
-                return None;
+
+    #[inline(always)]
+    fn rejected(rejection: Rejection) -> Self {
+        Err(rejection)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn declined(bytes: &[u8], options: &Options) -> Self {
+        resolve_parsed(bytes, options).map(|r| r.call)
+    }
+}
+
+/// The reader's own answer: `None` where it cannot tell (for tests that hold it
+/// against the tree).
+impl<C> Outcome<C> for Option<Result<C, Rejection>> {
+    #[inline(always)]
+    fn accepted(call: C) -> Self {
+        Some(Ok(call))
+    }
+
+    #[inline(always)]
+    fn rejected(rejection: Rejection) -> Self {
+        Some(Err(rejection))
+    }
+
+    #[inline(always)]
+    fn declined(_: &[u8], _: &Options) -> Self {
+        None
+    }
+}
+
+/// Reads a call object `{"name": ..., "arguments": {...}}` straight into `C`,
+/// in strict mode: [`Outcome::accepted`] exactly for a call [`split_call`] and
+/// [`ToolSet::resolve_parts`] accept, with the same value;
+/// [`Outcome::rejected`] for a call naming none of the tools, or whose
+/// arguments object itself has a key problem (undeclared, twice, required and
+/// absent), with the rejection the tree gives; [`Outcome::declined`] for
+/// anything else. The two keys may come in either order (the arguments first
+/// are set aside until the name is read); absent or `null` arguments are left
+/// to the tree.
+#[inline(always)]
+pub fn read_call<C: ToolSet, O: Outcome<C>>(bytes: &[u8], options: &Options) -> O {
+    /// The value of an `Option` read, or the call declined.
+    macro_rules! or_decline {
+        ($read:expr) => {
+            match $read {
+                Some(x) => x,
+                None => return O::declined(bytes, options),
             }
-            read_arguments::<C>(&mut r, &name)?
+        };
+    }
+    let mut r = or_decline!(Reader::new(bytes));
+    if !or_decline!(r.object()) {
+        return O::declined(bytes, options);
+    }
+    match or_decline!(r.key()).as_ref() {
+        "name" => {
+            let name = or_decline!(r.string());
+            if !or_decline!(r.more_members()) || or_decline!(r.key()) != "arguments" || r.null() {
+                return O::declined(bytes, options);
+            }
+            read_arguments(&mut r, &name, (bytes, options), at_call_end)
         }
         "arguments" => {
             // As `serde_json` writes a map: the arguments first.
-            let mut arguments = r.set_aside()?;
-            if !r.more_members()? || r.key()? != "name" {
-                return None;
+            let mut arguments = or_decline!(r.set_aside());
+            if !or_decline!(r.more_members()) || or_decline!(r.key()) != "name" {
+                return O::declined(bytes, options);
             }
-            let read = read_arguments::<C>(&mut arguments, &r.string()?)?;
-            if !arguments.at_end() {
-                return None;
-            }
-            read
+            let name = or_decline!(r.string());
+            read_arguments(&mut arguments, &name, (bytes, options), |arguments| arguments.at_end() && at_call_end(&mut r))
         }
-        _ => return None,
-    };
-    if r.more_members()? || !r.at_end() {
-        return None;
+        _ => O::declined(bytes, options),
     }
-    Some(read)
 }
 
-/// The fused reader's answer when `options` let it read the call (strict mode,
-/// within the size limit); `None` leaves the call to the tree.
+/// Whether the call object ends after its second member, and the text with it.
 #[inline(always)]
-fn read_fused<C: ToolSet>(bytes: &[u8], options: &Options) -> Option<Result<C, Rejection>> {
-    if options.lenient || bytes.len() > options.max_bytes {
-        return None;
-    }
-    read_call(bytes)
+fn at_call_end(r: &mut Reader<'_>) -> bool {
+    r.more_members() == Some(false) && r.at_end()
 }
 
-/// The call of the tool `name` whose arguments are the reader's next value.
+/// The call of the tool `name` whose arguments are the reader's next value,
+/// given when `end` says the call's text ends well after them (otherwise
+/// declined: the tree says what is wrong).
 #[inline(always)]
-fn read_arguments<C: ToolSet>(r: &mut Reader<'_>, name: &str) -> Option<Result<C, Rejection>> {
+fn read_arguments<C: ToolSet, O: Outcome<C>>(r: &mut Reader<'_>, name: &str, (bytes, options): (&[u8], &Options), end: impl FnOnce(&mut Reader<'_>) -> bool) -> O {
     match C::read_parts(name, r) {
-        Some(call) => Some(Ok(call)),
-        None => key_rejection::<C>(r, name).map(Err),
+        Some(call) => {
+            if end(r) {
+                return O::accepted(call);
+            }
+        }
+        None => {
+            if let Some(rejection) = key_rejection::<C>(r, name)
+                && end(r)
+            {
+                return O::rejected(rejection);
+            }
+        }
     }
+    O::declined(bytes, options)
+}
+
+/// Whether `options` let the fused reader read a call of `bytes` (strict mode,
+/// within the size limit).
+#[inline(always)]
+fn fused(bytes: &[u8], options: &Options) -> bool {
+    !options.lenient && bytes.len() <= options.max_bytes
 }
 
 /// The rejection of a call whose reading stopped on its name (none of the

@@ -640,7 +640,9 @@ pub fn read_members(r: &mut Reader<'_>, keys: &ObjectKeys, field: &mut dyn FnMut
             }
         }
     }
-    check::property_count(count, &Path::root(), keys.min_properties, keys.max_properties).ok()?;
+    if keys.min_properties.is_some() || keys.max_properties.is_some() {
+        check::property_count(count, &Path::root(), keys.min_properties, keys.max_properties).ok()?;
+    }
     Some(count)
 }
 

@@ -42,6 +42,10 @@ impl FromJson for bool {
     fn from_json(v: &Json<'_>, at: &Path<'_>, _: &mut Cx) -> Result<Self, Rejection> {
         check::boolean(v, at)
     }
+
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        r.boolean()
+    }
 }
 
 impl FromJson for () {
@@ -54,11 +58,19 @@ impl FromJson for i64 {
     fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
         check::integer_i64(v, at, cx, &NumberBounds::default())
     }
+
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        read_number(r)
+    }
 }
 
 impl FromJson for u64 {
     fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
         check::integer_u64(v, at, cx, &NumberBounds::default())
+    }
+
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        read_number(r)
     }
 }
 
@@ -66,6 +78,16 @@ impl FromJson for f64 {
     fn from_json(v: &Json<'_>, at: &Path<'_>, cx: &mut Cx) -> Result<Self, Rejection> {
         check::number_f64(v, at, cx, &NumberBounds::default())
     }
+
+    fn read(r: &mut Reader<'_>) -> Option<Self> {
+        read_number(r)
+    }
+}
+
+/// A number read as a number, not as a tree (a numeric string, which only
+/// lenient mode takes, is left to the tree).
+fn read_number<T: FromJson>(r: &mut Reader<'_>) -> Option<T> {
+    T::from_json(&Json::Number(r.number()?), &Path::root(), &mut Cx::strict()).ok()
 }
 
 /// Any JSON value (a free-form schema); duplicate keys inside are still rejected.

@@ -79,10 +79,14 @@ impl<'a> Parser<'a> {
         self.bytes.get(self.pos).copied()
     }
 
+    #[inline]
     fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
-            self.pos += 1;
+        // Counted in a local: the position is stored once, not at every byte.
+        let mut pos = self.pos;
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.bytes.get(pos) {
+            pos += 1;
         }
+        self.pos = pos;
     }
 
     /// The next value: as a tree when `KEEP`, else only checked (the same
@@ -464,6 +468,7 @@ pub enum KeyMiss<'a> {
 
 impl<'a> Reader<'a> {
     /// A reader at the start of `bytes`, or `None` when they are not UTF-8.
+    #[inline]
     pub fn new(bytes: &'a [u8]) -> Option<Reader<'a>> {
         let text = std::str::from_utf8(bytes).ok()?;
         Some(Reader { p: Parser { text, bytes, pos: 0, depth: 0, members: Vec::new(), items: Vec::new() }, stop: None })
@@ -481,7 +486,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next value when it is a string.
-    #[inline]
+    #[inline(always)]
     pub fn string(&mut self) -> Option<Cow<'a, str>> {
         self.p.skip_whitespace();
         if self.p.peek() != Some(b'"') {
@@ -499,6 +504,22 @@ impl<'a> Reader<'a> {
             b'-' | b'0'..=b'9' => self.p.number().ok(),
             _ => None,
         }
+    }
+
+    /// The next value when it is `true` or `false`.
+    #[inline]
+    pub fn boolean(&mut self) -> Option<bool> {
+        self.p.skip_whitespace();
+        let rest = self.p.bytes.get(self.p.pos..)?;
+        let (value, len) = if rest.starts_with(b"true") {
+            (true, 4)
+        } else if rest.starts_with(b"false") {
+            (false, 5)
+        } else {
+            return None;
+        };
+        self.p.pos += len;
+        Some(value)
     }
 
     /// Consumes the next value when it is `null`.
