@@ -222,12 +222,17 @@ macro_rules! __object {
     ($t:ident, $n:literal { $($idx:literal $field:ident: $ty:ty = $key:literal $presence:tt),+ $(,)? }
      required [$($req_idx:literal),*] [$($req_key:literal),*], properties $minp:expr, $maxp:expr, $description:expr) => {
         const _: () = {
-            static KEYS: $crate::__private::ObjectKeys = $crate::__private::ObjectKeys {
-                declared: &[$($key),+],
-                index: |k| ::core::option::Option::Some(match k {
+            // The index of a declared key: the tree's conversion calls it through
+            // `KEYS`, the reader's field closure directly (one indirect call per member).
+            fn index(k: &str) -> ::core::option::Option<usize> {
+                ::core::option::Option::Some(match k {
                     $($key => $idx,)+
                     _ => return ::core::option::Option::None,
-                }),
+                })
+            }
+            static KEYS: $crate::__private::ObjectKeys = $crate::__private::ObjectKeys {
+                declared: &[$($key),+],
+                index,
                 required: &[$($req_idx),*],
                 min_properties: $minp,
                 max_properties: $maxp,
@@ -253,16 +258,16 @@ macro_rules! __object {
                 #[inline(never)]
                 fn read(r: &mut $crate::__private::Reader<'_>) -> ::core::option::Option<Self> {
                     $(let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None;)+
-                    $crate::__private::read_members(r, &KEYS, &mut |i, r| match i {
-                        $($idx if $field.is_some() => $crate::__private::Member::Twice,
-                        $idx => match <$ty as $crate::__private::FromJson>::read(r) {
+                    $crate::__private::read_members(r, &KEYS, &mut |key, r| match index(key) {
+                        $(::core::option::Option::Some($idx) if $field.is_some() => $crate::__private::Member::Twice,
+                        ::core::option::Option::Some($idx) => match <$ty as $crate::__private::FromJson>::read(r) {
                             ::core::option::Option::Some(x) => {
                                 $field = ::core::option::Option::Some(x);
                                 $crate::__private::Member::Read
                             }
                             ::core::option::Option::None => $crate::__private::Member::Failed,
                         },)+
-                        _ => $crate::__private::Member::Failed,
+                        _ => $crate::__private::Member::Undeclared,
                     })?;
                     ::core::option::Option::Some(Self { $($field: $crate::__object!(@take $presence, $field, r, KEYS.declared[$idx])),+ })
                 }

@@ -616,21 +616,24 @@ pub enum Member {
     Twice,
     /// Not accepted by the field's type.
     Failed,
+    /// Its key is not declared: not read.
+    Undeclared,
 }
 
 /// Reads the members of the closed object that is the reader's next value:
-/// `field(i, r)` reads the value of the declared key `i` into its field. A key
-/// not declared or given twice stops the reading there (recorded on the
-/// reader); the member count is checked at the end. `Some` with the count when
-/// every member was read.
-pub fn read_members(r: &mut Reader<'_>, keys: &ObjectKeys, field: &mut dyn FnMut(usize, &mut Reader<'_>) -> Member) -> Option<usize> {
+/// `field(key, r)` reads the value of `key` into its field, or says the key is
+/// not declared (the generated `match` on the key is the type's own, so each
+/// member costs one indirect call). A key not declared or given twice stops
+/// the reading there (recorded on the reader); the member count is checked at
+/// the end. `Some` with the count when every member was read.
+pub fn read_members(r: &mut Reader<'_>, keys: &ObjectKeys, field: &mut dyn FnMut(&str, &mut Reader<'_>) -> Member) -> Option<usize> {
     let mut count = 0;
     if r.object()? {
         loop {
             let key = r.key()?;
-            let Some(i) = (keys.index)(&key) else { return r.stop_at_key(key, keys.declared, false) };
-            match field(i, r) {
+            match field(&key, r) {
                 Member::Read => {}
+                Member::Undeclared => return r.stop_at_key(key, keys.declared, false),
                 Member::Twice => return r.stop_at_key(key, keys.declared, true),
                 Member::Failed => return None,
             }
