@@ -58,7 +58,12 @@ impl From<&Rejection> for Feedback {
             Class::Quarantined => " This tool cannot be called until its registry is fixed; use another tool.",
             _ => " Send one call object with \"name\" and \"arguments\".",
         };
-        let (mut text, suggestions) = r.line_and_suggestions(1 + hint.len());
+        let (mut text, mut suggestions) = r.line_and_suggestions(1 + hint.len());
+        // Cut in place: the vector is the one the suggestions were searched into.
+        suggestions.truncate(MAX_SUGGESTIONS);
+        for s in &mut suggestions {
+            *s = bounded(std::mem::take(s), 64);
+        }
         text.push('.');
         text.push_str(hint);
         Feedback {
@@ -67,7 +72,7 @@ impl From<&Rejection> for Feedback {
             text: bounded(text.into(), MAX_TEXT).into_owned(),
             expected: r.expected().map(|e| clip_to(e, 128).into_owned()),
             found: r.found().map(|k| k.as_str()),
-            suggestions: suggestions.into_iter().take(MAX_SUGGESTIONS).map(|s| bounded(s, 64)).collect(),
+            suggestions,
         }
     }
 }

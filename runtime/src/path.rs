@@ -78,7 +78,8 @@ impl<'a> Path<'a> {
 
 /// Appends `token` escaped as RFC 6901 says (`~` → `~0`, `/` → `~1`).
 pub fn push_escaped(out: &mut String, token: &str) {
-    if !token.bytes().any(|b| b == b'~' || b == b'/') {
+    // Every byte looked at (no early exit), so that the check is a vector loop.
+    if !token.bytes().fold(false, |found, b| found | (b == b'~') | (b == b'/')) {
         out.push_str(token);
         return;
     }

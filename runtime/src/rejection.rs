@@ -490,7 +490,9 @@ impl Quoted<'_> {
     /// Writes the quoted string to `out` (what `{:?}` writes; printable ASCII
     /// without a quote or backslash is written as it is, not formatted).
     fn write_to(&self, out: &mut impl fmt::Write) -> fmt::Result {
-        if self.0.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'"' && b != b'\\') {
+        // Every byte looked at (no early exit), so that the check is a vector loop.
+        let escaped = self.0.bytes().fold(false, |escaped, b| escaped | !(b' '..=b'~').contains(&b) | (b == b'"') | (b == b'\\'));
+        if !escaped {
             out.write_char('"')?;
             out.write_str(self.0)?;
             out.write_char('"')
