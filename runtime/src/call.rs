@@ -296,7 +296,7 @@ pub fn read_call<C: ToolSet, O: Outcome<C>>(bytes: &[u8], options: &Options) -> 
             if !or_decline!(r.more_members()) || or_decline!(r.key()) != "arguments" || r.null() {
                 return O::declined(bytes, options);
             }
-            read_arguments(&mut r, &name, (bytes, options), at_call_end)
+            read_arguments(&mut r, &name, bytes, options, at_call_end)
         }
         "arguments" => {
             // As `serde_json` writes a map: the arguments first.
@@ -305,7 +305,7 @@ pub fn read_call<C: ToolSet, O: Outcome<C>>(bytes: &[u8], options: &Options) -> 
                 return O::declined(bytes, options);
             }
             let name = or_decline!(r.string());
-            read_arguments(&mut arguments, &name, (bytes, options), |arguments| arguments.at_end() && at_call_end(&mut r))
+            read_arguments(&mut arguments, &name, bytes, options, |arguments| arguments.at_end() && at_call_end(&mut r))
         }
         _ => O::declined(bytes, options),
     }
@@ -321,7 +321,7 @@ fn at_call_end(r: &mut Reader<'_>) -> bool {
 /// given when `end` says the call's text ends well after them (otherwise
 /// declined: the tree says what is wrong).
 #[inline(always)]
-fn read_arguments<C: ToolSet, O: Outcome<C>>(r: &mut Reader<'_>, name: &str, (bytes, options): (&[u8], &Options), end: impl FnOnce(&mut Reader<'_>) -> bool) -> O {
+fn read_arguments<C: ToolSet, O: Outcome<C>>(r: &mut Reader<'_>, name: &str, bytes: &[u8], options: &Options, end: impl FnOnce(&mut Reader<'_>) -> bool) -> O {
     match C::read_parts(name, r) {
         Some(call) => {
             if end(r) {

@@ -29,7 +29,7 @@ use crate::path::Path;
 use crate::pattern::{Pattern, PatternError};
 use crate::rejection::{Class, Keyword, Names, Reason, Rejection};
 use crate::schema::spec::LazySpec;
-use crate::typed::{convert_elements, read_elements, FromJson};
+use crate::typed::{convert_elements, read_elements, read_number, FromJson};
 
 /// The table of a generated value type: how a JSON value becomes the type's
 /// inner value, and the JSON Schema keywords the type shows.
@@ -278,10 +278,8 @@ macro_rules! number_rule {
                 check::$check(v, at, cx, &self.bounds)
             }
 
-            // A number read as a number, not as a tree (a numeric string, which
-            // only lenient mode takes, is left to the tree).
             fn read(&self, r: &mut Reader<'_>) -> Option<$t> {
-                self.check(&Json::Number(r.number()?), &Path::root(), &mut Cx::strict()).ok()
+                read_number(r, |v, at, cx| self.check(v, at, cx))
             }
 
             fn keywords(&self) -> Map<String, Value> {

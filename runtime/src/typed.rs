@@ -60,7 +60,7 @@ impl FromJson for i64 {
     }
 
     fn read(r: &mut Reader<'_>) -> Option<Self> {
-        read_number(r)
+        read_number(r, Self::from_json)
     }
 }
 
@@ -70,7 +70,7 @@ impl FromJson for u64 {
     }
 
     fn read(r: &mut Reader<'_>) -> Option<Self> {
-        read_number(r)
+        read_number(r, Self::from_json)
     }
 }
 
@@ -80,14 +80,15 @@ impl FromJson for f64 {
     }
 
     fn read(r: &mut Reader<'_>) -> Option<Self> {
-        read_number(r)
+        read_number(r, Self::from_json)
     }
 }
 
-/// A number read as a number, not as a tree (a numeric string, which only
-/// lenient mode takes, is left to the tree).
-fn read_number<T: FromJson>(r: &mut Reader<'_>) -> Option<T> {
-    T::from_json(&Json::Number(r.number()?), &Path::root(), &mut Cx::strict()).ok()
+/// A number read as a number, not as a tree, and converted by `convert` in
+/// strict mode (a numeric string, which only lenient mode takes, is left to the
+/// tree). The primitive numbers' reads and the bounded number types' share it.
+pub(crate) fn read_number<T>(r: &mut Reader<'_>, convert: impl FnOnce(&Json<'_>, &Path<'_>, &mut Cx) -> Result<T, Rejection>) -> Option<T> {
+    convert(&Json::Number(r.number()?), &Path::root(), &mut Cx::strict()).ok()
 }
 
 /// Any JSON value (a free-form schema); duplicate keys inside are still rejected.
