@@ -222,8 +222,8 @@ macro_rules! __object {
     ($t:ident, $n:literal { $($idx:literal $field:ident: $ty:ty = $key:literal $presence:tt),+ $(,)? }
      required [$($req_idx:literal),*] [$($req_key:literal),*], properties $minp:expr, $maxp:expr, $description:expr) => {
         const _: () = {
-            // The index of a declared key: the tree's conversion calls it through
-            // `KEYS`, the reader's field closure directly (one indirect call per member).
+            // The index of a declared key (for the tree's conversion and for the
+            // reader's keys that do not come in declared order).
             fn index(k: &str) -> ::core::option::Option<usize> {
                 ::core::option::Option::Some(match k {
                     $($key => $idx,)+
@@ -233,6 +233,7 @@ macro_rules! __object {
             static KEYS: $crate::__private::ObjectKeys = $crate::__private::ObjectKeys {
                 declared: &[$($key),+],
                 index,
+                plain: $crate::__private::plain_keys(&[$($key),+]),
                 required: &[$($req_idx),*],
                 min_properties: $minp,
                 max_properties: $maxp,
@@ -258,16 +259,17 @@ macro_rules! __object {
                 #[inline(never)]
                 fn read(r: &mut $crate::__private::Reader<'_>) -> ::core::option::Option<Self> {
                     $(let mut $field: ::core::option::Option<$ty> = ::core::option::Option::None;)+
-                    $crate::__private::read_members(r, &KEYS, &mut |key, r| match index(key) {
-                        $(::core::option::Option::Some($idx) if $field.is_some() => $crate::__private::Member::Twice,
-                        ::core::option::Option::Some($idx) => match <$ty as $crate::__private::FromJson>::read(r) {
+                    $crate::__private::read_members(r, &KEYS, &mut |i, r| match i {
+                        $($idx if $field.is_some() => $crate::__private::Member::Twice,
+                        $idx => match <$ty as $crate::__private::FromJson>::read(r) {
                             ::core::option::Option::Some(x) => {
                                 $field = ::core::option::Option::Some(x);
                                 $crate::__private::Member::Read
                             }
                             ::core::option::Option::None => $crate::__private::Member::Failed,
                         },)+
-                        _ => $crate::__private::Member::Undeclared,
+                        // `read_members` gives only the declared keys' indices.
+                        _ => $crate::__private::Member::Failed,
                     })?;
                     ::core::option::Option::Some(Self { $($field: $crate::__object!(@take $presence, $field, r, KEYS.declared[$idx])),+ })
                 }

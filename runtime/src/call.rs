@@ -290,24 +290,23 @@ pub fn read_call<C: ToolSet, O: Outcome<C>>(bytes: &[u8], options: &Options) -> 
     if !or_decline!(r.object()) {
         return O::declined(bytes, options);
     }
-    match or_decline!(r.key()).as_ref() {
-        "name" => {
-            let name = or_decline!(r.string());
-            if !or_decline!(r.more_members()) || or_decline!(r.key()) != "arguments" || r.null() {
-                return O::declined(bytes, options);
-            }
-            read_arguments(&mut r, &name, bytes, options, at_call_end)
+    // The keys compared as written: an escaped one is left to the tree.
+    if r.key_is("name") {
+        let name = or_decline!(r.string());
+        if !or_decline!(r.more_members()) || !r.key_is("arguments") || r.null() {
+            return O::declined(bytes, options);
         }
-        "arguments" => {
-            // As `serde_json` writes a map: the arguments first.
-            let mut arguments = or_decline!(r.set_aside());
-            if !or_decline!(r.more_members()) || or_decline!(r.key()) != "name" {
-                return O::declined(bytes, options);
-            }
-            let name = or_decline!(r.string());
-            read_arguments(&mut arguments, &name, bytes, options, |arguments| arguments.at_end() && at_call_end(&mut r))
+        read_arguments(&mut r, &name, bytes, options, at_call_end)
+    } else if r.key_is("arguments") {
+        // As `serde_json` writes a map: the arguments first.
+        let mut arguments = or_decline!(r.set_aside());
+        if !or_decline!(r.more_members()) || !r.key_is("name") {
+            return O::declined(bytes, options);
         }
-        _ => O::declined(bytes, options),
+        let name = or_decline!(r.string());
+        read_arguments(&mut arguments, &name, bytes, options, |arguments| arguments.at_end() && at_call_end(&mut r))
+    } else {
+        O::declined(bytes, options)
     }
 }
 

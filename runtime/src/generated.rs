@@ -550,6 +550,9 @@ pub struct ObjectKeys {
     /// The index of a key in `declared` (a generated `match`, which compares
     /// against constant strings faster than a search through `declared` could).
     pub index: fn(&str) -> Option<usize>,
+    /// Whether every declared key is [plain](crate::json::is_plain_key), so that the
+    /// reader may compare the text with the key it expects next ([`plain_keys`]).
+    pub plain: bool,
     /// Indices (into `declared`) of the required ones.
     pub required: &'static [usize],
     /// `minProperties`
@@ -614,28 +617,51 @@ pub enum Member {
     Twice,
     /// Not accepted by the field's type.
     Failed,
-    /// Its key is not declared: not read.
-    Undeclared,
+}
+
+/// Whether every key of `keys` is [plain](crate::json::is_plain_key) (for [`ObjectKeys::plain`]).
+pub const fn plain_keys(keys: &[&str]) -> bool {
+    let mut i = 0;
+    while i < keys.len() {
+        if !crate::json::is_plain_key(keys[i]) {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// Reads the members of the closed object that is the reader's next value:
-/// `field(key, r)` reads the value of `key` into its field, or says the key is
-/// not declared (the generated `match` on the key is the type's own, so each
-/// member costs one indirect call). A key not declared or given twice stops
-/// the reading there (recorded on the reader); the member count is checked at
-/// the end. `Some` with the count when every member was read.
-pub fn read_members(r: &mut Reader<'_>, keys: &ObjectKeys, field: &mut dyn FnMut(&str, &mut Reader<'_>) -> Member) -> Option<usize> {
+/// `field(i, r)` reads the value of the `i`-th declared key into its field
+/// (the generated `match` on the index is the type's own, so each member costs
+/// one indirect call). The key expected next (the one declared after the last
+/// one read) is compared with the text first; any other key is read and
+/// looked up. A key not declared or given twice stops the reading there
+/// (recorded on the reader); the member count is checked at the end. `Some`
+/// with the count when every member was read.
+pub fn read_members(r: &mut Reader<'_>, keys: &ObjectKeys, field: &mut dyn FnMut(usize, &mut Reader<'_>) -> Member) -> Option<usize> {
     let mut count = 0;
+    // The declared key expected next: models write the keys in the schema's order.
+    let mut next = 0;
     if r.object()? {
         loop {
-            let key = r.key()?;
-            match field(&key, r) {
+            let (i, key) = match keys.declared.get(next) {
+                Some(expected) if keys.plain && r.key_is(expected) => (next, Cow::Borrowed(*expected)),
+                _ => {
+                    let key = r.key()?;
+                    match (keys.index)(&key) {
+                        Some(i) => (i, key),
+                        None => return r.stop_at_key(key, keys.declared, false),
+                    }
+                }
+            };
+            match field(i, r) {
                 Member::Read => {}
-                Member::Undeclared => return r.stop_at_key(key, keys.declared, false),
                 Member::Twice => return r.stop_at_key(key, keys.declared, true),
                 Member::Failed => return None,
             }
             count += 1;
+            next = i + 1;
             if !r.more_members()? {
                 break;
             }

@@ -12,7 +12,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 mod parser;
 
-pub use parser::{KeyMiss, KeyStop, Reader};
+pub use parser::{is_plain_key, KeyMiss, KeyStop, Reader};
 
 /// A parsed JSON value. Objects keep their members in document order,
 /// duplicates included.
@@ -450,6 +450,27 @@ mod tests {
         assert!(matches!(j.get("k"), Some(Json::String(Cow::Owned(s))) if s == "vé"));
         let err = Json::parse(b"{\"k\":\"\xff\"}").unwrap_err();
         assert_eq!(err.message, "invalid UTF-8 at line 1 column 7");
+    }
+
+    #[test]
+    fn a_key_is_compared_as_written() {
+        // After `{`, the key: matched exactly (quotes, colon, whitespace), else nothing read.
+        let after_key = |text: &str, key: &str| {
+            let mut r = Reader::new(text.as_bytes()).expect("UTF-8");
+            assert_eq!(r.object(), Some(true), "{text}");
+            r.key_is(key).then(|| r.number().and_then(|n| n.as_u64()))
+        };
+        assert_eq!(after_key(r#"{"path":1}"#, "path"), Some(Some(1)));
+        assert_eq!(after_key("{ \n\"path\" \t: 1}", "path"), Some(Some(1)));
+        for other in [r#"{"path2":1}"#, r#"{"pat":1}"#, r#"{"pat\u0068":1}"#, r#"{"path" 1}"#, r#"{"path""#, r#"{"path"#, r#"{path:1}"#] {
+            assert_eq!(after_key(other, "path"), None, "{other}");
+        }
+        // Not matched: the key is read from where it starts.
+        let mut r = Reader::new(br#"{"path" 1}"#).expect("UTF-8");
+        r.object();
+        assert!(!r.key_is("path"));
+        assert_eq!(r.string().as_deref(), Some("path"));
+        assert!(is_plain_key("path_é ~") && !is_plain_key("a\"b") && !is_plain_key("a\\b") && !is_plain_key("a\nb"));
     }
 
     #[test]

@@ -30,6 +30,21 @@ static SPECIAL: [bool; 256] = {
     table
 };
 
+/// Whether JSON writes `key` as it is between its quotes (no quote, backslash
+/// or control character to escape), so that [`Reader::key_is`] may compare
+/// the text with it.
+pub const fn is_plain_key(key: &str) -> bool {
+    let bytes = key.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] < 0x20 || bytes[i] == b'"' || bytes[i] == b'\\' {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// Parses `text` as one JSON value with nothing but whitespace after it.
 pub(super) fn parse(text: &str) -> Result<Json<'_>, ParseError> {
     let mut p = Parser { text, bytes: text.as_bytes(), pos: 0, depth: 0, members: Vec::with_capacity(16), items: Vec::new() };
@@ -549,6 +564,32 @@ impl<'a> Reader<'a> {
         }
         self.p.pos += 1;
         Some(key)
+    }
+
+    /// Consumes the next member's key and its colon when the key is written
+    /// exactly as `key` (quoted, no escapes); otherwise reads nothing. The
+    /// shortcut for keys that come in the order the schema declares them: a
+    /// comparison of the text instead of a scan and a lookup. `key` must be
+    /// [`plain`](is_plain_key) (a key with a quote, a backslash or a control
+    /// character is written escaped, so its text never matches).
+    #[inline(always)]
+    pub fn key_is(&mut self, key: &str) -> bool {
+        self.p.skip_whitespace();
+        let start = self.p.pos;
+        let n = key.len();
+        // The closing quote first: most keys of another length fail there.
+        let matches = self.p.bytes.get(start..start + n + 2).is_some_and(|text| text[n + 1] == b'"' && text[0] == b'"' && &text[1..=n] == key.as_bytes());
+        if !matches {
+            return false;
+        }
+        self.p.pos = start + n + 2;
+        self.p.skip_whitespace();
+        if self.p.peek() != Some(b':') {
+            self.p.pos = start;
+            return false;
+        }
+        self.p.pos += 1;
+        true
     }
 
     /// After a member's value: `Some(true)` when another member follows,
