@@ -140,6 +140,13 @@ pub trait ToolSet: Sized {
         Names::Static(Self::NAMES)
     }
 
+    /// `name` as [`ToolSet::NAMES`] holds it, when it is one of the tools
+    /// (so that a rejection borrows it instead of copying it); generated code
+    /// finds it through its name index.
+    fn static_name(name: &str) -> Option<&'static str> {
+        Self::NAMES.binary_search(&name).ok().map(|i| Self::NAMES[i])
+    }
+
     /// Resolves `arguments` (absent or `null` means `{}`) for the tool `name`.
     fn resolve_parts(name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<Self, Rejection>;
 
@@ -366,7 +373,7 @@ fn key_rejection<C: ToolSet>(r: &mut Reader<'_>, tool: &str) -> Option<Rejection
     let root = Path::root();
     let at = root.key("arguments");
     let (key, twice) = match stop.miss {
-        KeyMiss::Missing(key) => return Some(Rejection::missing_key(&at, key, Names::Static(stop.declared)).with_tool(tool)),
+        KeyMiss::Missing(key) => return Some(with_tool::<C>(Rejection::missing_key(&at, key, Names::Static(stop.declared)), tool)),
         KeyMiss::Undeclared(key) => (key, false),
         KeyMiss::Duplicate(key) => (key, true),
         KeyMiss::UnknownName => return None,
@@ -378,7 +385,16 @@ fn key_rejection<C: ToolSet>(r: &mut Reader<'_>, tool: &str) -> Option<Rejection
         r.skip_value()?;
     }
     let rejection = if twice { Rejection::duplicate_key(&at, &key) } else { Rejection::undeclared_key(&at, &key, Names::Static(stop.declared)) };
-    Some(rejection.with_tool(tool))
+    Some(with_tool::<C>(rejection, tool))
+}
+
+/// `rejection` of a call to `tool`, one of `C`'s tools: its name borrowed from
+/// [`ToolSet::NAMES`], not copied.
+fn with_tool<C: ToolSet>(rejection: Rejection, tool: &str) -> Rejection {
+    match C::static_name(tool) {
+        Some(name) => rejection.with_static_tool(name),
+        None => rejection.with_tool(tool),
+    }
 }
 
 /// Parses call bytes, enforcing the size limit before parsing.

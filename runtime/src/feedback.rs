@@ -33,12 +33,98 @@ pub struct Feedback {
     pub found: Option<&'static str>,
     /// Closest tool names (H1) or the declared keys (H2); never applied for the model.
     /// Names compiled into the binary (a generated enum's) are borrowed, not copied.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub suggestions: Vec<Cow<'static, str>>,
+    #[serde(skip_serializing_if = "Suggestions::is_empty")]
+    pub suggestions: Suggestions<'static>,
+}
+
+/// The names a rejection suggests (closest tool names, declared keys, rival
+/// tools): a list compiled into the binary is borrowed whole, others are
+/// collected. Serialized as an array of strings.
+#[derive(Debug, Clone)]
+pub enum Suggestions<'a> {
+    /// A list as it is (a generated object's declared keys).
+    Listed(&'a [&'a str]),
+    /// Names searched or picked (each borrowed where it can be).
+    Collected(Vec<Cow<'a, str>>),
+}
+
+impl<'a> Suggestions<'a> {
+    /// How many names.
+    pub fn len(&self) -> usize {
+        match self {
+            Suggestions::Listed(names) => names.len(),
+            Suggestions::Collected(names) => names.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th name.
+    fn get(&self, i: usize) -> &str {
+        match self {
+            Suggestions::Listed(names) => names[i],
+            Suggestions::Collected(names) => &names[i],
+        }
+    }
+
+    /// The names, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// At most `count` names of at most `chars` characters each (cut with an
+    /// ellipsis): a list whose first `count` names fit is still borrowed whole.
+    fn bounded(self, count: usize, chars: usize) -> Suggestions<'a> {
+        match self {
+            Suggestions::Listed(names) => {
+                let names = &names[..names.len().min(count)];
+                // No more bytes than `chars` means no more characters.
+                if names.iter().all(|name| name.len() <= chars) {
+                    return Suggestions::Listed(names);
+                }
+                Suggestions::Collected(names.iter().map(|name| clip_to(name, chars)).collect())
+            }
+            Suggestions::Collected(mut names) => {
+                // Cut in place: the vector is the one the names were searched into.
+                names.truncate(count);
+                for name in &mut names {
+                    *name = bounded(std::mem::take(name), chars);
+                }
+                Suggestions::Collected(names)
+            }
+        }
+    }
+}
+
+impl Default for Suggestions<'_> {
+    fn default() -> Self {
+        Suggestions::Listed(&[])
+    }
+}
+
+impl PartialEq for Suggestions<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for Suggestions<'_> {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.iter().eq(other.iter().copied())
+    }
+}
+
+impl Serialize for Suggestions<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
 }
 
 /// `text` cut to `max` characters, with an ellipsis where it was cut (kept as it is when it fits).
-fn bounded(text: Cow<'static, str>, max: usize) -> Cow<'static, str> {
+fn bounded<'a>(text: Cow<'a, str>, max: usize) -> Cow<'a, str> {
     match clip_to(&text, max) {
         Cow::Borrowed(_) => text,
         Cow::Owned(cut) => Cow::Owned(cut),
@@ -58,12 +144,7 @@ impl From<&Rejection> for Feedback {
             Class::Quarantined => " This tool cannot be called until its registry is fixed; use another tool.",
             _ => " Send one call object with \"name\" and \"arguments\".",
         };
-        let (mut text, mut suggestions) = r.line_and_suggestions(1 + hint.len());
-        // Cut in place: the vector is the one the suggestions were searched into.
-        suggestions.truncate(MAX_SUGGESTIONS);
-        for s in &mut suggestions {
-            *s = bounded(std::mem::take(s), 64);
-        }
+        let (mut text, suggestions) = r.line_and_suggestions(1 + hint.len());
         text.push('.');
         text.push_str(hint);
         Feedback {
@@ -72,7 +153,7 @@ impl From<&Rejection> for Feedback {
             text: bounded(text.into(), MAX_TEXT).into_owned(),
             expected: r.expected().map(|e| clip_to(e, 128).into_owned()),
             found: r.found().map(|k| k.as_str()),
-            suggestions,
+            suggestions: suggestions.bounded(MAX_SUGGESTIONS, 64),
         }
     }
 }

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::call::{Resolution, ToolSet};
 use crate::check::Cx;
 use crate::dynamic::DynamicRegistry;
-use crate::feedback::{Feedback, MAX_SUGGESTIONS, MAX_TEXT};
+use crate::feedback::{Feedback, Suggestions, MAX_SUGGESTIONS, MAX_TEXT};
 use crate::json::Json;
 use crate::pipeline::{Decision, Gate, Resolved};
 
@@ -155,7 +155,7 @@ impl Feedback {
             text: text.chars().take(MAX_TEXT).collect(),
             expected: None,
             found: None,
-            suggestions: rivals,
+            suggestions: Suggestions::Collected(rivals),
         })
     }
 }

@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::feedback::Suggestions;
 use crate::json::JsonKind;
 use crate::path::Path;
 pub use crate::names::{closest, edit_distance, NameIndex, Names};
@@ -273,7 +274,8 @@ pub struct Rejection {
 /// The tool (and server) a rejection is about; boxed, so that `Rejection` stays small.
 #[derive(Debug, Clone, Default)]
 struct Subject {
-    tool: Option<Box<str>>,
+    /// Borrowed when it is a name compiled into the binary.
+    tool: Option<Cow<'static, str>>,
     server: Option<Box<str>>,
 }
 
@@ -310,7 +312,7 @@ impl Rejection {
     /// A merged-server rejection (M1–M4) of the call naming `tool`.
     pub fn routing(class: Class, reason: Reason, tool: &str) -> Rejection {
         let mut r = Rejection::new(class, reason, "/name");
-        r.subject_mut().tool = Some(clip(tool).into());
+        r.subject_mut().tool = Some(clip(tool).into_owned().into());
         r
     }
 
@@ -343,7 +345,7 @@ impl Rejection {
     /// H1: `name` is not in the registry whose tool names are `registry`.
     pub fn unknown_tool(name: &str, registry: Names) -> Rejection {
         let mut r = Rejection::new(Class::H1, Reason::UnknownTool, "/name");
-        r.subject_mut().tool = Some(clip(name).into());
+        r.subject_mut().tool = Some(clip(name).into_owned().into());
         r.hints = Some(registry);
         r
     }
@@ -385,7 +387,14 @@ impl Rejection {
 
     /// Records the tool name as the call gave it (kept to 64 characters).
     pub fn with_tool(mut self, name: &str) -> Rejection {
-        self.subject_mut().tool = Some(clip(name).into());
+        self.subject_mut().tool = Some(clip(name).into_owned().into());
+        self
+    }
+
+    /// [`Rejection::with_tool`] for a name compiled into the binary (a generated
+    /// enum's): borrowed, not copied.
+    pub fn with_static_tool(mut self, name: &'static str) -> Rejection {
+        self.subject_mut().tool = Some(clip(name));
         self
     }
 
@@ -462,9 +471,14 @@ impl Rejection {
     }
 
     /// [`Rejection::suggestions`] as values that outlive the rejection: names
-    /// compiled into the binary (a generated enum's) borrowed, others copied.
-    fn static_suggestions(&self) -> Vec<Cow<'static, str>> {
-        self.hints.as_ref().map_or_else(Vec::new, |hints| hints.to_static(self.closest_to()))
+    /// compiled into the binary (a generated enum's) borrowed, a list of them
+    /// whole; others copied.
+    fn static_suggestions(&self) -> Suggestions<'static> {
+        match (&self.hints, self.closest_to()) {
+            (None, _) => Suggestions::default(),
+            (Some(Names::Static(names)), None) => Suggestions::Listed(names),
+            (Some(hints), closest_to) => Suggestions::Collected(hints.to_static(closest_to)),
+        }
     }
 
     /// For an unknown tool, the name given and how many closest names to suggest.
@@ -530,7 +544,7 @@ impl Rejection {
     /// closest names searched once for both; the suggestions outlive the rejection
     /// (names compiled into the binary borrowed, others copied). The line has room
     /// for `room` more bytes (what the caller appends) without growing.
-    pub fn line_and_suggestions(&self, room: usize) -> (String, Vec<Cow<'static, str>>) {
+    pub fn line_and_suggestions(&self, room: usize) -> (String, Suggestions<'static>) {
         let suggestions = self.static_suggestions();
         let mut line = String::with_capacity(192 + room);
         // Written straight into the `String`, not through a `Formatter`: the
@@ -539,7 +553,7 @@ impl Rejection {
         (line, suggestions)
     }
 
-    fn render(&self, f: &mut impl fmt::Write, suggestions: Option<&[Cow<'_, str>]>) -> fmt::Result {
+    fn render(&self, f: &mut impl fmt::Write, suggestions: Option<&Suggestions<'_>>) -> fmt::Result {
         // Text without arguments is written as it is, not formatted: an H1's line
         // is the commonest a model reads.
         f.write_str(self.class.as_str())?;
@@ -550,14 +564,17 @@ impl Rejection {
         f.write_str(": ")?;
         let tool = Quoted(self.tool().unwrap_or("?"));
         // The suggestions an H1 or H2 line lists, searched once.
-        let computed;
+        let (computed, empty);
         let suggestions = match suggestions {
             Some(s) => s,
             None if matches!(self.reason, Reason::UnknownTool | Reason::UndeclaredKey { .. }) => {
-                computed = self.suggestions().into_iter().map(Cow::Borrowed).collect::<Vec<_>>();
+                computed = Suggestions::Collected(self.suggestions().into_iter().map(Cow::Borrowed).collect());
                 &computed
             }
-            None => &[],
+            None => {
+                empty = Suggestions::default();
+                &empty
+            }
         };
         match &self.reason {
             Reason::InvalidJson { message } => write!(f, "not valid JSON ({})", clip(message)),
@@ -592,7 +609,7 @@ impl Rejection {
                 f.write_str(" in the registry")?;
                 if !suggestions.is_empty() {
                     f.write_str("; did you mean: ")?;
-                    join_names(f, suggestions.iter().map(|s| &**s))?;
+                    join_names(f, suggestions.iter())?;
                 }
                 Ok(())
             }
@@ -601,7 +618,7 @@ impl Rejection {
                 f.write_str(" does not declare key ")?;
                 Quoted(key).write_to(f)?;
                 f.write_str("; declared: ")?;
-                join_names(f, suggestions.iter().map(|s| &**s))
+                join_names(f, suggestions.iter())
             }
             Reason::MissingKey { key } => {
                 tool.write_to(f)?;

@@ -43,6 +43,9 @@ const _: () = {
         fn tool_names() -> rt::Names {
             NAME_TABLE.names()
         }
+        fn static_name(name: &str) -> Option<&'static str> {
+            NAME_TABLE.get(name).map(|i| Self::NAMES[i])
+        }
         fn resolve_parts(
             name: &str,
             arguments: Option<&rt::Json<'_>>,

@@ -38,6 +38,9 @@ pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, Tok
             fn tool_names() -> #rt::Names {
                 NAME_TABLE.names()
             }
+            fn static_name(name: &str) -> Option<&'static str> {
+                NAME_TABLE.get(name).map(|i| Self::NAMES[i])
+            }
             fn resolve_parts(name: &str, arguments: Option<&#rt::Json<'_>>, cx: &mut #rt::Cx) -> Result<Self, #rt::Rejection> {
                 let args = arguments.unwrap_or(&#rt::EMPTY_ARGUMENTS);
                 let root = #rt::Path::root();
