@@ -3,13 +3,13 @@
 //!
 //! `cargo bench --bench resolve`; the README reports the last figures.
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion};
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
 use toolseal::Options;
 use toolseal_fixtures::bank::ToolCall;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 
 const CALLS: &[(&str, &str)] = &[
     ("accept", r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":25.5,"currency":"USD","memo":"rent for May"}}"#),

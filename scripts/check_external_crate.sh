@@ -9,7 +9,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$repo/scripts/external_crate.sh"
-external_crate "$work" external-registry-user ", default-features = false, features = [\"testing\"]" 'jsonschema = { version = "0.61", default-features = false }
+external_crate "$work" external-registry-user ", features = [\"testing\"]" 'jsonschema = { version = "0.61", default-features = false }
 serde_json = "1"'
 servers=(server-filesystem server-filesystem-2025.8.21 server-memory server-everything server-github mcp-server-time mcp-server-fetch mcp-server-git)
 {
@@ -22,9 +22,8 @@ servers=(server-filesystem server-filesystem-2025.8.21 server-memory server-ever
 {
   for s in "${servers[@]}"; do m=${s//[-.]/_}; echo "mod $m { toolseal::include_registry!(\"$m\"); }"; done
   cat <<'RS'
-use toolseal::runtime::probe::{probes, Expect};
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::{closed_world, compile_tool_schema, CompileOptions};
+use toolseal::registry::{read_registry, CompileOptions};
+use toolseal::testing::{closed_world, compile_tool_schema, probes, Expect};
 use toolseal::{Options, ToolSet};
 
 fn check<C: ToolSet>(file: &str, totals: &mut (usize, usize)) {

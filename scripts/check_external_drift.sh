@@ -9,7 +9,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 source "$repo/scripts/external_crate.sh"
-external_crate "$work" external-tool-implementer ", default-features = false"
+external_crate "$work" external-tool-implementer ""
 mkdir -p "$work/registry"
 cp "$repo/examples/transfer_funds/registry/bank.json" "$work/registry/bank.json"
 cat > "$work/build.rs" <<'RS'

@@ -1,7 +1,7 @@
 # Sourced by the scripts that build a crate outside this repository.
 # `external_crate DIR NAME TOOLSEAL_OPTIONS [DEPENDENCY LINES]` writes DIR/Cargo.toml
 # (its own workspace; toolseal by path with TOOLSEAL_OPTIONS, e.g.
-# `, default-features = false`; toolseal-build as the build dependency; the
+# `, features = ["testing"]`; toolseal-build as the build dependency; the
 # extra dependency lines) and the repository's Cargo.lock, and makes DIR/src.
 # `repo` must name the repository.
 external_crate() {

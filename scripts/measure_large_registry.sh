@@ -11,7 +11,7 @@ trap 'rm -rf "$work"' EXIT
 (cd "$repo" && cargo run -q --release -p toolseal-bench --bin perf-report -- --write-registry 1000 "$work/large.json")
 (cd "$repo" && cargo run -q --release -p toolseal-bench --bin perf-report -- --write-registry 10 "$work/small.json")
 source "$repo/scripts/external_crate.sh"
-external_crate "$work/crate" large-registry ", default-features = false" 'serde_json = "1"'
+external_crate "$work/crate" large-registry "" 'serde_json = "1"'
 cat > "$work/crate/build.rs" <<RS
 fn main() -> Result<(), toolseal_build::Error> {
     toolseal_build::Config::new().registry_as("$work/large.json", "large").registry_as("$work/small.json", "small").compile()

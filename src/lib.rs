@@ -58,28 +58,56 @@
 //!
 //! ## Features
 //!
-//! - `cli` (default): the `toolseal` command; enables `gateway`.
-//! - `gateway`: `toolseal::gateway`, the closed-world MCP gateway, embeddable.
+//! No default features: nothing async, nothing HTTP. The `toolseal` command is the
+//! crate `toolseal-cli`, the MCP gateway the crate `toolseal-gateway`.
+//!
 //! - `guard`: `toolseal::guard`, an rmcp server whose `tools/call`s are resolved first.
-//! - `testing`: `toolseal::runtime::probe` and `toolseal::mcp::trials`, calls whose verdict,
+//! - `testing`: `toolseal::testing` and `toolseal::mcp::trials`, calls whose verdict,
 //!   class and pointer are known by construction (honest, H1–H3, M1–M5), built from a
 //!   registry's own schemas: for tests and benchmarks, not for resolving calls.
 
 #![deny(missing_docs)]
 
-pub use toolseal_runtime as runtime;
-pub use toolseal_runtime::{definitions, feedback, mcp, pipeline, wire};
-#[cfg(feature = "guard")]
-pub use toolseal_runtime::guard;
-#[cfg(feature = "gateway")]
-pub mod gateway;
+pub use toolseal_macros::{tool, toolset};
 pub use toolseal_runtime::call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
 pub use toolseal_runtime::check::Coercion;
+pub use toolseal_runtime::dispatch::DispatchError;
 pub use toolseal_runtime::json::JsonKind;
 pub use toolseal_runtime::rejection::{Class, Keyword, Reason, Rejection};
 pub use toolseal_runtime::typed::FromJson;
-pub use toolseal_runtime::dispatch::DispatchError;
-pub use toolseal_macros::{tool, toolset};
+pub use toolseal_runtime::{definitions, feedback, fits, mcp, wire};
+
+/// The runtime pipeline: resolve → contract → gate → execute → verify.
+pub mod pipeline {
+    #![doc = include_str!("../docs/pipeline.md")]
+    pub use toolseal_runtime::pipeline::*;
+}
+
+#[cfg(feature = "guard")]
+pub use toolseal_runtime::guard;
+
+/// Registry files (MCP `tools/list`, OpenAI, Anthropic, Bedrock), read into tool
+/// definitions, and the options their schemas are compiled with.
+pub mod registry {
+    pub use toolseal_runtime::registry::{Registry, RegistryError, SourceFormat, ToolDef, read_registry};
+    pub use toolseal_runtime::schema::{CompileOptions, SchemaError};
+}
+
+/// Registries and merged deployments compiled at run time, for tools that are not
+/// known at build time: the same rules as the generated enums.
+pub mod dynamic {
+    pub use toolseal_runtime::dynamic::{DynamicCall, DynamicDeployment, DynamicRegistry, LiveRegistry, Refused};
+    pub use toolseal_runtime::json::Json;
+}
+
+/// Calls with known verdicts, built from a registry's own schemas (feature `testing`):
+/// for tests, benchmarks and checking a registry, not for resolving calls.
+#[cfg(feature = "testing")]
+pub mod testing {
+    pub use toolseal_runtime::mcp::trials;
+    pub use toolseal_runtime::probe::{Expect, Probe, probes};
+    pub use toolseal_runtime::schema::{SchemaDoc, closed_world, compile_tool_schema};
+}
 
 /// Includes the code `toolseal-build` generated for a registry, like `include!`.
 ///
@@ -174,7 +202,7 @@ macro_rules! __value_type {
                 }
             }
             $crate::__deserialize_via_from_json!($t);
-            $crate::__json_schema!($t, g => $crate::__private::Describe::describe(&RULE, g));
+    $crate::__json_schema!($t, g => $crate::__private::Describe::describe(&RULE, g));
         };
     };
 }
@@ -314,17 +342,17 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
-    pub use toolseal_runtime::call::{Annotations, Options, Resolution, ToolInfo, ToolSet, EMPTY_ARGUMENTS};
+    pub use toolseal_runtime::call::{Annotations, EMPTY_ARGUMENTS, Options, Resolution, ToolInfo, ToolSet};
     pub use toolseal_runtime::check::{self, Cx, Format, NumberBounds};
-    pub use toolseal_runtime::{definitions, wire::WireFormat};
-    pub use toolseal_runtime::dispatch::{output_value, DispatchError};
+    pub use toolseal_runtime::dispatch::{DispatchError, output_value};
+    pub use toolseal_runtime::generated::*;
     pub use toolseal_runtime::json::{Json, Reader};
-    pub use toolseal_runtime::path::Path;
     pub use toolseal_runtime::mcp;
+    pub use toolseal_runtime::path::Path;
     pub use toolseal_runtime::rejection::{Class, Keyword, Names, Reason, Rejection};
     pub use toolseal_runtime::schema::spec::LazySpec;
     pub use toolseal_runtime::typed::FromJson;
-    pub use toolseal_runtime::generated::*;
+    pub use toolseal_runtime::{definitions, wire::WireFormat};
 
     /// A generated value type's table, as the type's JSON Schema.
     pub trait Describe {
@@ -486,5 +514,4 @@ pub mod __private {
         }
         schema
     }
-
 }

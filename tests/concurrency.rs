@@ -3,20 +3,22 @@
 //! exactly one listing (its verdict is the one that listing gives), none is
 //! lost, and the audit records of a shared pipeline add up.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use toolseal::pipeline::{Authorized, FrontierGate, MemorySink, Pipeline};
-use toolseal::runtime::dynamic::{DynamicRegistry, LiveRegistry};
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
 use toolseal::{Class, Options};
 use toolseal_fixtures::bank::ToolCall;
+use toolseal_runtime::dynamic::{DynamicRegistry, LiveRegistry};
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 
 /// Listing `v`: tool `alpha` in even versions, `beta` in odd ones; both take `n` with maximum `v`.
 fn listing(v: u64) -> DynamicRegistry {
     let name = if v.is_multiple_of(2) { "alpha" } else { "beta" };
-    let text = format!(r#"{{"tools":[{{"name":"{name}","inputSchema":{{"type":"object","properties":{{"n":{{"type":"integer","maximum":{v}}}}},"additionalProperties":false}}}},{{"name":"stable","inputSchema":{{"type":"object"}}}}]}}"#);
+    let text = format!(
+        r#"{{"tools":[{{"name":"{name}","inputSchema":{{"type":"object","properties":{{"n":{{"type":"integer","maximum":{v}}}}},"additionalProperties":false}}}},{{"name":"stable","inputSchema":{{"type":"object"}}}}]}}"#
+    );
     DynamicRegistry::new(&read_registry(text.as_bytes()).expect("registry"), &CompileOptions::default())
 }
 
@@ -37,7 +39,11 @@ fn calls_resolve_against_exactly_one_listing_while_it_is_swapped() {
                     let (version, verdict) = live.resolve(call.as_bytes(), &Options::strict());
                     // The verdict must be exactly the one listing `version` gives.
                     let expected = listing(version).resolve(call.as_bytes(), &Options::strict());
-                    assert_eq!(verdict.as_ref().map(|c| c.name.clone()).map_err(|r| (r.class(), r.pointer().to_owned())), expected.as_ref().map(|c| c.name.clone()).map_err(|r| (r.class(), r.pointer().to_owned())), "{call} at version {version}");
+                    assert_eq!(
+                        verdict.as_ref().map(|c| c.name.clone()).map_err(|r| (r.class(), r.pointer().to_owned())),
+                        expected.as_ref().map(|c| c.name.clone()).map_err(|r| (r.class(), r.pointer().to_owned())),
+                        "{call} at version {version}"
+                    );
                     if call.contains("500") && verdict.is_ok() {
                         assert!(version >= 500, "n = 500 fits only listings with maximum >= 500");
                     }

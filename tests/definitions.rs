@@ -8,26 +8,18 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use toolseal::pipeline::{Authorized, FrontierGate, Outcome, Pipeline};
-use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
-use toolseal::runtime::json::Json;
-use toolseal::runtime::probe::{probes, Expect};
-use toolseal::runtime::registry::{read_registry, Registry};
-use toolseal::runtime::schema::{compile_tool_schema, CompileOptions};
-use toolseal::wire::{parse_reply, WireCall, WireFormat};
+use toolseal::wire::{WireCall, WireFormat, parse_reply};
 use toolseal::{Class, Options, Rejection, ToolInfo};
-use toolseal_fixtures::{bank, real_servers, suite_plain, synthetic, FIXTURES};
+use toolseal_fixtures::{FIXTURES, bank, real_servers, suite_plain, synthetic};
+use toolseal_runtime::dynamic::{DynamicDeployment, DynamicRegistry};
+use toolseal_runtime::json::Json;
+use toolseal_runtime::probe::{Expect, probes};
+use toolseal_runtime::registry::{Registry, read_registry};
+use toolseal_runtime::schema::{CompileOptions, compile_tool_schema};
 
-const FORMATS: [WireFormat; 7] = [
-    WireFormat::OpenAiChat,
-    WireFormat::OpenAiResponses,
-    WireFormat::Anthropic,
-    WireFormat::Bedrock,
-    WireFormat::Gemini,
-    WireFormat::Mcp,
-    WireFormat::Canonical,
-];
+const FORMATS: [WireFormat; 7] = [WireFormat::OpenAiChat, WireFormat::OpenAiResponses, WireFormat::Anthropic, WireFormat::Bedrock, WireFormat::Gemini, WireFormat::Mcp, WireFormat::Canonical];
 
 /// `(name, arguments schema)` of each definition in a `tools` value of `format`,
 /// read by the vendor's own field names.
@@ -65,7 +57,9 @@ fn reply(format: WireFormat, name: &str, arguments: &str) -> String {
     let name = serde_json::to_string(name).expect("a string");
     let string = serde_json::to_string(arguments).expect("a string");
     match format {
-        WireFormat::OpenAiChat => format!(r#"{{"choices":[{{"message":{{"role":"assistant","tool_calls":[{{"id":"call_1","type":"function","function":{{"name":{name},"arguments":{string}}}}}]}}}}]}}"#),
+        WireFormat::OpenAiChat => {
+            format!(r#"{{"choices":[{{"message":{{"role":"assistant","tool_calls":[{{"id":"call_1","type":"function","function":{{"name":{name},"arguments":{string}}}}}]}}}}]}}"#)
+        }
         WireFormat::OpenAiResponses => format!(r#"{{"output":[{{"type":"function_call","call_id":"call_1","name":{name},"arguments":{string}}}]}}"#),
         WireFormat::Anthropic => format!(r#"{{"role":"assistant","content":[{{"type":"tool_use","id":"toolu_1","name":{name},"input":{arguments}}}]}}"#),
         WireFormat::Bedrock => format!(r#"{{"output":{{"message":{{"role":"assistant","content":[{{"toolUse":{{"toolUseId":"t1","name":{name},"input":{arguments}}}}}]}}}}}}"#),
@@ -162,13 +156,9 @@ fn definitions_read_back_as_the_registry_they_came_from() {
     // MCP keeps the whole definition, so even the digests are the compiled ones.
     let registry = registry_at("tests/registries/mcp/server-github.json");
     for fixture in FIXTURES.iter().filter(|f| f.module == "server_github") {
-        for (format, wrap) in [
-            (WireFormat::OpenAiChat, None),
-            (WireFormat::OpenAiResponses, None),
-            (WireFormat::Anthropic, None),
-            (WireFormat::Bedrock, Some("toolConfig")),
-            (WireFormat::Mcp, Some("tools")),
-        ] {
+        for (format, wrap) in
+            [(WireFormat::OpenAiChat, None), (WireFormat::OpenAiResponses, None), (WireFormat::Anthropic, None), (WireFormat::Bedrock, Some("toolConfig")), (WireFormat::Mcp, Some("tools"))]
+        {
             let tools_out = (fixture.definitions)(format, &mut |_| true);
             let text = match wrap {
                 Some("toolConfig") => json!({ "toolConfig": { "tools": tools_out } }),
@@ -198,7 +188,7 @@ fn deployments_offer_qualified_names_that_route_back_to_their_server() {
         ),
         ("tests/deployments/real.toml", real_servers::McpCall::definitions, |c: &WireCall| real_servers::McpCall::resolver().resolve_wire(c).map(|r| r.qualified)),
     ] {
-        let deployment = toolseal_build::read_manifest(&support::root().join(manifest)).expect("manifest");
+        let deployment = toolseal_runtime::mcp::manifest::read_manifest(&support::root().join(manifest)).expect("manifest");
         let servers: Vec<(String, usize, String, Registry)> =
             deployment.servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), read_registry(&s.registry_bytes).expect("registry"))).collect();
         let dynamic = DynamicDeployment::new(&servers, &deployment.pins, deployment.policy, &CompileOptions::default()).expect("compiles");
@@ -250,7 +240,8 @@ fn quarantined_tools_are_never_offered() {
     let refused = suite_plain::ToolCall::from_json(format!(r#"{{"name":"{}","arguments":{{}}}}"#, quarantined[0].name).as_bytes()).expect_err("quarantined");
     assert_eq!(refused.class(), Class::Quarantined);
     // Dynamic: a look-around pattern cannot be enforced exactly.
-    let registry = read_registry(br#"[{"name":"bad","inputSchema":{"type":"object","properties":{"x":{"type":"string","pattern":"(?=a)"}}}},{"name":"ok","inputSchema":{"type":"object"}}]"#).expect("registry");
+    let registry =
+        read_registry(br#"[{"name":"bad","inputSchema":{"type":"object","properties":{"x":{"type":"string","pattern":"(?=a)"}}}},{"name":"ok","inputSchema":{"type":"object"}}]"#).expect("registry");
     let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default());
     assert_eq!(dynamic.quarantined().map(|(t, _)| t).collect::<Vec<_>>(), ["bad"]);
     for format in FORMATS {

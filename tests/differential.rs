@@ -15,13 +15,13 @@
 
 mod support;
 
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::json::Json;
-use toolseal::runtime::probe::{probes, Expect};
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::{compile_tool_schema, CompileOptions, Node};
 use toolseal::{Class, Options};
-use toolseal_fixtures::{Reading, FIXTURES};
+use toolseal_fixtures::{FIXTURES, Reading};
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::json::Json;
+use toolseal_runtime::probe::{Expect, probes};
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::{CompileOptions, Node, compile_tool_schema};
 
 /// The call object `call` with its members in reverse order (`arguments` first, as
 /// `serde_json` writes a map).
@@ -177,7 +177,14 @@ fn generated_dynamic_oracle_and_derived_schemas_agree() {
     }
     println!(
         "{} fixtures, {} tools, {} probes: {} honest accepted ({} of them by the fused reader), rejected by class {:?} ({} of them by the fused reader); {} compared with the jsonschema oracle and the derived schema",
-        FIXTURES.len(), t.tools, t.probes, t.accepted, t.read, t.by_class, t.read_rejected, t.oracle_checked
+        FIXTURES.len(),
+        t.tools,
+        t.probes,
+        t.accepted,
+        t.read,
+        t.by_class,
+        t.read_rejected,
+        t.oracle_checked
     );
     println!("tools without an honest probe: {:?}", t.unprobed);
     assert!(failures.is_empty(), "{} disagreements:\n{}", failures.len(), failures.join("\n"));

@@ -4,15 +4,15 @@
 //! generated from the bank registry, or by the server's own listed schemas —
 //! those calls are answered with their class and the handler never runs.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ServerCapabilities, ServerConfig};
 use rmcp::service::{RoleServer, Service};
-use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceError, ServiceExt};
-use serde_json::{json, Value};
+use rmcp::{ServerHandler, ServiceError, ServiceExt, schemars, tool, tool_handler, tool_router};
+use serde_json::{Value, json};
 use toolseal_fixtures::bank;
 use toolseal_runtime::guard::{GuardedServer, Sealed};
 

@@ -5,11 +5,11 @@
 
 mod support;
 
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
 use toolseal::{Class, Options};
 use toolseal_fixtures::bank::ToolCall;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 
 /// Resolves `call` with both resolvers; returns the class (or `None` when accepted) and the pointer.
 fn verdict(call: &[u8]) -> Option<(Class, String)> {
@@ -145,7 +145,9 @@ fn another_tools_arguments_that_fit_are_accepted_and_recorded() {
 /// option also accepts matches twice and is invalid (it used to be accepted).
 #[test]
 fn one_of_with_null_counts_null_against_every_option() {
-    let registry = read_registry(br#"{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"v":{"oneOf":[{},{"type":"null"}]},"w":{"anyOf":[{},{"type":"null"}]}},"additionalProperties":false}}]}"#).expect("registry");
+    let registry =
+        read_registry(br#"{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"v":{"oneOf":[{},{"type":"null"}]},"w":{"anyOf":[{},{"type":"null"}]}},"additionalProperties":false}}]}"#)
+            .expect("registry");
     let dynamic = DynamicRegistry::new(&registry, &CompileOptions::default());
     let r = dynamic.resolve(br#"{"name":"t","arguments":{"v":null}}"#, &Options::strict()).expect_err("null matches both options");
     assert_eq!((r.class(), r.pointer()), (Class::H3, "/arguments/v"));
@@ -167,7 +169,7 @@ fn large_integers_are_compared_exactly() {
 
 #[test]
 fn arguments_before_the_name_are_read_whole_however_their_strings_look() {
-    use toolseal_fixtures::{reading, Reading};
+    use toolseal_fixtures::{Reading, reading};
     let first = |arguments: &str| format!(r#"{{"arguments":{arguments},"name":"transfer_funds"}}"#).into_bytes();
     // Brackets and escaped quotes inside strings do not end the arguments early.
     let tricky = first(r#"{"recipient_id":"acct-7","amount":1,"memo":"}]\"{[\\"}"#);

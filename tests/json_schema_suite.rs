@@ -14,15 +14,15 @@
 
 use std::collections::BTreeMap;
 
-use toolseal_fixtures::suite::{asserts_formats, groups, remotes, tool_name, wrapped_tool, Group, DRAFTS};
-use toolseal_fixtures::{reading, suite_formats, suite_plain, Reading};
+use toolseal_fixtures::suite::{DRAFTS, Group, asserts_formats, groups, remotes, tool_name, wrapped_tool};
+use toolseal_fixtures::{Reading, reading, suite_formats, suite_plain};
 use toolseal_runtime::check::Cx;
 use toolseal_runtime::dynamic::DynamicRegistry;
 use toolseal_runtime::json::Json;
 use toolseal_runtime::path::Path as JsonPath;
 use toolseal_runtime::registry::read_registry;
 use toolseal_runtime::schema::spec::{SpecDoc, SpecOptions};
-use toolseal_runtime::schema::{closed_world, CompileOptions, Node};
+use toolseal_runtime::schema::{CompileOptions, Node, closed_world};
 use toolseal_runtime::{Class, Options, Rejection};
 
 /// Groups not run, each with its reason: `(file, group description, reason)`.
@@ -30,7 +30,11 @@ const SKIPS: &[(&str, &str, &str)] = &[
     ("defs.json", "validate definition against metaschema", META),
     ("ref.json", "remote ref, containing refs itself", META),
     ("definitions.json", "validate definition against metaschema", META),
-    ("vocabulary.json", "schema that uses custom metaschema with with no validation vocabulary", "`$vocabulary` in a custom meta-schema: toolseal enforces every vocabulary's keywords whatever the meta-schema declares (README: keyword table)"),
+    (
+        "vocabulary.json",
+        "schema that uses custom metaschema with with no validation vocabulary",
+        "`$vocabulary` in a custom meta-schema: toolseal enforces every vocabulary's keywords whatever the meta-schema declares (README: keyword table)",
+    ),
     ("optional/content.json", "validation of string-encoded content based on media type", CONTENT),
     ("optional/content.json", "validation of binary string-encoding", CONTENT),
     ("optional/content.json", "validation of binary-encoded media type documents", CONTENT),

@@ -5,8 +5,8 @@
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
-use toolseal::mcp::trials::{trials, Trial, TrialKind};
-use toolseal::mcp::{qualified_name, Catalog, Change, McpRequest, McpResolver, McpSet, Policy, Routed, ServerSpec, ToolSpec, MAX_LEN};
+use toolseal::mcp::trials::{Trial, TrialKind, trials};
+use toolseal::mcp::{Catalog, Change, MAX_LEN, McpRequest, McpResolver, McpSet, Policy, Routed, ServerSpec, ToolSpec, qualified_name};
 use toolseal::wire::parse_reply;
 use toolseal::{Class, Options, Rejection};
 use toolseal_fixtures::{real_servers, synthetic};
@@ -105,7 +105,21 @@ fn live_listings_make_changed_and_removed_tools_stale() {
     live["tools"].as_array_mut().expect("tools").remove(0);
     live["tools"].as_array_mut().expect("tools").push(serde_json::json!({ "name": "delete_all", "inputSchema": { "type": "object" } }));
     let report = resolver.verify_listing("mail", live.to_string().as_bytes()).expect("a listing");
-    let changes: Vec<(&str, &str)> = report.tools.iter().map(|(t, c)| (t.as_str(), match c { Change::Unchanged => "unchanged", Change::Changed { .. } => "changed", Change::Added => "added", Change::Removed => "removed" })).collect();
+    let changes: Vec<(&str, &str)> = report
+        .tools
+        .iter()
+        .map(|(t, c)| {
+            (
+                t.as_str(),
+                match c {
+                    Change::Unchanged => "unchanged",
+                    Change::Changed { .. } => "changed",
+                    Change::Added => "added",
+                    Change::Removed => "removed",
+                },
+            )
+        })
+        .collect();
     assert_eq!(changes, [("send_email", "removed"), ("list_inbox", "changed"), ("delete_all", "added")]);
     let r = resolver.resolve(call).expect_err("stale");
     assert_eq!((r.class(), r.server()), (Class::M4, Some("mail")), "{r}");
@@ -141,7 +155,10 @@ fn pins_from_the_wire_route_to_the_named_server() {
 fn shadowing_is_reported_for_the_build() {
     let shadowing = synthetic::McpCall::catalog().shadowing();
     assert_eq!(shadowing.len(), 1);
-    assert_eq!((shadowing[0].name.as_str(), shadowing[0].higher.as_slice(), shadowing[0].lower.as_slice()), ("send_email", &["mail__send_email".to_owned()][..], &["helper__send_email".to_owned()][..]));
+    assert_eq!(
+        (shadowing[0].name.as_str(), shadowing[0].higher.as_slice(), shadowing[0].lower.as_slice()),
+        ("send_email", &["mail__send_email".to_owned()][..], &["helper__send_email".to_owned()][..])
+    );
 }
 
 fn spec(name: &str, tier: usize, tools: &[String]) -> ServerSpec {
@@ -247,22 +264,25 @@ fn the_pipeline_runs_merged_calls_by_qualified_name() {
 
 #[test]
 fn a_deployment_compiled_at_run_time_resolves_like_the_generated_one() {
-    use toolseal::runtime::dynamic::DynamicDeployment;
-    use toolseal::runtime::registry::read_registry;
-    use toolseal::runtime::schema::CompileOptions;
+    use toolseal_runtime::dynamic::DynamicDeployment;
+    use toolseal_runtime::registry::read_registry;
+    use toolseal_runtime::schema::CompileOptions;
     for (manifest, catalog, trials_of) in [
         ("tests/deployments/synthetic.toml", synthetic::McpCall::catalog(), trials::<synthetic::McpCall> as fn(&Catalog, usize, u64) -> Vec<Trial>),
         ("tests/deployments/real.toml", real_servers::McpCall::catalog(), trials::<real_servers::McpCall>),
     ] {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(manifest);
-        let deployment = toolseal_build::read_manifest(&path).expect("manifest");
-        let servers: Vec<(String, usize, String, toolseal::runtime::registry::Registry)> =
+        let deployment = toolseal_runtime::mcp::manifest::read_manifest(&path).expect("manifest");
+        let servers: Vec<(String, usize, String, toolseal_runtime::registry::Registry)> =
             deployment.servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), read_registry(&s.registry_bytes).expect("registry"))).collect();
         let dynamic = DynamicDeployment::new(&servers, &deployment.pins, deployment.policy, &CompileOptions::default()).expect("compiles");
         let mut compared = 0;
         for trial in trials_of(catalog, 200, 11).iter().filter(|t| t.stamp.is_none()) {
             let request = McpRequest::parse(trial.call.as_bytes(), &Options::strict()).expect("request");
-            let got = dynamic.resolve_request(&request, &Options::strict()).map(|r| dynamic.catalog().qualified(r).to_owned()).map_err(|r| (r.class(), r.pointer().to_owned(), r.server().map(str::to_owned)));
+            let got = dynamic
+                .resolve_request(&request, &Options::strict())
+                .map(|r| dynamic.catalog().qualified(r).to_owned())
+                .map_err(|r| (r.class(), r.pointer().to_owned(), r.server().map(str::to_owned)));
             let want = if manifest.contains("synthetic") {
                 synthetic::McpCall::resolver().resolve_request(&request).map(|r| r.qualified).map_err(|r| (r.class(), r.pointer().to_owned(), r.server().map(str::to_owned)))
             } else {

@@ -3,14 +3,14 @@
 
 mod support;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use toolseal::pipeline::*;
-use toolseal::runtime::registry::read_registry;
 use toolseal_fixtures::bank::ToolCall;
+use toolseal_runtime::registry::read_registry;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Session {
@@ -19,9 +19,7 @@ enum Session {
 }
 
 fn frontier() -> FrontierGate<Session> {
-    FrontierGate::new()
-        .allow(Session::Browsing, ["get_balance", "list_transactions"])
-        .allow(Session::Authenticated, ["get_balance", "list_transactions", "transfer_funds", "freeze_account"])
+    FrontierGate::new().allow(Session::Browsing, ["get_balance", "list_transactions"]).allow(Session::Authenticated, ["get_balance", "list_transactions", "transfer_funds", "freeze_account"])
 }
 
 /// A gate that counts how often it is asked, around the frontier gate.
@@ -115,7 +113,10 @@ fn fail_closed_on_panics_errors_and_unknown_states() {
     assert!(matches!(run.outcome, Outcome::Denied { .. }));
 
     // Combinators: all-of denies when one denies; empty gates deny.
-    let strict = Pipeline::new(all_of(vec![Box::new(frontier()), Box::new(|c: &Resolved<ToolCall>, _: &Session| if c.annotations().read_only_hint == Some(true) { Decision::Allow } else { Decision::deny("read-only mode") })]));
+    let strict = Pipeline::new(all_of(vec![
+        Box::new(frontier()),
+        Box::new(|c: &Resolved<ToolCall>, _: &Session| if c.annotations().read_only_hint == Some(true) { Decision::Allow } else { Decision::deny("read-only mode") }),
+    ]));
     assert!(matches!(strict.run(call, &Session::Authenticated, &exec).outcome, Outcome::Executed { .. }));
     let transfer = br#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":1}}"#;
     assert!(matches!(strict.run(transfer, &Session::Authenticated, &exec).outcome, Outcome::Denied { .. }));

@@ -8,12 +8,12 @@
 mod support;
 
 use proptest::prelude::*;
-use serde_json::{json, Map, Value};
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::json::Json;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::{closed_world, CompileOptions};
+use serde_json::{Map, Value, json};
 use toolseal::Options;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::json::Json;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::{CompileOptions, closed_world};
 
 const KEYS: [&str; 4] = ["a", "b", "c", "d"];
 
@@ -21,22 +21,38 @@ fn leaf() -> impl Strategy<Value = Value> {
     prop_oneof![
         (prop::option::of(-3i64..3), prop::option::of(0i64..10), prop::option::of(prop_oneof![Just(2i64), Just(3)])).prop_map(|(min, max, mul)| {
             let mut s = json!({ "type": "integer" });
-            if let Some(m) = min { s["minimum"] = json!(m); }
-            if let Some(m) = max { s["maximum"] = json!(m); }
-            if let Some(m) = mul { s["multipleOf"] = json!(m); }
+            if let Some(m) = min {
+                s["minimum"] = json!(m);
+            }
+            if let Some(m) = max {
+                s["maximum"] = json!(m);
+            }
+            if let Some(m) = mul {
+                s["multipleOf"] = json!(m);
+            }
             s
         }),
         (prop::option::of(prop_oneof![Just(0.0f64), Just(-1.5)]), prop::option::of(prop_oneof![Just(1.0f64), Just(100.0)])).prop_map(|(xmin, max)| {
             let mut s = json!({ "type": "number" });
-            if let Some(m) = xmin { s["exclusiveMinimum"] = json!(m); }
-            if let Some(m) = max { s["maximum"] = json!(m); }
+            if let Some(m) = xmin {
+                s["exclusiveMinimum"] = json!(m);
+            }
+            if let Some(m) = max {
+                s["maximum"] = json!(m);
+            }
             s
         }),
         (prop::option::of(0u64..3), prop::option::of(1u64..6), prop::option::of(prop_oneof![Just("^[a-z]+$"), Just("^acct-[0-9]{1,4}$"), Just("b")])).prop_map(|(min, max, pattern)| {
             let mut s = json!({ "type": "string" });
-            if let Some(m) = min { s["minLength"] = json!(m); }
-            if let Some(m) = max { s["maxLength"] = json!(m); }
-            if let Some(p) = pattern { s["pattern"] = json!(p); }
+            if let Some(m) = min {
+                s["minLength"] = json!(m);
+            }
+            if let Some(m) = max {
+                s["maxLength"] = json!(m);
+            }
+            if let Some(p) = pattern {
+                s["pattern"] = json!(p);
+            }
             s
         }),
         Just(json!({ "type": "boolean" })),
@@ -54,9 +70,15 @@ fn schema() -> impl Strategy<Value = Value> + Clone {
         prop_oneof![
             (inner.clone(), prop::option::of(0u64..2), prop::option::of(1u64..4), any::<bool>()).prop_map(|(items, min, max, unique)| {
                 let mut s = json!({ "type": "array", "items": items });
-                if let Some(m) = min { s["minItems"] = json!(m); }
-                if let Some(m) = max { s["maxItems"] = json!(m); }
-                if unique { s["uniqueItems"] = json!(true); }
+                if let Some(m) = min {
+                    s["minItems"] = json!(m);
+                }
+                if let Some(m) = max {
+                    s["maxItems"] = json!(m);
+                }
+                if unique {
+                    s["uniqueItems"] = json!(true);
+                }
                 s
             }),
             object(inner.clone()),
@@ -97,7 +119,8 @@ fn value() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(3, 24, 4, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec((prop_oneof![Just("a"), Just("b"), Just("c"), Just("d"), Just("z")], inner), 0..5).prop_map(|members| Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+            prop::collection::vec((prop_oneof![Just("a"), Just("b"), Just("c"), Just("d"), Just("z")], inner), 0..5)
+                .prop_map(|members| Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
         ]
     })
 }
@@ -107,7 +130,8 @@ fn root_object() -> impl Strategy<Value = Value> {
 }
 
 fn arguments() -> impl Strategy<Value = Value> {
-    prop::collection::vec((prop_oneof![Just("a"), Just("b"), Just("c"), Just("d"), Just("z")], value()), 0..5).prop_map(|members| Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
+    prop::collection::vec((prop_oneof![Just("a"), Just("b"), Just("c"), Just("d"), Just("z")], value()), 0..5)
+        .prop_map(|members| Value::Object(members.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()))
 }
 
 proptest! {
@@ -156,9 +180,7 @@ fn the_random_registry_corpus_is_current() {
     let mut runner = TestRunner::deterministic();
     let dir = support::root().join("tests/registries/random");
     for file in 0..3 {
-        let tools: Vec<Value> = (0..15)
-            .map(|t| json!({ "name": format!("random_{file}_{t}"), "inputSchema": root_object().new_tree(&mut runner).expect("a schema").current() }))
-            .collect();
+        let tools: Vec<Value> = (0..15).map(|t| json!({ "name": format!("random_{file}_{t}"), "inputSchema": root_object().new_tree(&mut runner).expect("a schema").current() })).collect();
         let text = format!("{}\n", serde_json::to_string_pretty(&json!({ "tools": tools })).expect("json"));
         let path = dir.join(format!("random-{file}.json"));
         if std::env::var_os("UPDATE_RANDOM").is_some() {

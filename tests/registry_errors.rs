@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
 use toolseal::{Class, Options};
-use toolseal_build::{generate_source, Config, Error};
+use toolseal_build::{Config, Error, generate_source};
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 
 fn tool(schema: &str) -> String {
     format!(r#"{{"tools":[{{"name":"t","inputSchema":{schema}}},{{"name":"ok","inputSchema":{{"type":"object"}}}}]}}"#)
@@ -86,15 +86,24 @@ fn schemas_no_rust_type_expresses_are_enforced_not_refused() {
         // `not`
         (r#"{"type":"object","properties":{"a":{"not":{"type":"string"}}}}"#, &[(r#"{"a":1}"#, None), (r#"{"a":"x"}"#, Some(Class::H3))]),
         // `if` / `then` on the arguments object (keys declared in place count as declared)
-        (r#"{"type":"object","properties":{"k":{"type":"string"},"n":{"type":"integer"}},"if":{"properties":{"k":{"const":"num"}}},"then":{"required":["n"]}}"#, &[(r#"{"k":"num","n":1}"#, None), (r#"{"k":"num"}"#, Some(Class::H2)), (r#"{"k":"str"}"#, None), (r#"{"k":"str","z":1}"#, Some(Class::H2))]),
+        (
+            r#"{"type":"object","properties":{"k":{"type":"string"},"n":{"type":"integer"}},"if":{"properties":{"k":{"const":"num"}}},"then":{"required":["n"]}}"#,
+            &[(r#"{"k":"num","n":1}"#, None), (r#"{"k":"num"}"#, Some(Class::H2)), (r#"{"k":"str"}"#, None), (r#"{"k":"str","z":1}"#, Some(Class::H2))],
+        ),
         // `patternProperties`: the keys it matches are declared
         (r#"{"type":"object","patternProperties":{"^x-":{"type":"string"}}}"#, &[(r#"{"x-a":"1"}"#, None), (r#"{"x-a":1}"#, Some(Class::H3)), (r#"{"y":"1"}"#, Some(Class::H2))]),
         // an unknown format is an annotation (lint notes it)
         (r#"{"type":"object","properties":{"a":{"type":"string","format":"color"}}}"#, &[(r#"{"a":"red"}"#, None), (r#"{"a":1}"#, Some(Class::H3))]),
         // keywords beside `$ref`
-        (r##"{"type":"object","$defs":{"X":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/X","maxLength":3}}}"##, &[(r#"{"a":"abc"}"#, None), (r#"{"a":"abcd"}"#, Some(Class::H3)), (r#"{"a":1}"#, Some(Class::H3))]),
+        (
+            r##"{"type":"object","$defs":{"X":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/X","maxLength":3}}}"##,
+            &[(r#"{"a":"abc"}"#, None), (r#"{"a":"abcd"}"#, Some(Class::H3)), (r#"{"a":1}"#, Some(Class::H3))],
+        ),
         // `type` beside `anyOf` (how ip-address fields are written)
-        (r#"{"type":"object","properties":{"ip":{"type":"string","anyOf":[{"format":"ipv4"},{"format":"ipv6"}]}}}"#, &[(r#"{"ip":"10.0.0.1"}"#, None), (r#"{"ip":"::1"}"#, None), (r#"{"ip":"host"}"#, Some(Class::H3)), (r#"{"ip":4}"#, Some(Class::H3))]),
+        (
+            r#"{"type":"object","properties":{"ip":{"type":"string","anyOf":[{"format":"ipv4"},{"format":"ipv6"}]}}}"#,
+            &[(r#"{"ip":"10.0.0.1"}"#, None), (r#"{"ip":"::1"}"#, None), (r#"{"ip":"host"}"#, Some(Class::H3)), (r#"{"ip":4}"#, Some(Class::H3))],
+        ),
         // `{"not": {}}` inside `anyOf` (zod's undefined)
         (r#"{"type":"object","properties":{"a":{"anyOf":[{"not":{}},{"type":"string"}]}}}"#, &[(r#"{"a":"x"}"#, None), (r#"{"a":1}"#, Some(Class::H3))]),
         // an optional key that admits no value must be absent
@@ -102,7 +111,10 @@ fn schemas_no_rust_type_expresses_are_enforced_not_refused() {
         (r#"{"type":"object","properties":{"a":{"allOf":[{"type":"string"},{"type":"integer"}]}}}"#, &[(r#"{}"#, None), (r#"{"a":"x"}"#, Some(Class::H3))]),
         (r#"{"type":"object","properties":{"a":{"enum":[]}}}"#, &[(r#"{}"#, None), (r#"{"a":1}"#, Some(Class::H3))]),
         // no `type`: the specification's semantics (the implied-type rule is opt-in)
-        (r#"{"type":"object","properties":{"a":{"minLength":2,"minimum":1}}}"#, &[(r#"{"a":"xy"}"#, None), (r#"{"a":5}"#, None), (r#"{"a":"x"}"#, Some(Class::H3)), (r#"{"a":0}"#, Some(Class::H3)), (r#"{"a":true}"#, None)]),
+        (
+            r#"{"type":"object","properties":{"a":{"minLength":2,"minimum":1}}}"#,
+            &[(r#"{"a":"xy"}"#, None), (r#"{"a":5}"#, None), (r#"{"a":"x"}"#, Some(Class::H3)), (r#"{"a":0}"#, Some(Class::H3)), (r#"{"a":true}"#, None)],
+        ),
         // a default that breaks its own schema is never applied (lint reports it)
         (r#"{"type":"object","properties":{"a":{"type":"integer","minimum":1,"default":0}}}"#, &[(r#"{}"#, None), (r#"{"a":0}"#, Some(Class::H3))]),
         // `"default": null` on a key that is not nullable (pydantic's `x: T = None`)
@@ -112,11 +124,20 @@ fn schemas_no_rust_type_expresses_are_enforced_not_refused() {
         // `false` in `anyOf`, and `dependentRequired`, `contains`, `propertyNames`
         (r#"{"type":"object","properties":{"a":{"anyOf":[false,{"type":"integer"}]}}}"#, &[(r#"{"a":1}"#, None), (r#"{"a":"1"}"#, Some(Class::H3))]),
         (r#"{"type":"object","properties":{"a":{},"b":{}},"dependentRequired":{"a":["b"]}}"#, &[(r#"{"a":1,"b":2}"#, None), (r#"{"a":1}"#, Some(Class::H2)), (r#"{"b":1}"#, None)]),
-        (r#"{"type":"object","properties":{"a":{"type":"array","contains":{"const":1},"maxContains":1}}}"#, &[(r#"{"a":[1,2]}"#, None), (r#"{"a":[2]}"#, Some(Class::H3)), (r#"{"a":[1,1]}"#, Some(Class::H3))]),
-        (r#"{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"integer"},"propertyNames":{"maxLength":2}}}}"#, &[(r#"{"m":{"ab":1}}"#, None), (r#"{"m":{"abc":1}}"#, Some(Class::H2))]),
+        (
+            r#"{"type":"object","properties":{"a":{"type":"array","contains":{"const":1},"maxContains":1}}}"#,
+            &[(r#"{"a":[1,2]}"#, None), (r#"{"a":[2]}"#, Some(Class::H3)), (r#"{"a":[1,1]}"#, Some(Class::H3))],
+        ),
+        (
+            r#"{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"integer"},"propertyNames":{"maxLength":2}}}}"#,
+            &[(r#"{"m":{"ab":1}}"#, None), (r#"{"m":{"abc":1}}"#, Some(Class::H2))],
+        ),
         // `allOf` merging was permissive: the parent's own `additionalProperties` / `items` apply
         // to what only a member declares (the keys and elements a member evaluates stay additional).
-        (r#"{"type":"object","properties":{"v":{"allOf":[{"properties":{"foo":{}}}],"additionalProperties":{"type":"boolean"}}}}"#, &[(r#"{"v":{"foo":1,"bar":true}}"#, Some(Class::H3)), (r#"{"v":{"foo":true,"bar":true}}"#, None)]),
+        (
+            r#"{"type":"object","properties":{"v":{"allOf":[{"properties":{"foo":{}}}],"additionalProperties":{"type":"boolean"}}}}"#,
+            &[(r#"{"v":{"foo":1,"bar":true}}"#, Some(Class::H3)), (r#"{"v":{"foo":true,"bar":true}}"#, None)],
+        ),
         (r#"{"type":"object","properties":{"v":{"allOf":[{"prefixItems":[{"minimum":3}]}],"items":{"minimum":5}}}}"#, &[(r#"{"v":[3,5]}"#, Some(Class::H3)), (r#"{"v":[5,5]}"#, None)]),
     ];
     for (schema, calls) in cases {

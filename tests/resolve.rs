@@ -3,9 +3,9 @@
 
 mod support;
 
-use toolseal::runtime::registry::read_registry;
 use toolseal::{Class, Keyword, Options, Reason};
 use toolseal_fixtures::{bank, keywords};
+use toolseal_runtime::registry::read_registry;
 
 fn reject(call: &str) -> toolseal::Rejection {
     match keywords::ToolCall::from_json(call.as_bytes()) {

@@ -41,7 +41,14 @@ fn toolseal_path_names_the_facade_everywhere() {
     use toolseal_fixtures::{keywords, keywords_via_path};
     let source = keywords_via_path::SOURCE;
     assert!(!source.contains("::toolseal"), "every reference to the facade goes through `toolseal_path`");
-    for path in ["crate::facade::__private::", "crate::facade::__deserialize_via_from_json!", "crate::facade::__value_type!", "crate::facade::__string_enum!", "crate::facade::__json_schema!", r#"crate = "crate::facade::__private::serde""#] {
+    for path in [
+        "crate::facade::__private::",
+        "crate::facade::__deserialize_via_from_json!",
+        "crate::facade::__value_type!",
+        "crate::facade::__string_enum!",
+        "crate::facade::__json_schema!",
+        r#"crate = "crate::facade::__private::serde""#,
+    ] {
         assert!(source.contains(path), "{path}");
     }
     // It compiled (in the fixtures crate) and behaves as the default path does.

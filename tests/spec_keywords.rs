@@ -3,11 +3,11 @@
 //! and on the class order: each call agrees with the dynamic resolver, class and
 //! pointer included.
 
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
 use toolseal::{Class, Options};
 use toolseal_fixtures::spec;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 
 const REGISTRY: &str = include_str!("registries/spec.json");
 

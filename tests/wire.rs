@@ -4,13 +4,13 @@
 
 mod support;
 
-use serde_json::{json, Value};
-use toolseal::pipeline::{Authorized, FrontierGate, MemorySink, Pipeline};
-use toolseal::runtime::json::Json;
-use toolseal::wire::{answer, parse_reply, reply, ItemKind, WireFormat};
+use serde_json::{Value, json};
 use toolseal::Options;
+use toolseal::pipeline::{Authorized, FrontierGate, MemorySink, Pipeline};
+use toolseal::wire::{ItemKind, WireFormat, answer, parse_reply, reply};
 use toolseal_fixtures::bank::ToolCall;
 use toolseal_fixtures::synthetic;
+use toolseal_runtime::json::Json;
 
 struct Fixture {
     name: String,
@@ -159,7 +159,7 @@ fn canonical_calls_keep_their_envelope_rules() {
 
 #[test]
 fn feedback_is_bounded_and_classified() {
-    use toolseal::feedback::{mcp_tool_result, mcp_unknown_tool, Feedback, RetryBudget, MAX_TEXT};
+    use toolseal::feedback::{Feedback, MAX_TEXT, RetryBudget, mcp_tool_result, mcp_unknown_tool};
     let key = "k".repeat(100_000);
     let call = format!(r#"{{"name":"get_balance","arguments":{{"account_id":"acct-1","{key}":1}}}}"#);
     let r = ToolCall::from_json(call.as_bytes()).expect_err("undeclared key");

@@ -7,13 +7,13 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
+use criterion::{Criterion, criterion_group, criterion_main};
 use toolseal::Options;
-use toolseal_bench::contestants::{calls, floor_call, scenarios, TransferCall};
+use toolseal_bench::contestants::{TransferCall, calls, floor_call, scenarios};
 use toolseal_bench::registry_gen::registry_of;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 
 fn sized(c: &mut Criterion) {
     for scenario in scenarios() {

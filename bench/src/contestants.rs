@@ -5,14 +5,14 @@
 use std::collections::HashMap;
 
 use serde_json::Value;
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::probe::{probes, Expect, Probe};
-use toolseal::runtime::registry::{read_registry, Registry};
-use toolseal::runtime::schema::{closed_world, compile_tool_schema, CompileOptions};
 use toolseal::feedback::Feedback;
 use toolseal::{Class, Options, Rejection};
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::probe::{Expect, Probe, probes};
+use toolseal_runtime::registry::{Registry, read_registry};
+use toolseal_runtime::schema::{CompileOptions, closed_world, compile_tool_schema};
 
-use crate::{small, synthetic, REGISTRY_10, REGISTRY_100};
+use crate::{REGISTRY_10, REGISTRY_100, small, synthetic};
 
 /// The tool every scenario calls (in every registry size).
 pub const TOOL: &str = "payments_transfer";
@@ -61,7 +61,8 @@ pub struct JsonSchemaBaseline {
 impl JsonSchemaBaseline {
     /// One validator per tool of `registry`, formats enforced.
     pub fn new(registry: &Registry) -> JsonSchemaBaseline {
-        let validators = registry.tools.iter().map(|t| (t.name.clone(), jsonschema::options().should_validate_formats(true).build(&closed_world(&t.input_schema).to_value()).expect("validator"))).collect();
+        let validators =
+            registry.tools.iter().map(|t| (t.name.clone(), jsonschema::options().should_validate_formats(true).build(&closed_world(&t.input_schema).to_value()).expect("validator"))).collect();
         JsonSchemaBaseline { validators }
     }
 
@@ -283,7 +284,8 @@ const REAL: [(&str, Generated); 9] = [
 /// 100 with their generated enums (with feature `large` the 1,000-tool one too),
 /// 10,000 tools through the dynamic resolver, and the real captures.
 pub fn scenarios() -> Vec<Scenario> {
-    let mut all = vec![Scenario::synthetic(10, REGISTRY_10, Some(|b| small::ToolCall::from_json(b).map(drop))), Scenario::synthetic(100, REGISTRY_100, Some(|b| synthetic::ToolCall::from_json(b).map(drop)))];
+    let mut all =
+        vec![Scenario::synthetic(10, REGISTRY_10, Some(|b| small::ToolCall::from_json(b).map(drop))), Scenario::synthetic(100, REGISTRY_100, Some(|b| synthetic::ToolCall::from_json(b).map(drop)))];
     #[cfg(feature = "large")]
     all.push(Scenario::synthetic(1_000, crate::REGISTRY_1000, Some(|b| crate::large::ToolCall::from_json(b).map(drop))));
     all.push(Scenario::synthetic(10_000, &crate::registry_gen::registry_of(10_000).to_string(), None));

@@ -7,7 +7,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use toolseal::runtime::registry::{Registry, read_registry};
+use toolseal_runtime::registry::{Registry, read_registry};
 
 /// Where the extract is committed.
 pub fn default_dir() -> PathBuf {
@@ -89,11 +89,8 @@ impl Corpus {
         let err = |what: &Path, e: &dyn fmt::Display| CorpusError(format!("{}: {e}", what.display()));
         let mut registries = BTreeMap::new();
         let reg_dir = dir.join("registries");
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&reg_dir)
-            .map_err(|e| err(&reg_dir, &e))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
+        let mut entries: Vec<PathBuf> =
+            std::fs::read_dir(&reg_dir).map_err(|e| err(&reg_dir, &e))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
         entries.sort();
         for path in entries {
             let bytes = std::fs::read(&path).map_err(|e| err(&path, &e))?;
@@ -126,9 +123,6 @@ impl Corpus {
     /// `suite`'s registry, restricted to `visible` when given.
     pub fn registry_for(&self, suite: &str, visible: Option<&Vec<String>>) -> Registry {
         let full = &self.registries[suite];
-        Registry {
-            format: full.format,
-            tools: full.tools.iter().filter(|t| visible.is_none_or(|v| v.contains(&t.name))).cloned().collect(),
-        }
+        Registry { format: full.format, tools: full.tools.iter().filter(|t| visible.is_none_or(|v| v.contains(&t.name))).cloned().collect() }
     }
 }

@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 
 use toolseal::pipeline::{Authorized, DigestContract, FrontierGate, Gate, Outcome, Pipeline, all_of};
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::fits::{AlsoFitsGate, OnRival};
-use toolseal::runtime::json::Json;
-use toolseal::runtime::probe::{Expect, probes};
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
 use toolseal_fixtures::FIXTURES;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::fits::{AlsoFitsGate, OnRival};
+use toolseal_runtime::json::Json;
+use toolseal_runtime::probe::{Expect, probes};
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 
 use crate::corpus::Corpus;
 use crate::live::Live;
@@ -48,8 +48,7 @@ pub fn synthetic(trials: &[Trial]) -> Row {
         frontier = frontier.allow(state, state_tools(state));
     }
     let without = Pipeline::new(frontier.clone()).contract(DigestContract::from_registry(&registry));
-    let gates: Vec<Box<dyn Gate<ToolCall, usize>>> =
-        vec![Box::new(frontier), Box::new(AlsoFitsGate::new(|s: &usize| state_tools(*s), OnRival::Confirm))];
+    let gates: Vec<Box<dyn Gate<ToolCall, usize>>> = vec![Box::new(frontier), Box::new(AlsoFitsGate::new(|s: &usize| state_tools(*s), OnRival::Confirm))];
     let with = Pipeline::new(all_of(gates)).contract(DigestContract::from_registry(&registry));
     let exec = |_: Authorized<ToolCall>| -> Result<(), String> { Ok(()) };
     let mut row = [(0, 0); 4];
@@ -77,7 +76,7 @@ pub fn synthetic(trials: &[Trial]) -> Row {
 fn h5_trial(row: &mut Row, registry: &DynamicRegistry, a: &str, arguments: Option<&Json<'_>>, visible: &dyn Fn(&str) -> bool, weight: usize) {
     row[0].1 += weight;
     row[1].1 += weight;
-    if registry.resolve_parts(a, arguments, &mut toolseal::runtime::check::Cx::strict()).is_ok() {
+    if registry.resolve_parts(a, arguments, &mut toolseal_runtime::check::Cx::strict()).is_ok() {
         row[0].0 += weight;
         row[1].0 += weight * usize::from(!registry.also_fits(a, arguments, visible).is_ambiguous());
     }
@@ -131,9 +130,7 @@ pub fn agentdojo(corpus: &Corpus, live: &Live) -> Row {
     let mut keys: Vec<_> = distinct.into_iter().collect();
     keys.sort();
     for ((suite, visible, name, arguments), weight) in keys {
-        let registry = compiled
-            .entry((suite, visible))
-            .or_insert_with(|| DynamicRegistry::new(&corpus.registry_for(suite, visible), &CompileOptions::default()));
+        let registry = compiled.entry((suite, visible)).or_insert_with(|| DynamicRegistry::new(&corpus.registry_for(suite, visible), &CompileOptions::default()));
         let value: serde_json::Value = serde_json::from_str(&arguments).unwrap_or_default();
         let tree = (!value.is_null()).then(|| Json::from_value(&value));
         let all = |_: &str| true;

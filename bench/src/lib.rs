@@ -5,12 +5,13 @@ pub mod contestants;
 pub mod corpus;
 pub mod h5;
 pub mod live;
-pub mod oracle;
 pub mod merged;
+pub mod oracle;
 pub mod real;
 pub mod registry_gen;
 pub mod report;
 pub mod single;
+pub mod verdict;
 
 /// The synthetic 100-tool registry, compiled by this crate's build script.
 pub mod synthetic {
@@ -84,35 +85,19 @@ pub fn run(trials: usize, seed: u64, bar: &ProgressBar) -> Report {
     let single = single::run(&single_trials, trials, seed, bar);
     bar.set_position(0);
     bar.set_message("merged MCP (synthetic)");
-    let synthetic = merged::run::<toolseal_fixtures::synthetic::McpCall>(
-        "synthetic four-server deployment",
-        trials,
-        seed,
-        bar,
-    );
+    let synthetic = merged::run::<toolseal_fixtures::synthetic::McpCall>("synthetic four-server deployment", trials, seed, bar);
     bar.set_message("merged MCP (reference servers)");
-    let reference = merged::run::<toolseal_fixtures::real_servers::McpCall>(
-        "captured reference servers",
-        trials,
-        seed,
-        bar,
-    );
+    let reference = merged::run::<toolseal_fixtures::real_servers::McpCall>("captured reference servers", trials, seed, bar);
     bar.set_message("real listings");
     let real = real::run(bar);
     Report {
-        command: format!(
-            "cargo run --release -p toolseal-bench -- --seed {seed} --trials {trials}"
-        ),
+        command: format!("cargo run --release -p toolseal-bench -- --seed {seed} --trials {trials}"),
         seed,
         trials,
         seconds: started.elapsed().as_secs_f64(),
         tables: vec![single.table, synthetic, reference, real],
         resolver_classes: single.classified,
-        lenient: Lenient {
-            h3_numeric_strings: single.lenient.0,
-            accepted_by_a_lenient_bridge: single.lenient.1,
-            other_h3: single.lenient.2,
-        },
+        lenient: Lenient { h3_numeric_strings: single.lenient.0, accepted_by_a_lenient_bridge: single.lenient.1, other_h3: single.lenient.2 },
         live: None,
         h5: None,
     }

@@ -5,24 +5,14 @@
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::schema::CompileOptions;
-use toolseal::{Class, Options, Reason, Rejection};
+use toolseal::Class;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::schema::CompileOptions;
 
-use crate::corpus::{Call, Corpus, Run};
+use crate::corpus::{Corpus, Run};
 use crate::oracle::Oracle;
 use crate::report::Table;
-
-/// How the resolver classified one call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
-    /// `None`: accepted; else the rejection's class.
-    pub class: Option<Class>,
-    /// An H3 whose every violation is a number in a string: a lenient bridge coerces and accepts it.
-    pub numeric_string: bool,
-    /// A short description of what is wrong, to count the commonest examples.
-    pub example: String,
-}
+use crate::verdict::{Verdict, classify};
 
 /// Compiled registries for the tool sets the runs saw (the suite's, or a filter's subset), built once each.
 #[derive(Default)]
@@ -33,41 +23,8 @@ pub struct Registries {
 impl Registries {
     /// The dynamic registry of the tools `run`'s model saw.
     pub fn seen<'a>(&'a mut self, corpus: &Corpus, run: &Run) -> &'a DynamicRegistry {
-        self.compiled
-            .entry((run.suite.clone(), run.visible.clone()))
-            .or_insert_with(|| DynamicRegistry::new(&corpus.registry_seen(run), &CompileOptions::default()))
+        self.compiled.entry((run.suite.clone(), run.visible.clone())).or_insert_with(|| DynamicRegistry::new(&corpus.registry_seen(run), &CompileOptions::default()))
     }
-}
-
-/// Resolves one call, strictly, then leniently when strict resolution found a number in a string.
-pub fn classify(registry: &DynamicRegistry, call: &Call) -> Verdict {
-    let bytes = call.bytes();
-    match registry.resolve(&bytes, &Options::strict()) {
-        Ok(_) => Verdict { class: None, numeric_string: false, example: String::new() },
-        Err(r) => {
-            let numeric_string = r.class() == Class::H3 && registry.resolve(&bytes, &Options::lenient()).is_ok();
-            Verdict { class: Some(r.class()), numeric_string, example: example(&r, numeric_string) }
-        }
-    }
-}
-
-fn example(r: &Rejection, numeric_string: bool) -> String {
-    let tool = r.tool().unwrap_or("?");
-    let text = match r.reason() {
-        Reason::UnknownTool => format!("unknown tool {tool:?}"),
-        Reason::UndeclaredKey { key } => format!("{tool}: undeclared key {key:?}"),
-        Reason::MissingKey { key } => format!("{tool}: missing key {key:?}"),
-        Reason::DuplicateKey { key } => format!("{tool}: duplicate key {key:?}"),
-        _ if r.class() == Class::H3 => format!(
-            "{tool} {}: expected {}, found {}{}",
-            r.pointer(),
-            r.expected().unwrap_or("?"),
-            r.found().map(|k| k.as_str()).unwrap_or("?"),
-            if numeric_string { " (numeric string)" } else { "" }
-        ),
-        _ => r.to_string(),
-    };
-    text.chars().take(120).collect()
 }
 
 /// The columns of the live table, in order.

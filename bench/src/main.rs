@@ -11,9 +11,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 
 #[derive(Parser)]
-#[command(
-    about = "H1-H5 through five pipelines and M1-M5 through three MCP hosts, on synthetic and real registries"
-)]
+#[command(about = "H1-H5 through five pipelines and M1-M5 through three MCP hosts, on synthetic and real registries")]
 struct Args {
     /// Seed of the trial generators.
     #[arg(long, default_value_t = 1)]
@@ -37,15 +35,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if args.trials == 0 {
         return Err("--trials must be at least 1".into());
     }
-    let bar = if args.json || !std::io::stderr().is_terminal() {
-        ProgressBar::hidden()
-    } else {
-        ProgressBar::new(0)
-    };
-    bar.set_style(
-        ProgressStyle::with_template("{msg:32} [{bar:40}] {pos}/{len}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
+    let bar = if args.json || !std::io::stderr().is_terminal() { ProgressBar::hidden() } else { ProgressBar::new(0) };
+    bar.set_style(ProgressStyle::with_template("{msg:32} [{bar:40}] {pos}/{len}").unwrap_or_else(|_| ProgressStyle::default_bar()));
     let mut report = toolseal_bench::run(args.trials, args.seed, &bar);
     let started = std::time::Instant::now();
     let (live, h5) = toolseal_bench::run_live(&args.corpus, args.trials, args.seed, &bar)?;
@@ -55,14 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     bar.finish_and_clear();
     let command = report.command.clone();
     std::fs::create_dir_all(&args.out)?;
-    std::fs::write(
-        args.out.join("report.json"),
-        serde_json::to_string_pretty(&report)?,
-    )?;
-    let mut markdown = format!(
-        "# toolseal benchmark\n\n`{command}` ({:.1} s)\n\n",
-        report.seconds
-    );
+    std::fs::write(args.out.join("report.json"), serde_json::to_string_pretty(&report)?)?;
+    let mut markdown = format!("# toolseal benchmark\n\n`{command}` ({:.1} s)\n\n", report.seconds);
     for table in &report.tables {
         markdown.push_str(&table.markdown());
         markdown.push('\n');
@@ -92,9 +77,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("{line}\n");
     println!(
         "Lenient mode: of the H3 trials, {} are numbers in strings (a lenient bridge coerces and accepts {} of them); {} are other H3 violations. Counted apart, as the study asks.\n",
-        report.lenient.h3_numeric_strings,
-        report.lenient.accepted_by_a_lenient_bridge,
-        report.lenient.other_h3
+        report.lenient.h3_numeric_strings, report.lenient.accepted_by_a_lenient_bridge, report.lenient.other_h3
     );
     if let Some(live) = &report.live {
         println!("{}", live.table.text());
@@ -104,12 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("{}", h5.text());
     }
     println!("Live and H5 tables: {live_seconds:.2} s (corpus read, every call resolved and checked by the oracle, H5 trials).\n");
-    println!(
-        "Ran in {:.2} s. Report: {}, {}",
-        report.seconds + live_seconds,
-        args.out.join("report.md").display(),
-        args.out.join("report.json").display()
-    );
+    println!("Ran in {:.2} s. Report: {}, {}", report.seconds + live_seconds, args.out.join("report.md").display(), args.out.join("report.json").display());
     Ok(())
 }
 
@@ -122,12 +100,7 @@ fn live_lines(live: &toolseal_bench::live::Live) -> String {
             out.push_str(&format!("    {n:>6}  {text}\n"));
         }
     }
-    out.push_str(&format!(
-        "Oracle (jsonschema, closed world written out): {} of {} calls checked agree, {} disagree\n",
-        live.oracle.agreed,
-        live.oracle.checked,
-        live.oracle.disagreed()
-    ));
+    out.push_str(&format!("Oracle (jsonschema, closed world written out): {} of {} calls checked agree, {} disagree\n", live.oracle.agreed, live.oracle.checked, live.oracle.disagreed()));
     for d in &live.oracle.disagreements {
         out.push_str(&format!("  disagree: {} {} toolseal {} oracle accepts {}\n", d.run, d.call, d.toolseal, d.oracle_accepts));
     }

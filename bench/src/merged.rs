@@ -46,11 +46,7 @@ pub fn run<M: McpSet>(name: &str, per_kind: usize, seed: u64, bar: &ProgressBar)
     let strict = McpResolver::<M>::new().with_policy(Policy::Strict);
     let pinned = McpResolver::<M>::new().with_policy(Policy::PinAssisted);
     let trials = trials::<M>(strict.catalog(), per_kind, seed);
-    let mut rows: Vec<(String, Vec<(usize, usize)>)> =
-        ["naive first provider", "strict", "pin-assisted"]
-            .iter()
-            .map(|r| ((*r).to_owned(), vec![(0, 0); COLUMNS.len()]))
-            .collect();
+    let mut rows: Vec<(String, Vec<(usize, usize)>)> = ["naive first provider", "strict", "pin-assisted"].iter().map(|r| ((*r).to_owned(), vec![(0, 0); COLUMNS.len()])).collect();
     for trial in &trials {
         let Some(col) = COLUMNS.iter().position(|k| *k == trial.kind) else {
             continue;
@@ -66,10 +62,7 @@ pub fn run<M: McpSet>(name: &str, per_kind: usize, seed: u64, bar: &ProgressBar)
         bar.inc(1);
     }
     let servers = strict.catalog().servers();
-    let tiers: Vec<String> = servers
-        .iter()
-        .map(|s| format!("{} ({})", s.name, s.tier_name))
-        .collect();
+    let tiers: Vec<String> = servers.iter().map(|s| format!("{} ({})", s.name, s.tier_name)).collect();
     Table {
         title: format!("Merged MCP, {name}: {}; up to {per_kind} trials per class, seed {seed}", tiers.join(", ")),
         columns: COLUMNS.iter().map(|k| column(*k)).collect(),

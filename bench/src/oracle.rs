@@ -7,10 +7,10 @@
 use std::collections::HashMap;
 
 use serde::Serialize;
-use toolseal::runtime::schema::closed_world;
+use toolseal_runtime::schema::closed_world;
 
 use crate::corpus::{Call, Corpus, Run};
-use crate::live::Verdict;
+use crate::verdict::Verdict;
 
 /// One `jsonschema` validator per suite and tool.
 pub struct Oracle {
@@ -36,10 +36,7 @@ impl Oracle {
         for (suite, registry) in &corpus.registries {
             for tool in &registry.tools {
                 let schema = closed_world(&tool.input_schema).to_value();
-                let v = jsonschema::options()
-                    .should_validate_formats(true)
-                    .build(&schema)
-                    .map_err(|e| OracleError(format!("{suite}/{}: {e}", tool.name)))?;
+                let v = jsonschema::options().should_validate_formats(true).build(&schema).map_err(|e| OracleError(format!("{suite}/{}: {e}", tool.name)))?;
                 validators.insert((suite.clone(), tool.name.clone()), v);
             }
         }

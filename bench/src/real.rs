@@ -2,41 +2,29 @@
 
 use indicatif::ProgressBar;
 use toolseal::Options;
-use toolseal::runtime::probe::{Expect, probes};
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::{CompileOptions, compile_tool_schema};
 use toolseal_fixtures::FIXTURES;
+use toolseal_runtime::probe::{Expect, probes};
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::{CompileOptions, compile_tool_schema};
 
 use crate::report::Table;
 
 /// H1–H3 probes and honest calls on every captured reference server, through the generated enum.
 pub fn run(bar: &ProgressBar) -> Table {
     let mut rows = Vec::new();
-    for fixture in FIXTURES
-        .iter()
-        .filter(|f| f.path.starts_with("tests/registries/mcp/"))
-    {
-        let text = std::fs::read(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("..")
-                .join(fixture.path),
-        )
-        .expect("a committed capture");
+    for fixture in FIXTURES.iter().filter(|f| f.path.starts_with("tests/registries/mcp/")) {
+        let text = std::fs::read(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(fixture.path)).expect("a committed capture");
         let registry = read_registry(&text).expect("a registry");
         let mut names: Vec<&str> = registry.tools.iter().map(|t| t.name.as_str()).collect();
         names.sort_unstable();
         let mut cells = vec![(0usize, 0usize); 4];
         for tool in &registry.tools {
-            let doc = compile_tool_schema(&tool.input_schema, &CompileOptions::default())
-                .expect("the build compiled it");
+            let doc = compile_tool_schema(&tool.input_schema, &CompileOptions::default()).expect("the build compiled it");
             for probe in probes(&names, &tool.name, &doc) {
                 let got = (fixture.resolve)(probe.call.as_bytes(), &Options::strict());
                 let (col, hit) = match (&probe.expect, &got) {
                     (Expect::Accept, _) => (3, got.is_err()),
-                    (Expect::Reject { class, pointer, .. }, Err(r)) => (
-                        class_col(class.as_str()),
-                        r.class() == *class && r.pointer() == pointer,
-                    ),
+                    (Expect::Reject { class, pointer, .. }, Err(r)) => (class_col(class.as_str()), r.class() == *class && r.pointer() == pointer),
                     (Expect::Reject { class, .. }, Ok(_)) => (class_col(class.as_str()), false),
                 };
                 cells[col].1 += 1;
@@ -44,10 +32,7 @@ pub fn run(bar: &ProgressBar) -> Table {
                 bar.inc(1);
             }
         }
-        let name = fixture
-            .path
-            .trim_start_matches("tests/registries/mcp/")
-            .trim_end_matches(".json");
+        let name = fixture.path.trim_start_matches("tests/registries/mcp/").trim_end_matches(".json");
         rows.push((format!("{name} ({} tools)", registry.tools.len()), cells));
     }
     Table {

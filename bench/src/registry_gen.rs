@@ -7,157 +7,16 @@ use serde_json::{Map, Value, json};
 
 /// The families and their verbs; a tool is `<family>_<verb>`.
 pub const FAMILIES: [(&str, &str, [&str; 10]); 10] = [
-    (
-        "payments",
-        "pay",
-        [
-            "refund",
-            "charge",
-            "transfer",
-            "get_balance",
-            "list_payments",
-            "void",
-            "capture",
-            "create_invoice",
-            "send_receipt",
-            "dispute",
-        ],
-    ),
-    (
-        "files",
-        "file",
-        [
-            "read", "write", "delete", "move", "copy", "list", "search", "share", "lock", "stat",
-        ],
-    ),
-    (
-        "calendar",
-        "evt",
-        [
-            "create_event",
-            "delete_event",
-            "list_events",
-            "invite",
-            "decline",
-            "reschedule",
-            "find_slot",
-            "set_reminder",
-            "get_event",
-            "cancel_series",
-        ],
-    ),
-    (
-        "messaging",
-        "msg",
-        [
-            "send",
-            "reply",
-            "forward",
-            "delete",
-            "archive",
-            "search",
-            "mark_read",
-            "create_channel",
-            "invite_member",
-            "pin",
-        ],
-    ),
-    (
-        "tickets",
-        "tkt",
-        [
-            "create",
-            "update",
-            "close",
-            "reopen",
-            "assign",
-            "comment",
-            "search",
-            "link",
-            "set_priority",
-            "escalate",
-        ],
-    ),
-    (
-        "crm",
-        "cust",
-        [
-            "create_contact",
-            "update_contact",
-            "merge_contacts",
-            "log_call",
-            "list_deals",
-            "close_deal",
-            "tag",
-            "export",
-            "get_contact",
-            "delete_contact",
-        ],
-    ),
-    (
-        "inventory",
-        "sku",
-        [
-            "add_item",
-            "remove_item",
-            "adjust_stock",
-            "get_stock",
-            "reserve",
-            "release",
-            "transfer_stock",
-            "list_items",
-            "set_price",
-            "audit",
-        ],
-    ),
-    (
-        "analytics",
-        "rpt",
-        [
-            "run_report",
-            "schedule_report",
-            "get_metric",
-            "list_dashboards",
-            "export_csv",
-            "create_alert",
-            "delete_alert",
-            "compare_periods",
-            "forecast",
-            "annotate",
-        ],
-    ),
-    (
-        "devops",
-        "svc",
-        [
-            "deploy",
-            "rollback",
-            "restart",
-            "scale",
-            "get_logs",
-            "set_env",
-            "list_services",
-            "open_incident",
-            "ack_alert",
-            "run_job",
-        ],
-    ),
-    (
-        "hr",
-        "emp",
-        [
-            "hire",
-            "terminate",
-            "update_salary",
-            "request_leave",
-            "approve_leave",
-            "list_employees",
-            "get_employee",
-            "assign_manager",
-            "schedule_review",
-            "record_training",
-        ],
-    ),
+    ("payments", "pay", ["refund", "charge", "transfer", "get_balance", "list_payments", "void", "capture", "create_invoice", "send_receipt", "dispute"]),
+    ("files", "file", ["read", "write", "delete", "move", "copy", "list", "search", "share", "lock", "stat"]),
+    ("calendar", "evt", ["create_event", "delete_event", "list_events", "invite", "decline", "reschedule", "find_slot", "set_reminder", "get_event", "cancel_series"]),
+    ("messaging", "msg", ["send", "reply", "forward", "delete", "archive", "search", "mark_read", "create_channel", "invite_member", "pin"]),
+    ("tickets", "tkt", ["create", "update", "close", "reopen", "assign", "comment", "search", "link", "set_priority", "escalate"]),
+    ("crm", "cust", ["create_contact", "update_contact", "merge_contacts", "log_call", "list_deals", "close_deal", "tag", "export", "get_contact", "delete_contact"]),
+    ("inventory", "sku", ["add_item", "remove_item", "adjust_stock", "get_stock", "reserve", "release", "transfer_stock", "list_items", "set_price", "audit"]),
+    ("analytics", "rpt", ["run_report", "schedule_report", "get_metric", "list_dashboards", "export_csv", "create_alert", "delete_alert", "compare_periods", "forecast", "annotate"]),
+    ("devops", "svc", ["deploy", "rollback", "restart", "scale", "get_logs", "set_env", "list_services", "open_incident", "ack_alert", "run_job"]),
+    ("hr", "emp", ["hire", "terminate", "update_salary", "request_leave", "approve_leave", "list_employees", "get_employee", "assign_manager", "schedule_review", "record_training"]),
 ];
 
 /// xorshift64*, so the registry does not depend on a crate's RNG.
@@ -176,52 +35,23 @@ impl Rng {
 }
 
 fn seed(name: &str) -> u64 {
-    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-    }) | 1
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)) | 1
 }
 
 /// The argument templates a tool draws from: (key, schema).
 fn pool(prefix: &str) -> Vec<(String, Value)> {
     vec![
-        (
-            "amount".into(),
-            json!({ "type": "number", "exclusiveMinimum": 0, "maximum": 100000, "description": "Amount in the account currency." }),
-        ),
-        (
-            "currency".into(),
-            json!({ "type": "string", "enum": ["EUR", "USD", "GBP", "JPY"], "default": "EUR" }),
-        ),
-        (
-            "path".into(),
-            json!({ "type": "string", "minLength": 1, "maxLength": 1024 }),
-        ),
+        ("amount".into(), json!({ "type": "number", "exclusiveMinimum": 0, "maximum": 100000, "description": "Amount in the account currency." })),
+        ("currency".into(), json!({ "type": "string", "enum": ["EUR", "USD", "GBP", "JPY"], "default": "EUR" })),
+        ("path".into(), json!({ "type": "string", "minLength": 1, "maxLength": 1024 })),
         ("date".into(), json!({ "type": "string", "format": "date" })),
-        (
-            "limit".into(),
-            json!({ "type": "integer", "minimum": 1, "maximum": 100, "default": 20 }),
-        ),
-        (
-            "priority".into(),
-            json!({ "type": "string", "enum": ["low", "normal", "high", "urgent"] }),
-        ),
-        (
-            "text".into(),
-            json!({ "type": "string", "maxLength": 2000 }),
-        ),
-        (
-            "tags".into(),
-            json!({ "type": "array", "items": { "type": "string", "maxLength": 32 }, "maxItems": 10, "uniqueItems": true }),
-        ),
-        (
-            "email".into(),
-            json!({ "type": "string", "format": "email" }),
-        ),
+        ("limit".into(), json!({ "type": "integer", "minimum": 1, "maximum": 100, "default": 20 })),
+        ("priority".into(), json!({ "type": "string", "enum": ["low", "normal", "high", "urgent"] })),
+        ("text".into(), json!({ "type": "string", "maxLength": 2000 })),
+        ("tags".into(), json!({ "type": "array", "items": { "type": "string", "maxLength": 32 }, "maxItems": 10, "uniqueItems": true })),
+        ("email".into(), json!({ "type": "string", "format": "email" })),
         ("notify".into(), json!({ "type": "boolean" })),
-        (
-            "count".into(),
-            json!({ "type": "integer", "minimum": 0, "maximum": 10000 }),
-        ),
+        ("count".into(), json!({ "type": "integer", "minimum": 0, "maximum": 10000 })),
         (
             "address".into(),
             json!({
@@ -235,10 +65,7 @@ fn pool(prefix: &str) -> Vec<(String, Value)> {
                 "additionalProperties": false
             }),
         ),
-        (
-            format!("{prefix}_ref"),
-            json!({ "type": "string", "pattern": format!("^{prefix}-[0-9]{{1,10}}$") }),
-        ),
+        (format!("{prefix}_ref"), json!({ "type": "string", "pattern": format!("^{prefix}-[0-9]{{1,10}}$") })),
     ]
 }
 
@@ -257,11 +84,7 @@ pub fn registry_of(n: usize) -> Value {
                 if tools.len() == n {
                     return json!({ "tools": tools });
                 }
-                let name = if round == 0 {
-                    format!("{family}_{verb}")
-                } else {
-                    format!("{family}_{verb}_{}", round + 1)
-                };
+                let name = if round == 0 { format!("{family}_{verb}") } else { format!("{family}_{verb}_{}", round + 1) };
                 tools.push(tool(family, prefix, verb, &name));
             }
         }
@@ -289,17 +112,7 @@ fn tool(family: &str, prefix: &str, verb: &str, name: &str) -> Value {
             required.push(key.clone());
         }
     }
-    let destructive = [
-        "delete",
-        "terminate",
-        "void",
-        "rollback",
-        "refund",
-        "transfer",
-        "remove",
-    ]
-    .iter()
-    .any(|w| verb.contains(w));
+    let destructive = ["delete", "terminate", "void", "rollback", "refund", "transfer", "remove"].iter().any(|w| verb.contains(w));
     json!({
         "name": name,
         "description": format!("{} ({family}).", verb.replace('_', " ")),

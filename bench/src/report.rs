@@ -19,22 +19,12 @@ pub struct Table {
 
 impl Table {
     fn rate((events, trials): (usize, usize)) -> String {
-        if trials == 0 {
-            "—".to_owned()
-        } else {
-            format!("{:.3}", events as f64 / trials as f64)
-        }
+        if trials == 0 { "—".to_owned() } else { format!("{:.3}", events as f64 / trials as f64) }
     }
 
     /// A fixed-width text table.
     pub fn text(&self) -> String {
-        let label_width = self
-            .rows
-            .iter()
-            .map(|(l, _)| l.len())
-            .max()
-            .unwrap_or(8)
-            .max(8);
+        let label_width = self.rows.iter().map(|(l, _)| l.len()).max().unwrap_or(8).max(8);
         let widths: Vec<usize> = self.columns.iter().map(|c| c.len().max(6)).collect();
         let mut out = format!("{}\n{}\n", self.title, self.cell);
         out.push_str(&format!("{:label_width$}", ""));
@@ -65,12 +55,7 @@ impl Table {
         for (label, cells) in &self.rows {
             out.push_str(&format!("| {label} |"));
             for cell in cells {
-                out.push_str(&format!(
-                    " {} ({}/{}) |",
-                    Table::rate(*cell),
-                    cell.0,
-                    cell.1
-                ));
+                out.push_str(&format!(" {} ({}/{}) |", Table::rate(*cell), cell.0, cell.1));
             }
             out.push('\n');
         }

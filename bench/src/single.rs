@@ -7,10 +7,10 @@ use indicatif::ProgressBar;
 use serde_json::Value;
 use toolseal::mcp::trials::Rng;
 use toolseal::pipeline::{Authorized, DigestContract, FrontierGate, Outcome, Pipeline};
-use toolseal::runtime::probe::{Expect, probes};
-use toolseal::runtime::registry::{Registry, read_registry};
-use toolseal::runtime::schema::{CompileOptions, compile_tool_schema};
 use toolseal::{Class, Options};
+use toolseal_runtime::probe::{Expect, probes};
+use toolseal_runtime::registry::{Registry, read_registry};
+use toolseal_runtime::schema::{CompileOptions, compile_tool_schema};
 
 use crate::registry_gen::FAMILIES;
 use crate::report::Table;
@@ -42,21 +42,12 @@ fn tool_probes(registry: &Registry) -> HashMap<String, Probes> {
     names.sort_unstable();
     let mut out = HashMap::new();
     for tool in &registry.tools {
-        let doc = compile_tool_schema(&tool.input_schema, &CompileOptions::default())
-            .expect("the build compiled this schema");
-        let mut p = Probes {
-            honest: Vec::new(),
-            by_class: HashMap::new(),
-        };
+        let doc = compile_tool_schema(&tool.input_schema, &CompileOptions::default()).expect("the build compiled this schema");
+        let mut p = Probes { honest: Vec::new(), by_class: HashMap::new() };
         for probe in probes(&names, &tool.name, &doc) {
             match probe.expect {
-                Expect::Accept => p.honest.push(
-                    serde_json::from_str::<Value>(&probe.call).expect("probe JSON")["arguments"]
-                        .clone(),
-                ),
-                Expect::Reject { class, .. } => {
-                    p.by_class.entry(class).or_default().push(probe.call)
-                }
+                Expect::Accept => p.honest.push(serde_json::from_str::<Value>(&probe.call).expect("probe JSON")["arguments"].clone()),
+                Expect::Reject { class, .. } => p.by_class.entry(class).or_default().push(probe.call),
             }
         }
         out.insert(tool.name.clone(), p);
@@ -77,11 +68,7 @@ fn call(name: &str, arguments: &Value) -> String {
 /// `per_kind` trials of each kind, from `seed`.
 pub fn trials(per_kind: usize, seed: u64) -> Vec<Trial> {
     let generated: Value = serde_json::from_str(REGISTRY_JSON).expect("the synthetic registry");
-    assert_eq!(
-        generated,
-        crate::registry_gen::registry(),
-        "the compiled registry is the generator's"
-    );
+    assert_eq!(generated, crate::registry_gen::registry(), "the compiled registry is the generator's");
     let registry = read_registry(REGISTRY_JSON.as_bytes()).expect("the synthetic registry");
     let probes = tool_probes(&registry);
     let all: Vec<&str> = registry.tools.iter().map(|t| t.name.as_str()).collect();
@@ -127,11 +114,7 @@ pub fn trials(per_kind: usize, seed: u64) -> Vec<Trial> {
                     }
                 }
             };
-            out.push(Trial {
-                kind,
-                state,
-                call: text,
-            });
+            out.push(Trial { kind, state, call: text });
             made += 1;
         }
     }
@@ -139,13 +122,7 @@ pub fn trials(per_kind: usize, seed: u64) -> Vec<Trial> {
 }
 
 /// The five pipelines, each deciding whether a call executes.
-pub const PIPELINES: [&str; 5] = [
-    "no defense",
-    "gate only",
-    "gate + contract",
-    "resolver only",
-    "full stack",
-];
+pub const PIPELINES: [&str; 5] = ["no defense", "gate only", "gate + contract", "resolver only", "full stack"];
 
 /// The results of the single-registry experiment.
 pub struct Results {
@@ -160,13 +137,8 @@ pub struct Results {
 /// Runs every trial through every pipeline.
 pub fn run(trials: &[Trial], per_kind: usize, seed: u64, bar: &ProgressBar) -> Results {
     let registry = read_registry(REGISTRY_JSON.as_bytes()).expect("the synthetic registry");
-    let known: HashMap<&str, String> = registry
-        .tools
-        .iter()
-        .map(|t| (t.name.as_str(), t.digest()))
-        .collect();
-    let compiled: HashMap<&str, &str> =
-        ToolCall::TOOLS.iter().map(|t| (t.name, t.digest)).collect();
+    let known: HashMap<&str, String> = registry.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
+    let compiled: HashMap<&str, &str> = ToolCall::TOOLS.iter().map(|t| (t.name, t.digest)).collect();
     let mut frontier = FrontierGate::new();
     for state in 0..FAMILIES.len() {
         frontier = frontier.allow(state, state_tools(state));
@@ -178,14 +150,7 @@ pub fn run(trials: &[Trial], per_kind: usize, seed: u64, bar: &ProgressBar) -> R
         _ => true,
     };
     // Contract integrity: the served definition's digest equals the compiled one. A name it does not know has no contract.
-    let contract = |name: Option<&str>| {
-        name.and_then(|n| {
-            known
-                .get(n)
-                .map(|live| compiled.get(n) == Some(&live.as_str()))
-        })
-        .unwrap_or(true)
-    };
+    let contract = |name: Option<&str>| name.and_then(|n| known.get(n).map(|live| compiled.get(n) == Some(&live.as_str()))).unwrap_or(true);
     let full = Pipeline::new(frontier.clone()).contract(DigestContract::from_registry(&registry));
     let exec = |_: Authorized<ToolCall>| -> Result<(), String> { Ok(()) };
     let mut cells = vec![vec![(0usize, 0usize); KINDS.len()]; PIPELINES.len()];
@@ -200,10 +165,7 @@ pub fn run(trials: &[Trial], per_kind: usize, seed: u64, bar: &ProgressBar) -> R
             gate(trial.state, name),
             gate(trial.state, name) && contract(name),
             resolved.is_ok(),
-            matches!(
-                full.run(trial.call.as_bytes(), &trial.state, &exec).outcome,
-                Outcome::Executed { .. }
-            ),
+            matches!(full.run(trial.call.as_bytes(), &trial.state, &exec).outcome, Outcome::Executed { .. }),
         ];
         let honest = KINDS[trial.kind] == "honest";
         for (p, ran) in executed.iter().enumerate() {
@@ -222,19 +184,14 @@ pub fn run(trials: &[Trial], per_kind: usize, seed: u64, bar: &ProgressBar) -> R
         {
             if r.is_numeric_string() {
                 lenient.0 += 1;
-                lenient.1 += usize::from(
-                    ToolCall::from_json_with(trial.call.as_bytes(), &Options::lenient()).is_ok(),
-                );
+                lenient.1 += usize::from(ToolCall::from_json_with(trial.call.as_bytes(), &Options::lenient()).is_ok());
             } else {
                 lenient.2 += 1;
             }
         }
         bar.inc(1);
     }
-    let mut classified: Vec<(String, String, usize)> = classified
-        .into_iter()
-        .map(|((k, c), n)| (KINDS[k].to_owned(), c, n))
-        .collect();
+    let mut classified: Vec<(String, String, usize)> = classified.into_iter().map(|((k, c), n)| (KINDS[k].to_owned(), c, n)).collect();
     classified.sort();
     let table = Table {
         title: format!("Single registry: 100 tools in 10 families, 10 visible per state; {per_kind} trials per class, seed {seed}"),
@@ -246,9 +203,5 @@ pub fn run(trials: &[Trial], per_kind: usize, seed: u64, bar: &ProgressBar) -> R
                      (Pipeline: resolve -> DigestContract -> FrontierGate -> execute), including the H5 residue: calls of one tool with another tool's honest arguments that fit its signature"
             .into(),
     };
-    Results {
-        table,
-        classified,
-        lenient,
-    }
+    Results { table, classified, lenient }
 }

@@ -1,16 +1,16 @@
 //! "Also fits" on the generated enum agrees with the dynamic registry, and the gate asks
 //! (or denies) exactly when another visible tool fits at least as well.
 
-use toolseal::pipeline::{Authorized, FrontierGate, Gate, Outcome, Pipeline, all_of};
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::fits::{AlsoFitsGate, OnRival};
-use toolseal::runtime::json::Json;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
 use toolseal::Options;
+use toolseal::pipeline::{Authorized, FrontierGate, Gate, Outcome, Pipeline, all_of};
 use toolseal_bench::registry_gen::FAMILIES;
 use toolseal_bench::single::{KINDS, state_tools, trials};
 use toolseal_bench::synthetic::ToolCall;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::fits::{AlsoFitsGate, OnRival};
+use toolseal_runtime::json::Json;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 
 fn dynamic() -> DynamicRegistry {
     DynamicRegistry::new(&read_registry(toolseal_bench::REGISTRY_100.as_bytes()).expect("registry"), &CompileOptions::default())
@@ -47,8 +47,7 @@ fn the_gate_asks_or_denies_exactly_when_a_visible_rival_fits_as_well() {
         frontier = frontier.allow(state, state_tools(state));
     }
     let pipeline = |on: OnRival| {
-        let gates: Vec<Box<dyn Gate<ToolCall, usize>>> =
-            vec![Box::new(frontier.clone()), Box::new(AlsoFitsGate::new(|s: &usize| state_tools(*s), on))];
+        let gates: Vec<Box<dyn Gate<ToolCall, usize>>> = vec![Box::new(frontier.clone()), Box::new(AlsoFitsGate::new(|s: &usize| state_tools(*s), on))];
         Pipeline::new(all_of(gates))
     };
     let (confirm, deny) = (pipeline(OnRival::Confirm), pipeline(OnRival::Deny));

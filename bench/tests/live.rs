@@ -3,8 +3,9 @@
 
 use toolseal::Class;
 use toolseal_bench::corpus::{Call, Corpus, Run, default_dir};
-use toolseal_bench::live::{Registries, classify};
+use toolseal_bench::live::Registries;
 use toolseal_bench::oracle::{Agreement, Oracle};
+use toolseal_bench::verdict::classify;
 
 fn corpus() -> Corpus {
     Corpus::load(&default_dir()).expect("the committed extract reads")

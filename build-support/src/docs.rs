@@ -4,7 +4,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use toolseal_runtime::check::{show_number, NumberBounds};
+use toolseal_runtime::check::{NumberBounds, show_number};
 use toolseal_runtime::json::Json;
 use toolseal_runtime::schema::{ArrayRule, Node, ObjectRule, Schema, StringRule, UnionMode};
 
@@ -23,7 +23,7 @@ pub(crate) fn doc_attr(text: Option<String>) -> TokenStream {
 /// paragraph with its constraints and `default`, the one applied when absent.
 pub(crate) fn schema_text(s: &Schema, default: Option<&Json<'_>>) -> Option<String> {
     let facts = facts(&s.node, default);
-    match (s.doc(), facts) {
+    match (s.doc().map(|d| prose(&d)), facts) {
         (Some(text), Some(facts)) => Some(format!("{text}\n\n{facts}")),
         (text, facts) => text.or(facts),
     }
@@ -55,6 +55,35 @@ pub(crate) fn doc_safe(text: &str) -> String {
         return text.to_owned();
     }
     text.chars().map(|c| if c.is_control() && c != '\t' { c.escape_default().to_string() } else { c.to_string() }).collect()
+}
+
+/// A registry's own words (a description, a title) as rustdoc shows them literally:
+/// `[x]` is no intra-doc link, `<x>` no HTML tag, and a bare URL an autolink, so a
+/// crate documented with `RUSTDOCFLAGS="-D warnings"` builds whatever the registry says.
+/// Code spans (`` `…` ``) are kept as they are.
+pub(crate) fn prose(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_code = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if !in_code && (rest.starts_with("https://") || rest.starts_with("http://")) {
+            let end = rest.find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '`' | ')' | ']')).unwrap_or(rest.len());
+            let url = rest[..end].trim_end_matches(['.', ',', ';', ':', '!', '?', '\'']);
+            out.push('<');
+            out.push_str(url);
+            out.push('>');
+            rest = &rest[url.len()..];
+            continue;
+        }
+        match c {
+            '`' => in_code = !in_code,
+            '[' | ']' | '<' | '>' if !in_code => out.push('\\'),
+            _ => {}
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// `Constraints: …. Default: ….`, or `None` when the schema states neither.
@@ -95,11 +124,7 @@ fn number(b: &NumberBounds) -> Vec<String> {
     let upper: Vec<(f64, &str)> = [(b.maximum, "<="), (b.exclusive_maximum, "<")].into_iter().filter_map(|(x, op)| x.map(|x| (x, op))).collect();
     let mut out = match (lower.as_slice(), upper.as_slice()) {
         ([(lo, l, _)], [(hi, op)]) => vec![format!("`{} {l} value {op} {}`", show_number(*lo), show_number(*hi))],
-        _ => lower
-            .iter()
-            .map(|(lo, _, r)| format!("`value {r} {}`", show_number(*lo)))
-            .chain(upper.iter().map(|(hi, op)| format!("`value {op} {}`", show_number(*hi))))
-            .collect(),
+        _ => lower.iter().map(|(lo, _, r)| format!("`value {r} {}`", show_number(*lo))).chain(upper.iter().map(|(hi, op)| format!("`value {op} {}`", show_number(*hi)))).collect(),
     };
     if let Some(m) = b.multiple_of {
         out.push(format!("a multiple of `{}`", show_number(m)));
@@ -145,6 +170,14 @@ fn object(o: &ObjectRule) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn registry_prose_is_shown_literally() {
+        assert_eq!(prose("with [FILE] and [DIR] prefixes"), r"with \[FILE\] and \[DIR\] prefixes");
+        assert_eq!(prose("read <path>, see https://example.com/x."), r"read \<path\>, see <https://example.com/x>.");
+        assert_eq!(prose("a `[code]` span and http://a.b"), "a `[code]` span and <http://a.b>");
+        assert_eq!(prose("plain text"), "plain text");
+    }
 
     #[test]
     fn code_spans_hold_backticks_and_control_characters() {

@@ -67,4 +67,3 @@ pub enum Error {
         message: String,
     },
 }
-

@@ -24,7 +24,6 @@
 #![deny(missing_docs)]
 
 mod codegen;
-pub mod contract;
 mod docs;
 mod error;
 mod facade;
@@ -36,10 +35,10 @@ use std::path::{Path, PathBuf};
 pub use error::Error;
 use facade::Facade;
 use toolseal_runtime::registry::read_registry;
-use toolseal_runtime::schema::{compile_tool_schema, CompileOptions};
+use toolseal_runtime::schema::{CompileOptions, compile_tool_schema};
 
-pub use contract::{Contract, ContractError};
-pub use manifest::{read_manifest, Deployment, DeploymentServer};
+use toolseal_runtime::contract;
+pub use toolseal_runtime::contract::{Contract, ContractError};
 
 /// The code generated for one registry or deployment manifest.
 #[derive(Debug, Clone)]
@@ -91,7 +90,7 @@ impl From<Quarantined> for Error {
 pub const DEFAULT_DEPLOYMENT_MODULE: &str = "deployment";
 
 /// The module name of a registry added with `.registry(..)` (not `.registry_as(..)`): `include_registry!()`.
-pub const DEFAULT_MODULE: &str = "registry";
+pub const DEFAULT_MODULE: &str = toolseal_runtime::contract::DEFAULT_MODULE;
 
 #[derive(Debug, Clone)]
 struct Entry {
@@ -211,9 +210,10 @@ impl Config {
                 out.push(registry_source(&bytes, &entry.path, &module, &self.options, &facade)?);
             }
             if self.strict
-                && let Some(q) = out.last().and_then(|g| g.quarantined.first()) {
-                    return Err(q.clone().into());
-                }
+                && let Some(q) = out.last().and_then(|g| g.quarantined.first())
+            {
+                return Err(q.clone().into());
+            }
         }
         Ok(out)
     }

@@ -7,10 +7,9 @@ use heck::{ToSnakeCase, ToUpperCamelCase};
 use proc_macro2::{Ident, Span};
 
 const KEYWORDS: &[&str] = &[
-    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-    "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self", "Self", "static", "struct", "super",
-    "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box",
-    "do", "final", "macro", "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "gen", "union",
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
+    "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro", "override", "priv",
+    "typeof", "unsized", "virtual", "yield", "try", "gen", "union",
 ];
 
 /// Keywords that cannot be raw identifiers.
@@ -18,8 +17,30 @@ const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
 
 /// Type names generated code relies on, never given to a generated type.
 const RESERVED_TYPES: &[&str] = &[
-    "String", "Option", "Vec", "Box", "Result", "Ok", "Err", "Some", "None", "BTreeMap", "ToolCall", "Default", "Clone",
-    "Debug", "PartialEq", "Copy", "Send", "Sync", "Sized", "From", "Into", "TryFrom", "Iterator", "Self",
+    "String",
+    "Option",
+    "Vec",
+    "Box",
+    "Result",
+    "Ok",
+    "Err",
+    "Some",
+    "None",
+    "BTreeMap",
+    "ToolCall",
+    "Default",
+    "Clone",
+    "Debug",
+    "PartialEq",
+    "Copy",
+    "Send",
+    "Sync",
+    "Sized",
+    "From",
+    "Into",
+    "TryFrom",
+    "Iterator",
+    "Self",
 ];
 
 /// ASCII letters, digits and `_` only; everything else becomes a word break.
@@ -28,7 +49,7 @@ fn ascii_words(s: &str) -> String {
 }
 
 /// A snake_case identifier for a JSON key (raw when it is a keyword).
-pub fn field_name(json: &str) -> String {
+pub(crate) fn field_name(json: &str) -> String {
     let mut s = ascii_words(json).to_snake_case();
     if s.is_empty() {
         s = "field".into();
@@ -43,7 +64,7 @@ pub fn field_name(json: &str) -> String {
 }
 
 /// A PascalCase name for a JSON name or value.
-pub fn type_name(json: &str) -> String {
+pub(crate) fn type_name(json: &str) -> String {
     let mut s = ascii_words(json).to_upper_camel_case();
     if s.starts_with(|c: char| c.is_ascii_digit()) {
         s.insert(0, 'N');
@@ -52,28 +73,24 @@ pub fn type_name(json: &str) -> String {
 }
 
 /// An identifier token: raw (`r#type`) for keywords that allow it.
-pub fn ident(name: &str) -> Ident {
-    if KEYWORDS.contains(&name) && !NOT_RAW.contains(&name) {
-        Ident::new_raw(name, Span::call_site())
-    } else {
-        Ident::new(name, Span::call_site())
-    }
+pub(crate) fn ident(name: &str) -> Ident {
+    if KEYWORDS.contains(&name) && !NOT_RAW.contains(&name) { Ident::new_raw(name, Span::call_site()) } else { Ident::new(name, Span::call_site()) }
 }
 
 /// Hands out names unique within one scope, suffixing `2`, `3`, … in call order.
 #[derive(Default)]
-pub struct Scope {
+pub(crate) struct Scope {
     taken: HashSet<String>,
 }
 
 impl Scope {
     /// A scope where the reserved type names are already taken.
-    pub fn types() -> Scope {
+    pub(crate) fn types() -> Scope {
         Scope { taken: RESERVED_TYPES.iter().map(|s| s.to_string()).collect() }
     }
 
     /// `base`, or `base2`, `base3`, … when taken. Empty bases become `fallback`.
-    pub fn claim(&mut self, base: &str, fallback: &str) -> String {
+    pub(crate) fn claim(&mut self, base: &str, fallback: &str) -> String {
         let base = if base.is_empty() || NOT_RAW.contains(&base) { fallback } else { base };
         let sep = if base.ends_with(|c: char| c.is_ascii_digit()) { "_" } else { "" };
         let mut name = base.to_owned();

@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde::Deserialize;
-use toolseal::runtime::json::{Json, Reader};
+use toolseal_runtime::json::{Json, Reader};
 
 fuzz_target!(|data: &[u8]| {
     let ours = Json::parse(data).ok().map(|tree| format!("{tree:?}"));

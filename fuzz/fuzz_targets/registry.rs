@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::path::Path;
-use toolseal::runtime::schema::CompileOptions;
+use toolseal_runtime::schema::CompileOptions;
 
 fuzz_target!(|data: &[u8]| {
     let _ = toolseal_build::generate_source(data, Path::new("fuzz.json"), "fuzz", &CompileOptions::default());

@@ -6,9 +6,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
-use toolseal::runtime::dynamic::DynamicRegistry;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::CompileOptions;
+use toolseal_runtime::dynamic::DynamicRegistry;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::CompileOptions;
 use toolseal::Options;
 use toolseal_fixtures::{Reading, FIXTURES};
 

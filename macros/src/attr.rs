@@ -6,11 +6,11 @@ use syn::{Attribute, LitStr, Path, Type};
 
 /// Errors gathered over one expansion, reported together.
 #[derive(Default)]
-pub struct Errors(Option<syn::Error>);
+pub(crate) struct Errors(Option<syn::Error>);
 
 impl Errors {
     /// Adds `e`.
-    pub fn push(&mut self, e: syn::Error) {
+    pub(crate) fn push(&mut self, e: syn::Error) {
         match &mut self.0 {
             Some(all) => all.combine(e),
             None => self.0 = Some(e),
@@ -18,31 +18,31 @@ impl Errors {
     }
 
     /// Adds an error at `span`.
-    pub fn at(&mut self, span: Span, message: impl std::fmt::Display) {
+    pub(crate) fn at(&mut self, span: Span, message: impl std::fmt::Display) {
         self.push(syn::Error::new(span, message));
     }
 
     /// Adds everything `other` gathered.
-    pub fn extend(&mut self, other: Errors) {
+    pub(crate) fn extend(&mut self, other: Errors) {
         if let Some(e) = other.0 {
             self.push(e);
         }
     }
 
     /// Whether nothing was reported.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_none()
     }
 
     /// `compile_error!`s for everything reported.
-    pub fn to_tokens(&self) -> TokenStream {
+    pub(crate) fn to_tokens(&self) -> TokenStream {
         self.0.as_ref().map(syn::Error::to_compile_error).unwrap_or_default()
     }
 }
 
 /// The arguments of `#[tool(..)]` and `#[toolset(..)]`.
 #[derive(Default)]
-pub struct Args {
+pub(crate) struct Args {
     /// `name = "get-sum"`: the registry name, when it is not the function's (`#[tool]`).
     pub name: Option<LitStr>,
     /// `registry = "bank"`: the registry module.
@@ -54,12 +54,12 @@ pub struct Args {
 }
 
 /// The keys `#[tool(..)]` takes.
-pub const TOOL: &[&str] = &["name", "registry", "module"];
+pub(crate) const TOOL: &[&str] = &["name", "registry", "module"];
 /// The keys `#[toolset(..)]` takes.
-pub const TOOLSET: &[&str] = &["registry", "module", "error"];
+pub(crate) const TOOLSET: &[&str] = &["registry", "module", "error"];
 
 /// Parses `key = value` arguments of `#[attr(..)]`, accepting only `keys`.
-pub fn parse_args(tokens: TokenStream, attr: &str, keys: &[&str], errors: &mut Errors) -> Args {
+pub(crate) fn parse_args(tokens: TokenStream, attr: &str, keys: &[&str], errors: &mut Errors) -> Args {
     let mut args = Args::default();
     let parser = syn::meta::parser(|meta| {
         let key = meta.path.get_ident().map(ToString::to_string).filter(|k| keys.contains(&k.as_str()));
@@ -82,12 +82,12 @@ pub fn parse_args(tokens: TokenStream, attr: &str, keys: &[&str], errors: &mut E
 }
 
 /// Whether `attr` is `#[tool]` / `#[toolseal::tool]` (inside a toolset).
-pub fn is_tool(attr: &Attribute) -> bool {
+pub(crate) fn is_tool(attr: &Attribute) -> bool {
     is_named(attr, "tool")
 }
 
 /// Whether `attr` is `#[ctx]` / `#[toolseal::ctx]` (a context parameter).
-pub fn is_ctx(attr: &Attribute) -> bool {
+pub(crate) fn is_ctx(attr: &Attribute) -> bool {
     is_named(attr, "ctx")
 }
 
@@ -101,7 +101,7 @@ fn is_named(attr: &Attribute, name: &str) -> bool {
 }
 
 /// The arguments of an attribute found inside a toolset (`#[tool]` or `#[tool(..)]`).
-pub fn inner_tool_args(attr: &Attribute, errors: &mut Errors) -> Args {
+pub(crate) fn inner_tool_args(attr: &Attribute, errors: &mut Errors) -> Args {
     match &attr.meta {
         syn::Meta::Path(_) => Args::default(),
         syn::Meta::List(list) => parse_args(list.tokens.clone(), "tool", TOOL, errors),
@@ -114,7 +114,7 @@ pub fn inner_tool_args(attr: &Attribute, errors: &mut Errors) -> Args {
 
 /// The registry a macro checks against: the contract's module name, and the
 /// path where the generated module was included.
-pub struct Target {
+pub(crate) struct Target {
     /// Module name as given to `toolseal_build::Config::module`.
     pub name: String,
     /// Path of the included module (default `crate::<name>`).
@@ -124,10 +124,10 @@ pub struct Target {
 }
 
 /// The registry named by `registry` / `module`, defaulting to `registry` at `crate::registry`.
-pub fn target(registry: Option<&LitStr>, module: Option<&Path>, errors: &mut Errors) -> Option<Target> {
+pub(crate) fn target(registry: Option<&LitStr>, module: Option<&Path>, errors: &mut Errors) -> Option<Target> {
     let (name, span) = match registry {
         Some(lit) => (lit.value(), lit.span()),
-        None => (toolseal_build::DEFAULT_MODULE.to_owned(), module.map_or_else(Span::call_site, |m| m.span())),
+        None => (toolseal_runtime::contract::DEFAULT_MODULE.to_owned(), module.map_or_else(Span::call_site, |m| m.span())),
     };
     let valid = !name.is_empty() && name.split('.').all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
     if !valid {

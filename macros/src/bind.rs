@@ -7,13 +7,13 @@ use quote::{quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Ident, LitStr, Pat, Path, PathArguments, ReturnType, Signature, Type};
-use toolseal_build::contract::{Contract, ContractField, ContractTool};
+use toolseal_runtime::contract::{Contract, ContractField, ContractTool};
 use toolseal_runtime::rejection::closest;
 
-use crate::attr::{is_ctx, Errors};
+use crate::attr::{Errors, is_ctx};
 
 /// What one parameter of an implementation receives.
-pub enum Param {
+pub(crate) enum Param {
     /// The context passed to `dispatch`.
     Ctx,
     /// The whole argument struct.
@@ -24,7 +24,7 @@ pub enum Param {
 
 /// How a method takes `self`.
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Receiver {
+pub(crate) enum Receiver {
     /// An associated function (`Self::f(..)`).
     None,
     /// `&self`.
@@ -36,7 +36,7 @@ pub enum Receiver {
 }
 
 /// A function bound to one registry tool.
-pub struct Binding {
+pub(crate) struct Binding {
     /// Its `ToolCall` variant.
     pub variant: Ident,
     /// The function.
@@ -56,7 +56,7 @@ pub struct Binding {
 }
 
 /// Removes `#[ctx]` from the parameters of `sig`, returning which parameters had it.
-pub fn strip_ctx(sig: &mut Signature, errors: &mut Errors) -> Vec<bool> {
+pub(crate) fn strip_ctx(sig: &mut Signature, errors: &mut Errors) -> Vec<bool> {
     let mut flags = Vec::new();
     for input in &mut sig.inputs {
         let attrs = match input {
@@ -75,7 +75,7 @@ pub fn strip_ctx(sig: &mut Signature, errors: &mut Errors) -> Vec<bool> {
 }
 
 /// Binds `sig` (already stripped of `#[ctx]`, see [`strip_ctx`]) to its tool in `contract`.
-pub fn bind(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, contract: &Contract, outer: &mut Errors) -> Option<Binding> {
+pub(crate) fn bind(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, contract: &Contract, outer: &mut Errors) -> Option<Binding> {
     let mut errors = Errors::default();
     let binding = bind_checked(sig, ctx_flags, name, contract, &mut errors);
     let ok = errors.is_empty();
@@ -129,10 +129,7 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
             } else {
                 errors.at(
                     p.span(),
-                    format!(
-                        "the arguments of tool `{}` keep undeclared keys or are not an object in `{}`: take the whole `{}` as the only parameter",
-                        tool.name, contract.registry, tool.args
-                    ),
+                    format!("the arguments of tool `{}` keep undeclared keys or are not an object in `{}`: take the whole `{}` as the only parameter", tool.name, contract.registry, tool.args),
                 );
                 bound.push(None);
             }
@@ -178,13 +175,7 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
             }
         },
         (Some(out), None) => {
-            errors.at(
-                sig.ident.span(),
-                format!(
-                    "tool `{}` declares an `outputSchema` in `{}`: return `{}` (or `Result<{}, E>`)",
-                    tool.name, contract.registry, out.ty, out.ty
-                ),
-            );
+            errors.at(sig.ident.span(), format!("tool `{}` declares an `outputSchema` in `{}`: return `{}` (or `Result<{}, E>`)", tool.name, contract.registry, out.ty, out.ty));
             None
         }
         (None, _) => None,
@@ -208,16 +199,7 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
             params.push(fields.next().flatten()?);
         }
     }
-    Some(Binding {
-        variant,
-        function: sig.ident.clone(),
-        params,
-        ctx,
-        output,
-        returns_result,
-        is_async: sig.asyncness.is_some(),
-        receiver,
-    })
+    Some(Binding { variant, function: sig.ident.clone(), params, ctx, output, returns_result, is_async: sig.asyncness.is_some(), receiver })
 }
 
 /// Whether the one parameter `p` takes the whole argument struct rather than one field.
@@ -247,10 +229,7 @@ fn bind_field(p: &syn::PatType, tool: &ContractTool, fields: &[ContractField], t
         let declared = if declared.is_empty() { "none".to_owned() } else { declared.join(", ") };
         errors.at(
             p.pat.span(),
-            format!(
-                "tool `{}` declares no argument `{name}` in `{}` (H2); its arguments are {declared}{hint}. Context parameters are marked `#[ctx]`",
-                tool.name, contract.registry
-            ),
+            format!("tool `{}` declares no argument `{name}` in `{}` (H2); its arguments are {declared}{hint}. Context parameters are marked `#[ctx]`", tool.name, contract.registry),
         );
         return None;
     };
@@ -336,7 +315,7 @@ fn contract_ident(text: &str, contract: &Contract) -> Result<Ident, String> {
 impl Binding {
     /// Statements that check each parameter and the output against the contract;
     /// a mismatch is reported on the user's type by the registry's diagnostic.
-    pub fn checks(&self, module: &Path) -> TokenStream {
+    pub(crate) fn checks(&self, module: &Path) -> TokenStream {
         let params = self.params.iter().filter_map(|p| match p {
             Param::Ctx => None,
             Param::Args { ty, check } | Param::Field { ty, check, .. } => Some(check_tokens(module, ty, check)),
@@ -346,13 +325,13 @@ impl Binding {
     }
 
     /// The check of the output type alone (the arguments are checked by [`Binding::call_args`]).
-    pub fn output_check(&self, module: &Path) -> TokenStream {
+    pub(crate) fn output_check(&self, module: &Path) -> TokenStream {
         let output = self.output.iter().map(|(ty, check)| check_tokens(module, ty, check));
         quote!(#(#output)*)
     }
 
     /// The argument expressions for calling the implementation from `args` (and `ctx`).
-    pub fn call_args(&self, module: &Path) -> Vec<TokenStream> {
+    pub(crate) fn call_args(&self, module: &Path) -> Vec<TokenStream> {
         self.params
             .iter()
             .map(|p| match p {

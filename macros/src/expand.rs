@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, ToTokens};
+use quote::{ToTokens, quote};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{ImplItem, ItemFn, ItemImpl};
-use toolseal_build::contract::{self, Contract, ContractError};
+use toolseal_runtime::contract::{self, Contract, ContractError};
 
 use crate::attr::{self, Errors, Target};
 use crate::bind::{self, Binding, Receiver};
@@ -46,7 +46,7 @@ fn cached(path: &Path, text: String, parse: impl FnOnce(&str) -> Result<Contract
 
 /// `#[tool]`: the function unchanged but for `#[ctx]` markers, plus checks of
 /// each parameter and the output against the contract at the top of its body.
-pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let args = attr::parse_args(attr, "tool", attr::TOOL, &mut errors);
     let attr_ok = errors.is_empty();
@@ -74,7 +74,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 
 /// `#[toolset]`: the impl with its `#[tool]` markers removed and an exhaustive
 /// `dispatch` added.
-pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
+pub(crate) fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     let args = attr::parse_args(attr, "toolset", attr::TOOLSET, &mut errors);
     let Ok(mut imp) = syn::parse2::<ItemImpl>(item.clone()) else {
@@ -134,11 +134,7 @@ pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
     if !missing.is_empty() {
         errors.at(
             imp.self_ty.span(),
-            format!(
-                "this toolset implements no `#[tool]` for {} of registry `{}`: `dispatch` must cover every tool; add a method per tool",
-                missing.join(", "),
-                contract.registry
-            ),
+            format!("this toolset implements no `#[tool]` for {} of registry `{}`: `dispatch` must cover every tool; add a method per tool", missing.join(", "), contract.registry),
         );
     }
     let ctx = bindings.iter().find_map(|b| b.ctx.clone());

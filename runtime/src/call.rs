@@ -131,15 +131,18 @@ pub trait ToolSet: Sized {
     const REGISTRY: &'static str;
     /// The registry's tools, in registry order.
     const TOOLS: &'static [ToolInfo];
+    #[doc(hidden)]
     /// The registry's tool names, sorted, for lookup and H1 suggestions.
     const NAMES: &'static [&'static str];
 
+    #[doc(hidden)]
     /// [`ToolSet::NAMES`] for a rejection (an unknown name's closest names are
     /// searched among them); generated code gives them with their index.
     fn tool_names() -> Names {
         Names::Static(Self::NAMES)
     }
 
+    #[doc(hidden)]
     /// `name` as [`ToolSet::NAMES`] holds it, when it is one of the tools
     /// (so that a rejection borrows it instead of copying it); generated code
     /// finds it through its name index.
@@ -147,9 +150,11 @@ pub trait ToolSet: Sized {
         Self::NAMES.binary_search(&name).ok().map(|i| Self::NAMES[i])
     }
 
+    #[doc(hidden)]
     /// Resolves `arguments` (absent or `null` means `{}`) for the tool `name`.
     fn resolve_parts(name: &str, arguments: Option<&Json<'_>>, cx: &mut Cx) -> Result<Self, Rejection>;
 
+    #[doc(hidden)]
     /// Reads the arguments of the tool `name` straight from the reader, in
     /// strict mode: `Some` exactly when [`ToolSet::resolve_parts`] accepts them,
     /// with the same call; `None` otherwise (see [`FromJson::read`](crate::FromJson::read)).
@@ -159,6 +164,7 @@ pub trait ToolSet: Sized {
         None
     }
 
+    #[doc(hidden)]
     /// Resolves a call that pins its server (`mcp_call`, `mcp_tool_use`). A
     /// single registry is one server, so the pin is ignored; merged
     /// deployments route to the pinned server.

@@ -272,11 +272,7 @@ pub fn bounded_int(i: i128, at: &Path<'_>, b: &NumberBounds, noun: &'static str)
         return fail(Keyword::ExclusiveMaximum, "<", m);
     }
     let multiple = |m: f64| {
-        if m.fract() == 0.0 && m.abs() < 1.0e38 && m != 0.0 {
-            i % (m as i128) == 0
-        } else {
-            is_multiple(i as f64, m)
-        }
+        if m.fract() == 0.0 && m.abs() < 1.0e38 && m != 0.0 { i % (m as i128) == 0 } else { is_multiple(i as f64, m) }
     };
     if let Some(m) = b.multiple_of.filter(|m| !multiple(*m)) {
         return Err(Rejection::violation(at, Keyword::MultipleOf, format!("a multiple of {}", show_number(m)), JsonKind::Integer));
@@ -291,9 +287,7 @@ fn out_of_range(at: &Path<'_>, keyword: Keyword, expected: &'static str) -> Reje
 /// Checks `x` against every numeric keyword, in a fixed order.
 pub fn bounded(x: f64, at: &Path<'_>, b: &NumberBounds, noun: &'static str) -> Result<(), Rejection> {
     let found = if x.fract() == 0.0 { JsonKind::Integer } else { JsonKind::Number };
-    let fail = |keyword: Keyword, op: &str, limit: f64| {
-        Err(Rejection::violation(at, keyword, format!("{noun} {op} {}", show_number(limit)), found))
-    };
+    let fail = |keyword: Keyword, op: &str, limit: f64| Err(Rejection::violation(at, keyword, format!("{noun} {op} {}", show_number(limit)), found));
     if let Some(m) = b.minimum.filter(|m| x < *m) {
         return fail(Keyword::Minimum, ">=", m);
     }
@@ -358,11 +352,7 @@ pub fn length(s: &str, at: &Path<'_>, min: Option<u64>, max: Option<u64>) -> Res
 
 /// `pattern`: `re` must match somewhere in `s` (JSON Schema patterns are not anchored).
 pub fn pattern(s: &str, at: &Path<'_>, re: &Regex, source: &str) -> Result<(), Rejection> {
-    if re.is_match(s) {
-        Ok(())
-    } else {
-        Err(Rejection::violation(at, Keyword::Pattern, pattern_expected(source), JsonKind::String))
-    }
+    if re.is_match(s) { Ok(()) } else { Err(Rejection::violation(at, Keyword::Pattern, pattern_expected(source), JsonKind::String)) }
 }
 
 /// What a `pattern` violation says was expected.
@@ -373,11 +363,7 @@ pub(crate) fn pattern_expected(source: &str) -> Cow<'static, str> {
 
 /// `format`.
 pub fn format(s: &str, at: &Path<'_>, f: Format) -> Result<(), Rejection> {
-    if f.matches(s) {
-        Ok(())
-    } else {
-        Err(Rejection::violation(at, Keyword::Format, format!("a {} string", f.name()), JsonKind::String))
-    }
+    if f.matches(s) { Ok(()) } else { Err(Rejection::violation(at, Keyword::Format, format!("a {} string", f.name()), JsonKind::String)) }
 }
 
 /// The boolean at `at`.
@@ -482,20 +468,14 @@ pub fn no_duplicates_deep(v: &Json<'_>, at: &Path<'_>) -> Result<(), Rejection> 
 
 /// `enum`: `v` must equal one of `allowed`; `expected` lists them in words.
 pub fn one_of_values(v: &Json<'_>, at: &Path<'_>, allowed: &[Json<'_>], expected: impl FnOnce() -> Cow<'static, str>) -> Result<(), Rejection> {
-    if allowed.iter().any(|a| a == v) {
-        Ok(())
-    } else {
-        Err(Rejection::violation(at, Keyword::Enum, expected(), v.kind()))
-    }
+    if allowed.iter().any(|a| a == v) { Ok(()) } else { Err(Rejection::violation(at, Keyword::Enum, expected(), v.kind())) }
 }
 
 /// Picks the error to report when no option of a union matched: the one
 /// option whose type fits the value explains best; otherwise the union itself.
 pub fn union_error(at: &Path<'_>, v: &Json<'_>, keyword: Keyword, expected: Cow<'static, str>, errors: Vec<Rejection>) -> Rejection {
     let here = at.pointer();
-    let mut fitting = errors
-        .into_iter()
-        .filter(|e| !(e.keyword() == Some(Keyword::Type) && !e.is_numeric_string() && e.pointer() == here));
+    let mut fitting = errors.into_iter().filter(|e| !(e.keyword() == Some(Keyword::Type) && !e.is_numeric_string() && e.pointer() == here));
     match (fitting.next(), fitting.next()) {
         (Some(only), None) => only,
         _ => Rejection::violation(at, keyword, expected, v.kind()),
@@ -526,7 +506,33 @@ mod tests {
 
     #[test]
     fn integer_against_bound_is_exact_at_every_scale() {
-        let bounds: [f64; 25] = [0.0, -0.0, 0.5, -0.5, 1.0, -1.0, 2.5, -2.5, 1e15 + 0.5, -(1e15 + 0.5), 4503599627370495.5, 9007199254740992.0, -9007199254740992.0, 9007199254740994.0, 9007199254740993.0, 8.999e18, -8.999e18, 9.0e18, 9.3e18, -9.3e18, 1.7e19, 1.0e30, -1.0e30, 1.0e38, -1.0e38];
+        let bounds: [f64; 25] = [
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.0,
+            -1.0,
+            2.5,
+            -2.5,
+            1e15 + 0.5,
+            -(1e15 + 0.5),
+            4503599627370495.5,
+            9007199254740992.0,
+            -9007199254740992.0,
+            9007199254740994.0,
+            9007199254740993.0,
+            8.999e18,
+            -8.999e18,
+            9.0e18,
+            9.3e18,
+            -9.3e18,
+            1.7e19,
+            1.0e30,
+            -1.0e30,
+            1.0e38,
+            -1.0e38,
+        ];
         for b in bounds {
             let f = b.floor() as i128;
             for i in [f - 1, f, f + 1, 0, 1 << 53, (1 << 53) + 1, -(1 << 53) - 1, i128::from(i64::MAX), i128::from(i64::MIN), i128::from(u64::MAX)] {

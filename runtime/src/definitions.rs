@@ -33,7 +33,7 @@
 //! limits (`toolseal lint` reports names over 64 characters or outside
 //! `[a-zA-Z0-9_-]`; qualified deployment names always fit).
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use crate::call::{ToolInfo, ToolSet};
 use crate::mcp::McpSet;
@@ -177,10 +177,7 @@ mod tests {
             (WireFormat::Anthropic, json!([{"name": "get", "description": "Reads.", "input_schema": schema}])),
             (WireFormat::Bedrock, json!([{"toolSpec": {"name": "get", "description": "Reads.", "inputSchema": {"json": schema}}}])),
             (WireFormat::Gemini, json!([{"functionDeclarations": [{"name": "get", "description": "Reads.", "parametersJsonSchema": schema}]}])),
-            (
-                WireFormat::Mcp,
-                json!([{"name": "get", "title": "Get", "description": "Reads.", "inputSchema": schema, "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}]),
-            ),
+            (WireFormat::Mcp, json!([{"name": "get", "title": "Get", "description": "Reads.", "inputSchema": schema, "outputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}])),
         ];
         for (format, want) in want {
             assert_eq!(render(format, std::iter::once(offer(def))), want, "{format:?}");
@@ -197,18 +194,11 @@ mod tests {
 
     #[test]
     fn a_compiled_definition_offers_what_the_registry_declared() {
-        let text = br#"[{"name":"get","description":"Reads.","inputSchema":{"type":"object","required":["id"],"properties":{"id":{"type":"string","maxLength":3}}},"annotations":{"destructiveHint":false}}]"#;
+        let text =
+            br#"[{"name":"get","description":"Reads.","inputSchema":{"type":"object","required":["id"],"properties":{"id":{"type":"string","maxLength":3}}},"annotations":{"destructiveHint":false}}]"#;
         let def = &crate::registry::read_registry(text).expect("registry").tools[0];
         let canonical: &'static str = Box::leak(def.canonical().into_boxed_str());
-        let info = ToolInfo {
-            name: "get",
-            title: None,
-            description: Some("Reads."),
-            annotations: Default::default(),
-            definition: canonical,
-            digest: "",
-            quarantined: None,
-        };
+        let info = ToolInfo { name: "get", title: None, description: Some("Reads."), annotations: Default::default(), definition: canonical, digest: "", quarantined: None };
         for format in [WireFormat::OpenAiChat, WireFormat::Gemini, WireFormat::Mcp] {
             assert_eq!(render(format, std::iter::once(Offer::compiled("get", &info))), render(format, std::iter::once(offer(def))), "{format:?}");
         }

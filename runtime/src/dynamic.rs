@@ -7,16 +7,16 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::call::{parse_call, split_call, take_parts, Options, EMPTY_ARGUMENTS};
+use crate::call::{EMPTY_ARGUMENTS, Options, parse_call, split_call, take_parts};
 use crate::check::{Coercion, Cx};
 use crate::definitions::{self, Offer};
 use crate::json::Json;
-use crate::mcp::{resolve_routed, Catalog, CatalogError, McpRequest, Policy, Route, ServerSpec};
+use crate::mcp::{Catalog, CatalogError, McpRequest, Policy, Route, ServerSpec, resolve_routed};
 use crate::name_hash::NameHash;
 use crate::path::Path;
 use crate::registry::{Registry, ToolDef};
 use crate::rejection::{NameIndex, Names, Rejection};
-use crate::schema::{compile_tool_schema, CompileOptions, SchemaDoc, SchemaError};
+use crate::schema::{CompileOptions, SchemaDoc, SchemaError, compile_tool_schema};
 use crate::validate::validate_at;
 use crate::wire::WireFormat;
 
@@ -66,9 +66,7 @@ impl DynamicRegistry {
     /// Compiles every tool of `registry`, quarantining those whose schema cannot be
     /// enforced (their errors point into the registry file, as build errors do).
     pub fn new(registry: &Registry, options: &CompileOptions) -> DynamicRegistry {
-        let compile = |def: &ToolDef| {
-            compile_tool_schema(&def.input_schema, options).map_err(|e| SchemaError { pointer: format!("{}{}", def.input_pointer, e.pointer), ..e })
-        };
+        let compile = |def: &ToolDef| compile_tool_schema(&def.input_schema, options).map_err(|e| SchemaError { pointer: format!("{}{}", def.input_pointer, e.pointer), ..e });
         let mut tools: Vec<_> = registry.tools.iter().enumerate().map(|(i, def)| (i, (def.clone(), compile(def)))).collect();
         tools.sort_by(|a, b| a.1.0.name.cmp(&b.1.0.name));
         let mut order = vec![0; tools.len()];

@@ -5,9 +5,10 @@
 use std::borrow::Cow;
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::rejection::{clip_to, Class, Rejection};
+pub use crate::rejection::Suggestions;
+use crate::rejection::{Class, Rejection, bounded, clip_to};
 
 /// The longest feedback text, in characters.
 pub const MAX_TEXT: usize = 512;
@@ -35,100 +36,6 @@ pub struct Feedback {
     /// Names compiled into the binary (a generated enum's) are borrowed, not copied.
     #[serde(skip_serializing_if = "Suggestions::is_empty")]
     pub suggestions: Suggestions<'static>,
-}
-
-/// The names a rejection suggests (closest tool names, declared keys, rival
-/// tools): a list compiled into the binary is borrowed whole, others are
-/// collected. Serialized as an array of strings.
-#[derive(Debug, Clone)]
-pub enum Suggestions<'a> {
-    /// A list as it is (a generated object's declared keys).
-    Listed(&'a [&'a str]),
-    /// Names searched or picked (each borrowed where it can be).
-    Collected(Vec<Cow<'a, str>>),
-}
-
-impl<'a> Suggestions<'a> {
-    /// How many names.
-    pub fn len(&self) -> usize {
-        match self {
-            Suggestions::Listed(names) => names.len(),
-            Suggestions::Collected(names) => names.len(),
-        }
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The `i`-th name.
-    fn get(&self, i: usize) -> &str {
-        match self {
-            Suggestions::Listed(names) => names[i],
-            Suggestions::Collected(names) => &names[i],
-        }
-    }
-
-    /// The names, in order.
-    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
-        (0..self.len()).map(|i| self.get(i))
-    }
-
-    /// At most `count` names of at most `chars` characters each (cut with an
-    /// ellipsis): a list whose first `count` names fit is still borrowed whole.
-    fn bounded(self, count: usize, chars: usize) -> Suggestions<'a> {
-        match self {
-            Suggestions::Listed(names) => {
-                let names = &names[..names.len().min(count)];
-                // No more bytes than `chars` means no more characters.
-                if names.iter().all(|name| name.len() <= chars) {
-                    return Suggestions::Listed(names);
-                }
-                Suggestions::Collected(names.iter().map(|name| clip_to(name, chars)).collect())
-            }
-            Suggestions::Collected(mut names) => {
-                // Cut in place: the vector is the one the names were searched into.
-                names.truncate(count);
-                for name in &mut names {
-                    *name = bounded(std::mem::take(name), chars);
-                }
-                Suggestions::Collected(names)
-            }
-        }
-    }
-}
-
-impl Default for Suggestions<'_> {
-    fn default() -> Self {
-        Suggestions::Listed(&[])
-    }
-}
-
-impl PartialEq for Suggestions<'_> {
-    fn eq(&self, other: &Self) -> bool {
-        self.iter().eq(other.iter())
-    }
-}
-
-impl<const N: usize> PartialEq<[&str; N]> for Suggestions<'_> {
-    fn eq(&self, other: &[&str; N]) -> bool {
-        self.iter().eq(other.iter().copied())
-    }
-}
-
-impl Serialize for Suggestions<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_seq(self.iter())
-    }
-}
-
-/// `text` cut to `max` characters, with an ellipsis where it was cut (kept as it is when it fits).
-fn bounded<'a>(text: Cow<'a, str>, max: usize) -> Cow<'a, str> {
-    match clip_to(&text, max) {
-        Cow::Borrowed(_) => text,
-        Cow::Owned(cut) => Cow::Owned(cut),
-    }
 }
 
 impl From<&Rejection> for Feedback {
@@ -258,18 +165,6 @@ mod tests {
     use super::*;
     use crate::path::Path;
     use crate::rejection::Reason;
-
-    #[test]
-    fn text_is_cut_at_a_character_count_not_a_byte_count() {
-        assert_eq!(bounded("abc".into(), 3), "abc");
-        assert_eq!(bounded("abcd".into(), 3), "abc…");
-        assert_eq!(bounded("ééé".into(), 3), "ééé", "6 bytes, 3 characters: kept whole");
-        assert_eq!(bounded("éééé".into(), 3), "ééé…");
-        assert_eq!(bounded("".into(), 0), "");
-        assert_eq!(bounded("a".into(), 0), "…");
-        // A name compiled into the binary that fits stays borrowed.
-        assert!(matches!(bounded(Cow::Borrowed("get_balance"), 64), Cow::Borrowed("get_balance")));
-    }
 
     #[test]
     fn an_unknown_tool_is_a_protocol_error_and_every_other_rejection_a_result() {

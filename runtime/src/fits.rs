@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::call::{Resolution, ToolSet};
 use crate::check::Cx;
 use crate::dynamic::DynamicRegistry;
-use crate::feedback::{Feedback, Suggestions, MAX_SUGGESTIONS, MAX_TEXT};
+use crate::feedback::{Feedback, MAX_SUGGESTIONS, MAX_TEXT, Suggestions};
 use crate::json::Json;
 use crate::pipeline::{Decision, Gate, Resolved};
 
@@ -101,22 +101,13 @@ pub fn also_fits_in<C: ToolSet>(name: &str, arguments: Option<&Json<'_>>, visibl
     let keys_of = |tool: &str| -> Vec<String> {
         let definition = C::TOOLS.iter().find(|t| t.name == tool).map(|t| t.definition).unwrap_or("{}");
         let parsed = serde_json::from_str::<serde_json::Value>(definition).unwrap_or_default();
-        parsed
-            .get("inputSchema")
-            .and_then(|s| s.get("properties"))
-            .and_then(|p| p.as_object())
-            .map(|p| p.keys().cloned().collect())
-            .unwrap_or_default()
+        parsed.get("inputSchema").and_then(|s| s.get("properties")).and_then(|p| p.as_object()).map(|p| p.keys().cloned().collect()).unwrap_or_default()
     };
     let fit_of = |tool: &str| {
         let keys = keys_of(tool);
         fit(tool, &keys.iter().map(String::as_str).collect::<Vec<_>>(), arguments)
     };
-    let others = C::NAMES
-        .iter()
-        .filter(|other| **other != name && visible(other) && C::resolve_parts(other, arguments, &mut Cx::strict()).is_ok())
-        .map(|other| fit_of(other))
-        .collect();
+    let others = C::NAMES.iter().filter(|other| **other != name && visible(other) && C::resolve_parts(other, arguments, &mut Cx::strict()).is_ok()).map(|other| fit_of(other)).collect();
     AlsoFits::rank(fit_of(name), others)
 }
 
@@ -144,19 +135,8 @@ impl Feedback {
         if rivals.is_empty() {
             return None;
         }
-        let text = format!(
-            "H5: the arguments given to {:?} fit {} as well; say which tool you mean.",
-            fits.named.tool,
-            rivals.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>().join(", ")
-        );
-        Some(Feedback {
-            class: "H5",
-            pointer: "/name".into(),
-            text: text.chars().take(MAX_TEXT).collect(),
-            expected: None,
-            found: None,
-            suggestions: Suggestions::Collected(rivals),
-        })
+        let text = format!("H5: the arguments given to {:?} fit {} as well; say which tool you mean.", fits.named.tool, rivals.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>().join(", "));
+        Some(Feedback { class: "H5", pointer: "/name".into(), text: text.chars().take(MAX_TEXT).collect(), expected: None, found: None, suggestions: Suggestions::Collected(rivals) })
     }
 }
 

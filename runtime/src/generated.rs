@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
-use crate::call::{ToolInfo, EMPTY_ARGUMENTS};
+use crate::call::{EMPTY_ARGUMENTS, ToolInfo};
 use crate::check::{self, Cx, Format, NumberBounds};
 use crate::json::{Json, JsonKind, Reader};
 use crate::mcp;
@@ -29,7 +29,7 @@ use crate::path::Path;
 use crate::pattern::{Pattern, PatternError};
 use crate::rejection::{Class, Keyword, Names, Reason, Rejection};
 use crate::schema::spec::LazySpec;
-use crate::typed::{convert_elements, read_elements, read_number, FromJson};
+use crate::typed::{FromJson, convert_elements, read_elements, read_number};
 
 /// The table of a generated value type: how a JSON value becomes the type's
 /// inner value, and the JSON Schema keywords the type shows.
@@ -68,11 +68,7 @@ fn count(s: &mut Map<String, Value>, keyword: &str, n: Option<u64>) {
 
 /// A JSON number, written as an integer when it is one.
 pub fn number_value(x: f64) -> Value {
-    if x.fract() == 0.0 && x.abs() < 9.0e15 {
-        Value::from(x as i64)
-    } else {
-        Value::from(x)
-    }
+    if x.fract() == 0.0 && x.abs() < 9.0e15 { Value::from(x as i64) } else { Value::from(x) }
 }
 
 /// A `serde_json::Value` from JSON text the generator wrote. Text that does not

@@ -25,17 +25,17 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 
+use rmcp::RoleServer;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ClientNotification, ClientRequest, ErrorData, ProtocolVersion, ResultType, ServerResult, Tool};
 use rmcp::service::{NotificationContext, RequestContext, Service};
-use rmcp::RoleServer;
 
 use crate::call::ToolSet;
 use crate::check::Cx;
 use crate::dynamic::{DynamicRegistry, LiveRegistry};
 use crate::feedback::{self, Feedback};
 use crate::json::Json;
-use crate::mcp::{diff_listing, Change, ToolSpec};
-use crate::registry::{read_registry, Registry, RegistryError};
+use crate::mcp::{Change, ToolSpec, diff_listing};
+use crate::registry::{Registry, RegistryError};
 use crate::rejection::Rejection;
 use crate::schema::CompileOptions;
 
@@ -108,9 +108,10 @@ impl CallCheck for LiveRegistry {
     }
 }
 
-/// The registry of the tools a server lists.
+/// The registry of the tools a server lists (a tool that rmcp cannot write out is `null`, which is no tool).
 fn listed_registry(tools: &[Tool]) -> Result<Registry, RegistryError> {
-    read_registry(serde_json::json!({ "tools": tools }).to_string().as_bytes())
+    let tools: Vec<serde_json::Value> = tools.iter().map(|tool| serde_json::to_value(tool).unwrap_or_default()).collect();
+    Registry::from_listed(&tools)
 }
 
 /// Why the tools a server lists cannot guard it.
@@ -169,7 +170,8 @@ pub fn rejection_answer(rejection: &Rejection, typed_output: bool) -> Result<Cal
         return Err(ErrorData::invalid_params(feedback.text.clone(), serde_json::to_value(&feedback).ok()));
     }
     // The one shape `feedback` writes, read into rmcp's model; `resultType` as rmcp's own results carry it (2026-07-28 clients need it).
-    let mut result: CallToolResult = serde_json::from_value(feedback::mcp_tool_result_for(rejection, typed_output)).map_err(|e| ErrorData::internal_error(format!("the rejection's answer is not a tool result: {e}"), None))?;
+    let mut result: CallToolResult =
+        serde_json::from_value(feedback::mcp_tool_result_for(rejection, typed_output)).map_err(|e| ErrorData::internal_error(format!("the rejection's answer is not a tool result: {e}"), None))?;
     result.result_type = Some(ResultType::COMPLETE);
     Ok(result)
 }

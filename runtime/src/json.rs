@@ -12,7 +12,7 @@ use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
 mod parser;
 
-pub use parser::{is_plain_key, KeyMiss, KeyStop, Reader};
+pub use parser::{KeyMiss, KeyStop, Reader, is_plain_key};
 
 /// A parsed JSON value. Objects keep their members in document order,
 /// duplicates included.
@@ -148,9 +148,7 @@ impl PartialEq for Json<'_> {
             (Json::Number(a), Json::Number(b)) => a == b,
             (Json::String(a), Json::String(b)) => a == b,
             (Json::Array(a), Json::Array(b)) => a == b,
-            (Json::Object(a), Json::Object(b)) => {
-                a.len() == b.len() && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2))
-            }
+            (Json::Object(a), Json::Object(b)) => a.len() == b.len() && a.iter().all(|(k, v)| b.iter().any(|(k2, v2)| k == k2 && v == v2)),
             _ => false,
         }
     }
@@ -252,9 +250,7 @@ impl<'a> Json<'a> {
             Json::Number(n) => Json::Number(n),
             Json::String(s) => Json::String(Cow::Owned(s.into_owned())),
             Json::Array(a) => Json::Array(a.into_iter().map(Json::into_owned).collect()),
-            Json::Object(o) => {
-                Json::Object(o.into_iter().map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned())).collect())
-            }
+            Json::Object(o) => Json::Object(o.into_iter().map(|(k, v)| (Cow::Owned(k.into_owned()), v.into_owned())).collect()),
         }
     }
 

@@ -26,6 +26,8 @@
 pub mod call;
 pub mod canonical;
 pub mod check;
+#[doc(hidden)]
+pub mod contract;
 pub mod definitions;
 pub mod dispatch;
 pub mod dynamic;
@@ -41,10 +43,10 @@ pub mod mcp;
 mod name_hash;
 mod names;
 pub mod path;
+pub mod pattern;
 pub mod pipeline;
 #[cfg(feature = "testing")]
 pub mod probe;
-pub mod pattern;
 
 pub mod registry;
 pub mod rejection;
@@ -54,6 +56,6 @@ pub use schema::validate;
 pub mod wire;
 
 pub use call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
-pub use typed::FromJson;
 pub use json::{Json, JsonKind};
 pub use rejection::{Class, Keyword, Rejection};
+pub use typed::FromJson;

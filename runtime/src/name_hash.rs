@@ -94,11 +94,7 @@ mod tests {
     fn names_that_share_a_slot_are_told_apart() {
         // Three names in eight slots, two of them hashing to the same slot.
         let pool: Vec<String> = (0..64).map(|i| format!("n{i}")).collect();
-        let (a, b) = pool
-            .iter()
-            .enumerate()
-            .find_map(|(i, a)| pool[i + 1..].iter().find(|b| slot(a, 8) == slot(b, 8)).map(|b| (a.as_str(), b.as_str())))
-            .expect("64 names in 8 slots share one");
+        let (a, b) = pool.iter().enumerate().find_map(|(i, a)| pool[i + 1..].iter().find(|b| slot(a, 8) == slot(b, 8)).map(|b| (a.as_str(), b.as_str()))).expect("64 names in 8 slots share one");
         let names = [a, "other", b];
         let index = NameHash::new(names.iter().copied());
         assert_eq!(index.slots.len(), 8);

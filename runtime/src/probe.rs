@@ -137,10 +137,13 @@ impl Gen<'_> {
                     candidates.extend(pattern_example(&p.source));
                 }
                 candidates.extend(["sample".to_owned(), "a".repeat(min.max(1)), "x".to_owned()]);
-                candidates.into_iter().find(|c| {
-                    let n = c.chars().count();
-                    n >= min && n <= max && rule.patterns.iter().all(|p| p.regex.is_match(c)) && rule.format.is_none_or(|f| f.matches(c))
-                }).map(|c| s(&c))
+                candidates
+                    .into_iter()
+                    .find(|c| {
+                        let n = c.chars().count();
+                        n >= min && n <= max && rule.patterns.iter().all(|p| p.regex.is_match(c)) && rule.format.is_none_or(|f| f.matches(c))
+                    })
+                    .map(|c| s(&c))
             }
             Node::Array(a) => {
                 let mut items = Vec::new();
@@ -169,9 +172,9 @@ impl Gen<'_> {
             Node::Const(v) => Some(v.clone()),
             Node::Nullable(inner) => self.honest(inner, depth + 1, full).or(Some(Json::Null)),
             // Under `oneOf` a value must match exactly one option: keep the first candidate that does.
-            Node::Union { mode: UnionMode::OneOf, options } => options.iter().filter_map(|o| self.honest(o, depth + 1, full)).find(|v| {
-                options.iter().filter(|o| validate_at(self.doc, o, v, &Path::root(), &mut Cx::strict()).is_ok()).count() == 1
-            }),
+            Node::Union { mode: UnionMode::OneOf, options } => {
+                options.iter().filter_map(|o| self.honest(o, depth + 1, full)).find(|v| options.iter().filter(|o| validate_at(self.doc, o, v, &Path::root(), &mut Cx::strict()).is_ok()).count() == 1)
+            }
             Node::Union { options, .. } => options.iter().find_map(|o| self.honest(o, depth + 1, full)),
             Node::Ref(_) => None,
         }
@@ -338,14 +341,16 @@ impl Gen<'_> {
                     if let (Some(max), Some(first)) = (a.max_items, items.first()) {
                         out.push(("too many items", Json::Array(std::iter::repeat_n(first.clone(), max as usize + 1).collect()), false));
                     }
-                    if a.unique && a.max_items.is_none_or(|m| m >= 2)
-                        && let Some(first) = items.first() {
-                            let mut dup = vec![first.clone(), first.clone()];
-                            dup.extend(items.iter().skip(1).cloned());
-                            if a.max_items.is_none_or(|m| dup.len() as u64 <= m) {
-                                out.push(("duplicate items", Json::Array(dup), false));
-                            }
+                    if a.unique
+                        && a.max_items.is_none_or(|m| m >= 2)
+                        && let Some(first) = items.first()
+                    {
+                        let mut dup = vec![first.clone(), first.clone()];
+                        dup.extend(items.iter().skip(1).cloned());
+                        if a.max_items.is_none_or(|m| dup.len() as u64 <= m) {
+                            out.push(("duplicate items", Json::Array(dup), false));
                         }
+                    }
                 }
             }
             _ => {}

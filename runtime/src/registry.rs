@@ -123,10 +123,26 @@ pub fn read_registry(bytes: &[u8]) -> Result<Registry, RegistryError> {
         Ok(j) => j.into_owned(),
         Err(e) => return fail("", format!("not valid JSON: {e}")),
     };
-    if let Err(r) = check::no_duplicates_deep(&json, &Path::root()) {
+    read_tree(&json)
+}
+
+impl Registry {
+    /// The registry of the tools a server lists (a `tools/list` result's
+    /// `tools`, as `serde_json` values): what [`read_registry`] reads from the
+    /// text of `{"tools": tools}`, with the same checks, errors and pointers
+    /// (`/tools/3/inputSchema`), read from the values without writing them out.
+    pub fn from_listed(tools: &[serde_json::Value]) -> Result<Registry, RegistryError> {
+        let tools = Json::Array(tools.iter().map(|tool| Json::from_value(tool).into_owned()).collect());
+        read_tree(&Json::Object(vec![("tools".into(), tools)]))
+    }
+}
+
+/// Reads a registry from its JSON tree, detecting its format.
+fn read_tree(json: &Json<'static>) -> Result<Registry, RegistryError> {
+    if let Err(r) = check::no_duplicates_deep(json, &Path::root()) {
         return fail(r.pointer(), "a key is given twice; the definition would be ambiguous");
     }
-    let (format, list, base) = detect(&json)?;
+    let (format, list, base) = detect(json)?;
     let mut tools: Vec<ToolDef> = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
         let pointer = format!("{base}/{i}");
@@ -321,6 +337,63 @@ mod tests {
         assert_eq!(key.pointer, "/tools/0/inputschema");
         let twice = read_registry(br#"{"tools":[{"name":"a","inputSchema":{"type":"object","type":"string"}}]}"#).unwrap_err();
         assert_eq!(twice.pointer, "/tools/0/inputSchema/type");
+    }
+
+    /// What identifies a registry: its format and, per tool, name, digest, title and pointers.
+    type Summary = (SourceFormat, Vec<(String, String, Option<String>, String, String)>);
+
+    fn summary(r: &Registry) -> Summary {
+        (r.format, r.tools.iter().map(|t| (t.name.clone(), t.digest(), t.title.clone(), t.pointer.clone(), t.input_pointer.clone())).collect())
+    }
+
+    /// What reading `{"tools": tools}` as text gives.
+    fn from_text(tools: &[serde_json::Value]) -> Result<Summary, RegistryError> {
+        read_registry(serde_json::json!({ "tools": tools }).to_string().as_bytes()).map(|r| summary(&r))
+    }
+
+    #[test]
+    fn listed_tools_read_as_their_text_does() {
+        let dir = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/registries/mcp"));
+        let mut read = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let bytes = std::fs::read(&path).unwrap();
+            let file: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+            let tools = file["tools"].as_array().unwrap();
+            let listed = Registry::from_listed(tools).unwrap();
+            assert!(!listed.tools.is_empty(), "{}", path.display());
+            assert_eq!(Ok(summary(&listed)), from_text(tools), "{}", path.display());
+            assert_eq!(summary(&listed), summary(&read_registry(&bytes).unwrap()), "{}: the capture itself", path.display());
+            read += 1;
+        }
+        assert!(read >= 9, "{read} captures read");
+    }
+
+    #[test]
+    fn odd_listings_read_and_fail_as_their_text_does() {
+        use serde_json::json;
+        let listings = [
+            json!([]),
+            json!([{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}]),
+            json!([{"name": "a", "inputSchema": {}, "inputschema": {}}]),
+            json!([{"name": "a"}]),
+            json!([{"name": 3, "inputSchema": {}}]),
+            json!([{"inputSchema": {}}]),
+            json!([{"name": "a", "inputSchema": {}}, 7]),
+            json!([7]),
+            json!([{"type": "function", "function": {"name": "a", "parameters": {"type": "object"}}}]),
+            json!([{"name": "a", "title": "A", "description": "é\u{1F600}\u{7}\"q\"", "inputSchema": {"type": "object", "properties": {"n": {"type": "number", "minimum": 0.5, "maximum": 1e300, "multipleOf": 5.0}, "i": {"minimum": -9007199254740993_i64, "maximum": 18446744073709551615_u64}}}}]),
+        ];
+        for tools in listings {
+            let tools = tools.as_array().unwrap();
+            let listed = Registry::from_listed(tools).map(|r| summary(&r));
+            assert_eq!(listed, from_text(tools), "{tools:?}");
+        }
+        let twice = Registry::from_listed(json!([{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}]).as_array().unwrap()).unwrap_err();
+        assert_eq!(twice.pointer, "/tools/1");
     }
 
     #[test]

@@ -4,10 +4,9 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::feedback::Suggestions;
 use crate::json::JsonKind;
+pub use crate::names::{NameIndex, Names, closest, edit_distance};
 use crate::path::Path;
-pub use crate::names::{closest, edit_distance, NameIndex, Names};
 
 /// The class of a rejected call, as the study's taxonomy names them.
 #[non_exhaustive]
@@ -299,16 +298,112 @@ pub(crate) fn clip_to(s: &str, max: usize) -> Cow<'_, str> {
     }
 }
 
+/// `text` cut to `max` characters, with an ellipsis where it was cut (kept as it is when it fits).
+pub(crate) fn bounded<'a>(text: Cow<'a, str>, max: usize) -> Cow<'a, str> {
+    match clip_to(&text, max) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(cut) => Cow::Owned(cut),
+    }
+}
+
+/// The names a rejection suggests (closest tool names, declared keys, rival
+/// tools): a list compiled into the binary is borrowed whole, others are
+/// collected. Serialized as an array of strings.
+#[derive(Debug, Clone)]
+pub enum Suggestions<'a> {
+    /// A list as it is (a generated object's declared keys).
+    Listed(&'a [&'a str]),
+    /// Names searched or picked (each borrowed where it can be).
+    Collected(Vec<Cow<'a, str>>),
+}
+
+impl<'a> Suggestions<'a> {
+    /// How many names.
+    pub fn len(&self) -> usize {
+        match self {
+            Suggestions::Listed(names) => names.len(),
+            Suggestions::Collected(names) => names.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `i`-th name.
+    fn get(&self, i: usize) -> &str {
+        match self {
+            Suggestions::Listed(names) => names[i],
+            Suggestions::Collected(names) => &names[i],
+        }
+    }
+
+    /// The names, in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// At most `count` names of at most `chars` characters each (cut with an
+    /// ellipsis): a list whose first `count` names fit is still borrowed whole.
+    pub(crate) fn bounded(self, count: usize, chars: usize) -> Suggestions<'a> {
+        match self {
+            Suggestions::Listed(names) => {
+                let names = &names[..names.len().min(count)];
+                // No more bytes than `chars` means no more characters.
+                if names.iter().all(|name| name.len() <= chars) {
+                    return Suggestions::Listed(names);
+                }
+                Suggestions::Collected(names.iter().map(|name| clip_to(name, chars)).collect())
+            }
+            Suggestions::Collected(mut names) => {
+                // Cut in place: the vector is the one the names were searched into.
+                names.truncate(count);
+                for name in &mut names {
+                    *name = bounded(std::mem::take(name), chars);
+                }
+                Suggestions::Collected(names)
+            }
+        }
+    }
+}
+
+impl Default for Suggestions<'_> {
+    fn default() -> Self {
+        Suggestions::Listed(&[])
+    }
+}
+
+impl PartialEq for Suggestions<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl<const N: usize> PartialEq<[&str; N]> for Suggestions<'_> {
+    fn eq(&self, other: &[&str; N]) -> bool {
+        self.iter().eq(other.iter().copied())
+    }
+}
+
+impl serde::Serialize for Suggestions<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
 impl Rejection {
     fn new(class: Class, reason: Reason, pointer: impl Into<Cow<'static, str>>) -> Rejection {
         Rejection { class, reason, pointer: pointer.into(), found: None, subject: None, hints: None }
     }
 
+    #[doc(hidden)]
     /// A call to `tool`, whose schema cannot be enforced (`problem` says why).
     pub fn quarantined(tool: &str, problem: impl fmt::Display) -> Rejection {
         Rejection::routing(Class::Quarantined, Reason::Quarantined { problem: problem.to_string() }, tool)
     }
 
+    #[doc(hidden)]
     /// A merged-server rejection (M1–M4) of the call naming `tool`.
     pub fn routing(class: Class, reason: Reason, tool: &str) -> Rejection {
         let mut r = Rejection::new(class, reason, "/name");
@@ -316,6 +411,7 @@ impl Rejection {
         r
     }
 
+    #[doc(hidden)]
     /// M5: this rejection of the routed tool, where the arguments fit `fits` instead.
     pub fn other_signature(self, fits: Vec<String>) -> Rejection {
         let detail = clip(&self.to_string()).into_owned();
@@ -326,6 +422,7 @@ impl Rejection {
         self.subject.get_or_insert_default()
     }
 
+    #[doc(hidden)]
     /// Records the server the call was routed to.
     pub fn with_server(mut self, server: &str) -> Rejection {
         self.subject_mut().server = Some(clip(server).into());
@@ -337,11 +434,13 @@ impl Rejection {
         self.subject.as_ref().and_then(|s| s.server.as_deref())
     }
 
+    #[doc(hidden)]
     /// A call that is not JSON, or not a call object.
     pub fn malformed(reason: Reason, pointer: &Path<'_>) -> Rejection {
         Rejection::new(Class::Malformed, reason, pointer.pointer())
     }
 
+    #[doc(hidden)]
     /// H1: `name` is not in the registry whose tool names are `registry`.
     pub fn unknown_tool(name: &str, registry: Names) -> Rejection {
         let mut r = Rejection::new(Class::H1, Reason::UnknownTool, "/name");
@@ -350,6 +449,7 @@ impl Rejection {
         r
     }
 
+    #[doc(hidden)]
     /// H2: `key` of the object at `at` is not declared; `declared` lists what is.
     pub fn undeclared_key(at: &Path<'_>, key: &str, declared: Names) -> Rejection {
         let mut r = Rejection::new(Class::H2, Reason::UndeclaredKey { key: clip(key).into_owned() }, at.key(key).pointer());
@@ -357,6 +457,7 @@ impl Rejection {
         r
     }
 
+    #[doc(hidden)]
     /// H2: the required `key` of the object at `at` is absent.
     pub fn missing_key(at: &Path<'_>, key: impl Into<Cow<'static, str>>, declared: Names) -> Rejection {
         let key = key.into();
@@ -366,11 +467,13 @@ impl Rejection {
         r
     }
 
+    #[doc(hidden)]
     /// H2: `key` appears twice in the object at `at`.
     pub fn duplicate_key(at: &Path<'_>, key: &str) -> Rejection {
         Rejection::new(Class::H2, Reason::DuplicateKey { key: clip(key).into_owned() }, at.key(key).pointer())
     }
 
+    #[doc(hidden)]
     /// H3: the value at `at`, of kind `found`, violates `keyword`.
     pub fn violation(at: &Path<'_>, keyword: Keyword, expected: impl Into<Cow<'static, str>>, found: JsonKind) -> Rejection {
         let mut r = Rejection::new(Class::H3, Reason::Violation { keyword, expected: expected.into() }, at.pointer());
@@ -378,6 +481,7 @@ impl Rejection {
         r
     }
 
+    #[doc(hidden)]
     /// H3: a number given as a string where `expected` (integer or number) was due.
     pub fn numeric_string(at: &Path<'_>, expected: impl Into<Cow<'static, str>>) -> Rejection {
         let mut r = Rejection::new(Class::H3, Reason::NumericString { expected: expected.into() }, at.pointer());
@@ -385,12 +489,14 @@ impl Rejection {
         r
     }
 
+    #[doc(hidden)]
     /// Records the tool name as the call gave it (kept to 64 characters).
     pub fn with_tool(mut self, name: &str) -> Rejection {
         self.subject_mut().tool = Some(clip(name).into_owned().into());
         self
     }
 
+    #[doc(hidden)]
     /// [`Rejection::with_tool`] for a name compiled into the binary (a generated
     /// enum's): borrowed, not copied.
     pub fn with_static_tool(mut self, name: &'static str) -> Rejection {
@@ -398,6 +504,7 @@ impl Rejection {
         self
     }
 
+    #[doc(hidden)]
     /// Records the kind of value found at the pointer.
     pub fn with_found(mut self, found: JsonKind) -> Rejection {
         self.found = Some(found);
@@ -538,7 +645,6 @@ impl fmt::Display for Rejection {
     }
 }
 
-
 impl Rejection {
     /// The line [`Display`](fmt::Display) writes and the [`Rejection::suggestions`], the
     /// closest names searched once for both; the suggestions outlive the rejection
@@ -669,6 +775,18 @@ mod tests {
         for s in ["", "plain_name", "say \"hi\"", "back\\slash", "tab\there", "né", "zero\u{200b}width", "~ !'", "\u{7f}", "\u{0}"] {
             assert_eq!(Quoted(s).to_string(), format!("{s:?}"));
         }
+    }
+
+    #[test]
+    fn text_is_cut_at_a_character_count_not_a_byte_count() {
+        assert_eq!(bounded("abc".into(), 3), "abc");
+        assert_eq!(bounded("abcd".into(), 3), "abc…");
+        assert_eq!(bounded("ééé".into(), 3), "ééé", "6 bytes, 3 characters: kept whole");
+        assert_eq!(bounded("éééé".into(), 3), "ééé…");
+        assert_eq!(bounded("".into(), 0), "");
+        assert_eq!(bounded("a".into(), 0), "…");
+        // A name compiled into the binary that fits stays borrowed.
+        assert!(matches!(bounded(Cow::Borrowed("get_balance"), 64), Cow::Borrowed("get_balance")));
     }
 
     #[test]

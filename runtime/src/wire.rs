@@ -12,11 +12,11 @@
 
 use std::borrow::Cow;
 
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 
-use crate::call::{parse_call, Options, Resolution, ToolSet};
+use crate::call::{Options, Resolution, ToolSet, parse_call};
 use crate::canonical::sha256_hex;
-use crate::feedback::{mcp_rejection, Feedback};
+use crate::feedback::{Feedback, mcp_rejection};
 use crate::json::Json;
 use crate::path::Path;
 use crate::rejection::{Reason, Rejection};
@@ -328,10 +328,14 @@ fn calls_of(format: WireFormat, tree: &Json<'_>) -> Result<Vec<WireCall>, Reject
                 .collect());
         }
     }
-    Ok(items.into_iter().enumerate().map(|(index, item)| {
-        let id = item.id.map(str::to_owned);
-        wire_call(format, index, item, id)
-    }).collect())
+    Ok(items
+        .into_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let id = item.id.map(str::to_owned);
+            wire_call(format, index, item, id)
+        })
+        .collect())
 }
 
 /// A call on a named MCP server: `id`, `name`, the server under `server_key`, the arguments under `arguments_key`.

@@ -6,7 +6,9 @@
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetSumArgs {
+    /// The `a` key.
     pub a: i64,
+    /// The `b` key.
     pub b: i64,
 }
 #[allow(dead_code, clippy::all)]
@@ -14,6 +16,7 @@ pub struct GetSumArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetSumOutput {
+    /// The `sum` key.
     pub sum: i64,
 }
 #[allow(dead_code, clippy::all)]
@@ -21,7 +24,9 @@ pub struct GetSumOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct EchoArgs {
+    /// The `text` key.
     pub text: String,
+    /// The `shout` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub shout: ::core::option::Option<bool>,
     /// Default: `1`.

@@ -58,6 +58,7 @@ pub struct StringsShort(String);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct StringsArgs {
+    /// The `plain` key.
     pub plain: String,
     /// Constraints: 2 to 5 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -135,8 +136,10 @@ pub struct NumbersArgs {
     /// Constraints: `value >= 0`; a multiple of `0.25`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub price: ::core::option::Option<NumbersPrice>,
+    /// The `big` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub big: ::core::option::Option<i64>,
+    /// The `any_number` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub any_number: ::core::option::Option<f64>,
 }
@@ -215,6 +218,8 @@ pub struct ArraysPair(
     pub ::core::option::Option<i64>,
 );
 #[allow(dead_code, clippy::all)]
+/// `ArraysPoint`: the registry declares this without a description.
+///
 /// Elements of the prefix are optional: an array may be shorter than its prefix.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ArraysPoint(
@@ -229,23 +234,29 @@ pub struct ArraysPoint(
 pub struct ArraysArgs {
     /// Constraints: 1 to 3 items; items are unique.
     pub tags: ArraysTags,
+    /// The `matrix` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub matrix: ::core::option::Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
     /// Constraints: at most 2 items.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub pair: ::core::option::Option<ArraysPair>,
+    /// The `point` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub point: ::core::option::Option<ArraysPoint>,
+    /// The `anything` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub anything: ::core::option::Option<
         ::std::vec::Vec<::toolseal::__private::serde_json::Value>,
     >,
 }
 #[allow(dead_code, clippy::all)]
+/// `ObjectsAddress`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ObjectsAddress {
+    /// The `street` key.
     pub street: String,
+    /// The `city` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub city: ::core::option::Option<String>,
 }
@@ -255,9 +266,11 @@ pub struct ObjectsAddress {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct ObjectsLabelsValue(String);
 #[allow(dead_code, clippy::all)]
+/// `ObjectsExtraOk`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ObjectsExtraOk {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<String>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -281,6 +294,7 @@ pub struct ObjectsCounts {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ObjectsArgs {
+    /// The `address` key.
     pub address: ObjectsAddress,
     /// Free-form: no properties, no additionalProperties.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -290,10 +304,12 @@ pub struct ObjectsArgs {
             ::toolseal::__private::serde_json::Value,
         >,
     >,
+    /// The `labels` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ObjectsLabelsValue>,
     >,
+    /// The `extra_ok` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub extra_ok: ::core::option::Option<ObjectsExtraOk>,
     /// Constraints: 1 to 3 keys.
@@ -311,10 +327,13 @@ pub struct UnionsEitherString(String);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct UnionsEitherInteger(u64);
 #[allow(dead_code, clippy::all)]
+/// `UnionsEither`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum UnionsEither {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(UnionsEitherString),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(UnionsEitherInteger),
 }
 #[allow(dead_code, clippy::all)]
@@ -332,7 +351,9 @@ pub struct UnionsExactlyInteger2(i64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum UnionsExactly {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(UnionsExactlyInteger),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer2(UnionsExactlyInteger2),
 }
 #[allow(dead_code, clippy::all)]
@@ -346,6 +367,7 @@ pub struct UnionsNullableCount(u64);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct UnionsShapeObjectRadius(f64);
 #[allow(dead_code, clippy::all)]
+/// `UnionsShapeObject`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct UnionsShapeObject {
@@ -356,6 +378,7 @@ pub struct UnionsShapeObject {
 /// The same type as [`UnionsShapeObjectRadius`] (same schema, same docs).
 pub type UnionsShapeObject2Side = UnionsShapeObjectRadius;
 #[allow(dead_code, clippy::all)]
+/// `UnionsShapeObject2`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct UnionsShapeObject2 {
@@ -367,7 +390,9 @@ pub struct UnionsShapeObject2 {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum UnionsShape {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(UnionsShapeObject),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object2(UnionsShapeObject2),
 }
 #[allow(dead_code, clippy::all)]
@@ -375,8 +400,10 @@ pub enum UnionsShape {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct UnionsArgs {
+    /// The `maybe_name` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub maybe_name: ::core::option::Option<::core::option::Option<String>>,
+    /// The `either` key.
     pub either: UnionsEither,
     /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -391,10 +418,13 @@ pub struct UnionsArgs {
     pub shape: ::core::option::Option<UnionsShape>,
 }
 #[allow(dead_code, clippy::all)]
+/// `RefsNode`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct RefsNode {
+    /// The `value` key.
     pub value: i64,
+    /// The `children` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub children: ::core::option::Option<::std::vec::Vec<::std::boxed::Box<RefsNode>>>,
 }
@@ -416,6 +446,7 @@ pub enum RefsColor {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct RefsArgs {
+    /// The `tree` key.
     pub tree: ::std::boxed::Box<RefsNode>,
     /// A $ref with an annotation beside it.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -484,25 +515,33 @@ pub struct NoParamsArgs {}
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct OddNamesToolArgs {
+    /// The `get-sum` key.
     #[serde(rename = "get-sum")]
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub get_sum: ::core::option::Option<i64>,
+    /// The `math.hypot` key.
     #[serde(rename = "math.hypot")]
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub math_hypot: ::core::option::Option<f64>,
+    /// The `type` key.
     pub r#type: String,
+    /// The `self` key.
     #[serde(rename = "self")]
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub self_: ::core::option::Option<bool>,
+    /// The `aB` key.
     #[serde(rename = "aB")]
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a_b: ::core::option::Option<String>,
+    /// The `a_b` key.
     #[serde(rename = "a_b")]
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a_b2: ::core::option::Option<String>,
+    /// The `2fa` key.
     #[serde(rename = "2fa")]
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub _2fa: ::core::option::Option<String>,
+    /// The `a/b~c` key.
     #[serde(rename = "a/b~c")]
     pub a_b_c: String,
 }
@@ -511,6 +550,7 @@ pub struct OddNamesToolArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct OpenArgsArgs {
+    /// The `x` key.
     pub x: String,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]

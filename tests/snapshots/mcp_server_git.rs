@@ -193,7 +193,7 @@ pub enum ToolCall {
     GitLog(GitLogArgs),
     /// Unstages all staged changes
     GitReset(GitResetArgs),
-    /// Shows the contents of a commit, or of a file or directory given as <revision>:<path>
+    /// Shows the contents of a commit, or of a file or directory given as \<revision\>:\<path\>
     GitShow(GitShowArgs),
     /// Shows the working tree status
     GitStatus(GitStatusArgs),

@@ -38,7 +38,9 @@ pub struct ConvertTimeOutputTimeResult {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ConvertTimeOutput {
+    /// The `source` key.
     pub source: ConvertTimeOutputTimeResult,
+    /// The `target` key.
     pub target: ConvertTimeOutputTimeResult,
     /// Time Difference
     pub time_difference: String,

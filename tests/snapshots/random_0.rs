@@ -17,9 +17,11 @@ pub struct Random00ValueObjectCItem(String);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random00ValueObjectC(::std::vec::Vec<Random00ValueObjectCItem>);
 #[allow(dead_code, clippy::all)]
+/// `Random00ValueObject`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random00ValueObject {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<()>,
     /// Constraints: exactly `2`.
@@ -41,10 +43,13 @@ pub struct Random00ValueObject {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random00ValueEnum(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
+/// `Random00Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random00Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(Random00ValueObject),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random00ValueEnum),
 }
 #[allow(dead_code, clippy::all)]
@@ -82,13 +87,17 @@ pub struct Random01ABOption1(String);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random01AB {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random01ABEnum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(::core::option::Option<Random01ABOption1>),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random01A`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random01A {
+    /// The `a` key.
     pub a: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -96,6 +105,7 @@ pub struct Random01A {
     /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random01AB>,
+    /// The `c` key.
     pub c: bool,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -109,6 +119,7 @@ pub struct Random01A {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random01Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random01A>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -125,11 +136,15 @@ pub type Random02AItemOption0 = Random01ABOption1;
 /// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random02AItemEnum = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random02AItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random02AItem {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random02AItemOption0>),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random02AItemEnum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
 }
 #[allow(dead_code, clippy::all)]
@@ -146,6 +161,7 @@ pub type Random02BAItem = Random00ValueObjectB;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random02BA(::std::vec::Vec<Random02BAItem>);
 #[allow(dead_code, clippy::all)]
+/// `Random02B`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02B {
@@ -172,7 +188,9 @@ pub struct Random02ValueBANumber(f64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random02ValueBA {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random02ValueBANumber),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
 }
 #[allow(dead_code, clippy::all)]
@@ -190,9 +208,11 @@ pub struct Random02ValueBCC(i64);
 /// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random02ValueBCValue = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
+/// `Random02ValueBC`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02ValueBC {
+    /// The `a` key.
     pub a: bool,
     /// Constraints: at most 3 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -208,6 +228,7 @@ pub struct Random02ValueBC {
     >,
 }
 #[allow(dead_code, clippy::all)]
+/// `Random02ValueB`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02ValueB {
@@ -216,6 +237,7 @@ pub struct Random02ValueB {
     /// Constraints: at most 3 characters.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::core::option::Option<Random02ValueBB>>,
+    /// The `c` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random02ValueBC>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -234,9 +256,11 @@ pub struct Random02ValueC(String);
 /// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random02ValueValueB = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random02ValueValue`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02ValueValue {
+    /// The `a` key.
     pub a: bool,
     /// Constraints: one of `"red"`, `"green"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -246,11 +270,14 @@ pub struct Random02ValueValue {
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, ()>,
 }
 #[allow(dead_code, clippy::all)]
+/// `Random02Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random02Value {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<()>,
+    /// The `b` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random02ValueB>,
     /// Constraints: at most 5 characters; matches the pattern `^[a-z]+$`.
@@ -270,6 +297,7 @@ pub struct Random02Args {
     /// Constraints: at most 2 items; items are unique.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random02A>,
+    /// The `b` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random02B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -297,7 +325,9 @@ pub type Random03BOption1Enum = Random01ABEnum;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random03BOption1 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random03BOption1Enum),
 }
 #[allow(dead_code, clippy::all)]
@@ -307,32 +337,44 @@ pub type Random03BOption2Enum = Random00ValueEnum;
 /// The same type as [`Random00ValueEnum`] (same schema, same docs).
 pub type Random03BOption2Enum2 = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random03BOption2`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random03BOption2 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random03BOption2Enum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum2(Random03BOption2Enum2),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random03B`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random03B {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(Random03BInteger),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(Random03BOption1),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option2(Random03BOption2),
 }
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random03ValueObjectValue = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
+/// `Random03ValueObject`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random03ValueObject {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
+    /// The `b` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::toolseal::__private::serde_json::Value>,
+    /// The `c` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<bool>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -356,9 +398,11 @@ pub struct Random03ValueObject2C(i64);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random03ValueObject2Value(f64);
 #[allow(dead_code, clippy::all)]
+/// `Random03ValueObject2`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random03ValueObject2 {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
     /// Constraints: at most 3 characters.
@@ -374,10 +418,13 @@ pub struct Random03ValueObject2 {
     >,
 }
 #[allow(dead_code, clippy::all)]
+/// `Random03Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random03Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(Random03ValueObject),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object2(Random03ValueObject2),
 }
 #[allow(dead_code, clippy::all)]
@@ -387,6 +434,7 @@ pub enum Random03Value {
 pub struct Random03Args {
     /// Constraints: 0 to 2 items.
     pub a: Random03A,
+    /// The `b` key.
     pub b: Random03B,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -408,13 +456,17 @@ pub struct Random04A(::std::vec::Vec<Random04AItem>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random04BB {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random04B`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random04B {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
     /// Constraints: exactly one option matches (`oneOf`).
@@ -428,10 +480,13 @@ pub struct Random04B {
     >,
 }
 #[allow(dead_code, clippy::all)]
+/// `Random04C`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random04C {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
 }
 #[allow(dead_code, clippy::all)]
@@ -444,7 +499,9 @@ pub type Random04ValueItem = Random03BInteger;
 pub struct Random04Args {
     /// Constraints: exactly 1 item.
     pub a: Random04A,
+    /// The `b` key.
     pub b: Random04B,
+    /// The `c` key.
     pub c: Random04C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -469,7 +526,9 @@ pub type Random05BItemOption1 = Random01ABOption1;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random05BItem {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(::core::option::Option<Random05BItemOption1>),
 }
 #[allow(dead_code, clippy::all)]
@@ -481,6 +540,7 @@ pub struct Random05B(::std::vec::Vec<Random05BItem>);
 /// The same type as [`Random00ValueObjectCItem`] (same schema, same docs).
 pub type Random05CA = Random00ValueObjectCItem;
 #[allow(dead_code, clippy::all)]
+/// `Random05C`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random05C {
@@ -497,6 +557,7 @@ pub struct Random05Args {
     pub a: Random05A,
     /// Constraints: at most 1 item.
     pub b: Random05B,
+    /// The `c` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random05C>,
 }
@@ -510,7 +571,9 @@ pub struct Random06AItemString(String);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random06AItem {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(f64),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random06AItemString),
 }
 #[allow(dead_code, clippy::all)]
@@ -542,8 +605,10 @@ pub struct Random07C(::std::vec::Vec<::toolseal::__private::serde_json::Value>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random07Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<::std::vec::Vec<()>>,
+    /// The `b` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<
         ::std::collections::BTreeMap<
@@ -565,7 +630,9 @@ pub struct Random08Args {}
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random09A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
@@ -581,11 +648,15 @@ pub type Random09ValueOption0Const = Random00ValueObjectB;
 /// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random09ValueOption0Option2 = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
+/// `Random09ValueOption0`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random09ValueOption0 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random09ValueOption0Option0>),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random09ValueOption0Const),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option2(::core::option::Option<Random09ValueOption0Option2>),
 }
 #[allow(dead_code, clippy::all)]
@@ -595,6 +666,7 @@ pub type Random09ValueObjectA = Random00ValueObjectB;
 /// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random09ValueObjectB = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random09ValueObject`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random09ValueObject {
@@ -615,7 +687,9 @@ pub struct Random09ValueObject {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random09Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random09ValueOption0),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(Random09ValueObject),
 }
 #[allow(dead_code, clippy::all)]
@@ -640,6 +714,7 @@ pub struct Random09Args {
 /// The same type as [`Random00ValueEnum`] (same schema, same docs).
 pub type Random010AA = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random010A`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random010A {
@@ -663,7 +738,9 @@ pub struct Random010BNumber(f64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random010B {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random010BNumber),
 }
 #[allow(dead_code, clippy::all)]
@@ -673,13 +750,16 @@ pub type Random010CA = Random00ValueObjectB;
 /// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random010CCValue = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random010C`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random010C {
     /// Constraints: exactly `2`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random010CA>,
+    /// The `b` key.
     pub b: (),
+    /// The `c` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<
         ::std::collections::BTreeMap<::std::string::String, Random010CCValue>,
@@ -696,11 +776,13 @@ pub struct Random010C {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random010Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random010A>,
     /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random010B>,
+    /// The `c` key.
     pub c: Random010C,
 }
 #[allow(dead_code, clippy::all)]
@@ -714,13 +796,16 @@ pub type Random011AInteger = Random03BInteger;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random011A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random011ANumber),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(Random011AInteger),
 }
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random011BItem = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
+/// `Random011C`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random011C {}
@@ -731,17 +816,23 @@ pub type Random011ValueOption0String = Random00ValueObjectCItem;
 /// The same type as [`Random03ValueObject2Value`] (same schema, same docs).
 pub type Random011ValueOption0Number = Random03ValueObject2Value;
 #[allow(dead_code, clippy::all)]
+/// `Random011ValueOption0`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random011ValueOption0 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random011ValueOption0String),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random011ValueOption0Number),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random011Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random011Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random011ValueOption0),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
 }
 #[allow(dead_code, clippy::all)]
@@ -751,7 +842,9 @@ pub enum Random011Value {
 pub struct Random011Args {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random011A,
+    /// The `b` key.
     pub b: ::std::vec::Vec<Random011BItem>,
+    /// The `c` key.
     pub c: Random011C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -776,11 +869,13 @@ pub type Random012ValueOption1ObjectA = Random00ValueObjectB;
 /// The same type as [`Random00ValueEnum`] (same schema, same docs).
 pub type Random012ValueOption1ObjectValue = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random012ValueOption1Object`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random012ValueOption1Object {
     /// Constraints: exactly `2`.
     pub a: Random012ValueOption1ObjectA,
+    /// The `b` key.
     pub b: (),
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -790,11 +885,15 @@ pub struct Random012ValueOption1Object {
     >,
 }
 #[allow(dead_code, clippy::all)]
+/// `Random012ValueOption1`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random012ValueOption1 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random012ValueOption1Option0>),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random012ValueOption1Enum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(Random012ValueOption1Object),
 }
 #[allow(dead_code, clippy::all)]
@@ -802,7 +901,9 @@ pub enum Random012ValueOption1 {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random012Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random012ValueEnum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(Random012ValueOption1),
 }
 #[allow(dead_code, clippy::all)]
@@ -830,7 +931,9 @@ pub type Random014ValueConst = Random00ValueObjectB;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random014Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random014ValueConst),
 }
 #[allow(dead_code, clippy::all)]

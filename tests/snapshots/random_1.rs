@@ -12,10 +12,13 @@ pub struct Random10AString(String);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random10AOption1(String);
 #[allow(dead_code, clippy::all)]
+/// `Random10A`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random10A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random10AString),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(::core::option::Option<Random10AOption1>),
 }
 #[allow(dead_code, clippy::all)]
@@ -24,15 +27,18 @@ pub enum Random10A {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random10ValueA(i64);
 #[allow(dead_code, clippy::all)]
+/// `Random10ValueB`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random10ValueB {}
 #[allow(dead_code, clippy::all)]
+/// `Random10Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random10Value {
     /// Constraints: a multiple of `3`.
     pub a: Random10ValueA,
+    /// The `b` key.
     pub b: Random10ValueB,
 }
 #[allow(dead_code, clippy::all)]
@@ -40,6 +46,7 @@ pub struct Random10Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random10Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random10A>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -71,7 +78,9 @@ pub struct Random12AInteger(u64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random12A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(Random12AInteger),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
 }
 #[allow(dead_code, clippy::all)]
@@ -85,6 +94,7 @@ pub struct Random12BA(::toolseal::__private::serde_json::Value);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random12BB(i64);
 #[allow(dead_code, clippy::all)]
+/// `Random12B`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random12B {
@@ -108,6 +118,7 @@ pub struct Random12Args {
     /// Constraints: exactly one option matches (`oneOf`).
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random12A>,
+    /// The `b` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random12B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -126,6 +137,7 @@ pub struct Random13AA(u64);
 /// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random13AB = Random10AOption1;
 #[allow(dead_code, clippy::all)]
+/// `Random13A`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random13A {
@@ -144,7 +156,9 @@ pub struct Random13BString(String);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random13B {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random13BString),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(f64),
 }
 #[allow(dead_code, clippy::all)]
@@ -155,10 +169,13 @@ pub type Random13C = Random12BA;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random13ValueA {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(f64),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random13Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random13Value {
@@ -173,6 +190,7 @@ pub struct Random13Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random13Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random13A>,
     /// Constraints: exactly one option matches (`oneOf`).
@@ -207,6 +225,7 @@ pub enum Random14ValueAValue {
     Green,
 }
 #[allow(dead_code, clippy::all)]
+/// `Random14ValueA`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random14ValueA {
@@ -221,9 +240,11 @@ pub struct Random14ValueA {
     >,
 }
 #[allow(dead_code, clippy::all)]
+/// `Random14Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random14Value {
+    /// The `a` key.
     pub a: Random14ValueA,
 }
 #[allow(dead_code, clippy::all)]
@@ -256,17 +277,23 @@ pub struct Random15Args {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random16AOption0Number2(f64);
 #[allow(dead_code, clippy::all)]
+/// `Random16AOption0`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random16AOption0 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(f64),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number2(Random16AOption0Number2),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random16A`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random16A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random16AOption0),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
@@ -280,7 +307,9 @@ pub type Random16BOption0Const = Random12BA;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random16BOption0 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random16BOption0Option0>),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random16BOption0Const),
 }
 #[allow(dead_code, clippy::all)]
@@ -291,7 +320,9 @@ pub type Random16BConst = Random12BA;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random16B {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random16BOption0),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random16BConst),
 }
 #[allow(dead_code, clippy::all)]
@@ -307,6 +338,7 @@ pub struct Random16C(::std::vec::Vec<Random16CItem>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random16Args {
+    /// The `a` key.
     pub a: Random16A,
     /// Constraints: exactly one option matches (`oneOf`).
     pub b: Random16B,
@@ -328,11 +360,15 @@ pub type Random17AOption0Enum = Random14ValueAValue;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17AOption0Array(::std::vec::Vec<f64>);
 #[allow(dead_code, clippy::all)]
+/// `Random17AOption0`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random17AOption0 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random17AOption0Enum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Array(Random17AOption0Array),
 }
 #[allow(dead_code, clippy::all)]
@@ -350,7 +386,9 @@ pub struct Random17AOption1Number(f64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random17AOption1 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random17AOption1String),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random17AOption1Number),
 }
 #[allow(dead_code, clippy::all)]
@@ -358,7 +396,9 @@ pub enum Random17AOption1 {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random17A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random17AOption0),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(Random17AOption1),
 }
 #[allow(dead_code, clippy::all)]
@@ -375,18 +415,25 @@ pub type Random17ValueOption2Option0 = Random10AOption1;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random17ValueOption2String(String);
 #[allow(dead_code, clippy::all)]
+/// `Random17ValueOption2`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random17ValueOption2 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random17ValueOption2Option0>),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random17ValueOption2String),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random17Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random17Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random17ValueEnum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option2(Random17ValueOption2),
 }
 #[allow(dead_code, clippy::all)]
@@ -413,7 +460,9 @@ pub struct Random18Args {}
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random19AOption0 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any2(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
@@ -423,11 +472,15 @@ pub type Random19AOption1Enum = Random14ValueAValue;
 /// The same type as [`Random17ValueEnum`] (same schema, same docs).
 pub type Random19AOption1Enum2 = Random17ValueEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random19AOption1`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random19AOption1 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random19AOption1Enum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum2(Random19AOption1Enum2),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
@@ -435,7 +488,9 @@ pub enum Random19AOption1 {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random19A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random19AOption0),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(Random19AOption1),
 }
 #[allow(dead_code, clippy::all)]
@@ -479,19 +534,25 @@ pub struct Random111BValueInteger(u64);
 /// The same type as [`Random12BA`] (same schema, same docs).
 pub type Random111BValueConst = Random12BA;
 #[allow(dead_code, clippy::all)]
+/// `Random111BValue`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random111BValue {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random111BValueOption0>),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(Random111BValueInteger),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random111BValueConst),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random111B`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random111B {
     /// Constraints: one of `"red"`, `"green"`.
     pub a: Random111BA,
+    /// The `b` key.
     pub b: ::toolseal::__private::serde_json::Value,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -505,6 +566,7 @@ pub struct Random111B {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random111Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<
         ::std::collections::BTreeMap<
@@ -512,6 +574,7 @@ pub struct Random111Args {
             ::toolseal::__private::serde_json::Value,
         >,
     >,
+    /// The `b` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random111B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -528,6 +591,7 @@ pub type Random112AItem = Random17ValueEnum;
 /// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random112BItemA = Random10AOption1;
 #[allow(dead_code, clippy::all)]
+/// `Random112BItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random112BItem {
@@ -550,6 +614,7 @@ pub struct Random112B(::std::vec::Vec<Random112BItem>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random112Args {
+    /// The `a` key.
     pub a: ::std::vec::Vec<Random112AItem>,
     /// Constraints: at most 1 item; items are unique.
     pub b: Random112B,
@@ -558,10 +623,13 @@ pub struct Random112Args {
 /// The same type as [`Random17ValueEnum`] (same schema, same docs).
 pub type Random113ValueEnum = Random17ValueEnum;
 #[allow(dead_code, clippy::all)]
+/// `Random113Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random113Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random113ValueEnum),
 }
 #[allow(dead_code, clippy::all)]

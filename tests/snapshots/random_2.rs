@@ -22,11 +22,15 @@ pub struct Random20ValueOption1String(String);
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random20ValueOption1Const(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
+/// `Random20ValueOption1`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random20ValueOption1 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random20ValueOption1String),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random20ValueOption1Const),
 }
 #[allow(dead_code, clippy::all)]
@@ -34,7 +38,9 @@ pub enum Random20ValueOption1 {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random20Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random20ValueNumber),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(Random20ValueOption1),
 }
 #[allow(dead_code, clippy::all)]
@@ -85,6 +91,7 @@ pub struct Random21Value(::std::vec::Vec<Random21ValueItem>);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random21Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
     /// Constraints: items are unique.
@@ -134,10 +141,13 @@ pub type Random24AAEnum = Random21ValueItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random24AA {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random24AAEnum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random24A`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random24A {
@@ -152,7 +162,9 @@ pub type Random24ValueEnum = Random21BItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random24Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random24ValueEnum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(f64),
 }
 #[allow(dead_code, clippy::all)]
@@ -160,6 +172,7 @@ pub enum Random24Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random24Args {
+    /// The `a` key.
     pub a: Random24A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -194,7 +207,9 @@ pub type Random25CEnum = Random21ValueItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random25C {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random25CConst),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random25CEnum),
 }
 #[allow(dead_code, clippy::all)]
@@ -204,6 +219,7 @@ pub enum Random25C {
 pub struct Random25Args {
     /// Constraints: 0 to 3 items.
     pub a: Random25A,
+    /// The `b` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<f64>,
     /// Constraints: exactly one option matches (`oneOf`).
@@ -239,7 +255,9 @@ pub struct Random27ValueString(String);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random27Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random27ValueString),
 }
 #[allow(dead_code, clippy::all)]
@@ -263,9 +281,11 @@ pub type Random28A = Random21ValueItem;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random28BB(f64);
 #[allow(dead_code, clippy::all)]
+/// `Random28B`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random28B {
+    /// The `a` key.
     pub a: ::toolseal::__private::serde_json::Value,
     /// Constraints: `value <= 1`.
     pub b: Random28BB,
@@ -285,10 +305,13 @@ pub type Random28CNumber = Random26AItem;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random28COption1(String);
 #[allow(dead_code, clippy::all)]
+/// `Random28C`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random28C {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random28CNumber),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(::core::option::Option<Random28COption1>),
 }
 #[allow(dead_code, clippy::all)]
@@ -302,7 +325,9 @@ pub type Random28ValueConst = Random20ValueOption1Const;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random28Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random28ValueOption0>),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random28ValueConst),
 }
 #[allow(dead_code, clippy::all)]
@@ -312,7 +337,9 @@ pub enum Random28Value {
 pub struct Random28Args {
     /// Constraints: one of `"red"`, `"green"`.
     pub a: Random28A,
+    /// The `b` key.
     pub b: Random28B,
+    /// The `c` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random28C>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
@@ -334,21 +361,28 @@ pub struct Random29AArray(::std::vec::Vec<Random29AArrayItem>);
 /// The same type as [`Random20ValueOption1Const`] (same schema, same docs).
 pub type Random29AConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
+/// `Random29A`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random29A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Array(Random29AArray),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random29AConst),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random26AItem`] (same schema, same docs).
 pub type Random29BNumber = Random26AItem;
 #[allow(dead_code, clippy::all)]
+/// `Random29B`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random29B {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random29BNumber),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
 }
 #[allow(dead_code, clippy::all)]
@@ -360,10 +394,13 @@ pub type Random29ValueConst = Random20ValueOption1Const;
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct Random29ValueNumber(f64);
 #[allow(dead_code, clippy::all)]
+/// `Random29Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random29Value {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random29ValueConst),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random29ValueNumber),
 }
 #[allow(dead_code, clippy::all)]
@@ -371,8 +408,10 @@ pub enum Random29Value {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random29Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random29A>,
+    /// The `b` key.
     pub b: Random29B,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -389,7 +428,9 @@ pub type Random210AOption0 = Random28COption1;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random210A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random210AOption0>),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
 }
 #[allow(dead_code, clippy::all)]
@@ -400,7 +441,9 @@ pub type Random210BConst = Random20ValueOption1Const;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random210B {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random210BConst),
 }
 #[allow(dead_code, clippy::all)]
@@ -414,7 +457,9 @@ pub type Random210COption1Enum = Random21ValueItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random210COption1 {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(String),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random210COption1Enum),
 }
 #[allow(dead_code, clippy::all)]
@@ -422,7 +467,9 @@ pub enum Random210COption1 {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random210C {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random210CEnum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option1(Random210COption1),
 }
 #[allow(dead_code, clippy::all)]
@@ -456,17 +503,23 @@ pub type Random211ValueValueEnum2 = Random21BItem;
 /// The same type as [`Random29ValueNumber`] (same schema, same docs).
 pub type Random211ValueValueNumber = Random29ValueNumber;
 #[allow(dead_code, clippy::all)]
+/// `Random211ValueValue`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random211ValueValue {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random211ValueValueEnum),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum2(Random211ValueValueEnum2),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random211ValueValueNumber),
 }
 #[allow(dead_code, clippy::all)]
+/// `Random211Value`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random211Value {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<
         ::std::collections::BTreeMap<
@@ -494,9 +547,11 @@ pub struct Random211Args {
     >,
 }
 #[allow(dead_code, clippy::all)]
+/// `Random212AA`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random212AA {
+    /// The `a` key.
     pub a: (),
     /// Keys beyond the declared ones, as `additionalProperties` allows.
     #[serde(flatten)]
@@ -506,10 +561,13 @@ pub struct Random212AA {
 /// The same type as [`Random28COption1`] (same schema, same docs).
 pub type Random212AC = Random28COption1;
 #[allow(dead_code, clippy::all)]
+/// `Random212A`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random212A {
+    /// The `a` key.
     pub a: Random212AA,
+    /// The `b` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<bool>,
     /// Constraints: at most 3 characters.
@@ -532,6 +590,7 @@ pub struct Random212B(::std::vec::Vec<::toolseal::__private::serde_json::Value>)
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct Random212Args {
+    /// The `a` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random212A>,
     /// Constraints: 1 to 3 items.
@@ -553,7 +612,9 @@ pub type Random213ANumber = Random23AItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum Random213A {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Array(Random213AArray),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random213ANumber),
 }
 #[allow(dead_code, clippy::all)]

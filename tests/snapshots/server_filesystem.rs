@@ -6,6 +6,7 @@
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateDirectoryArgs {
+    /// The `path` key.
     pub path: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -13,6 +14,7 @@ pub struct CreateDirectoryArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateDirectoryOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -20,6 +22,7 @@ pub struct CreateDirectoryOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DirectoryTreeArgs {
+    /// The `path` key.
     pub path: String,
     /// Default: `[]`.
     #[serde(rename = "excludePatterns")]
@@ -30,9 +33,11 @@ pub struct DirectoryTreeArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DirectoryTreeOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
+/// `EditFileEditsItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct EditFileEditsItem {
@@ -48,7 +53,9 @@ pub struct EditFileEditsItem {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct EditFileArgs {
+    /// The `path` key.
     pub path: String,
+    /// The `edits` key.
     pub edits: ::std::vec::Vec<EditFileEditsItem>,
     /// Preview changes using git-style diff format
     ///
@@ -61,6 +68,7 @@ pub struct EditFileArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct EditFileOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -68,6 +76,7 @@ pub struct EditFileOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetFileInfoArgs {
+    /// The `path` key.
     pub path: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -75,6 +84,7 @@ pub struct GetFileInfoArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetFileInfoOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -87,6 +97,7 @@ pub struct ListAllowedDirectoriesArgs {}
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListAllowedDirectoriesOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -94,6 +105,7 @@ pub struct ListAllowedDirectoriesOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListDirectoryArgs {
+    /// The `path` key.
     pub path: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -101,6 +113,7 @@ pub struct ListDirectoryArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListDirectoryOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -123,6 +136,7 @@ pub enum ListDirectoryWithSizesSortBy {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListDirectoryWithSizesArgs {
+    /// The `path` key.
     pub path: String,
     /// Sort entries by name or size
     ///
@@ -135,6 +149,7 @@ pub struct ListDirectoryWithSizesArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListDirectoryWithSizesOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -142,7 +157,9 @@ pub struct ListDirectoryWithSizesOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct MoveFileArgs {
+    /// The `source` key.
     pub source: String,
+    /// The `destination` key.
     pub destination: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -150,6 +167,7 @@ pub struct MoveFileArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct MoveFileOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -157,6 +175,7 @@ pub struct MoveFileOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadFileArgs {
+    /// The `path` key.
     pub path: String,
     /// If provided, returns only the last N lines of the file
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -170,6 +189,7 @@ pub struct ReadFileArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadFileOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -177,6 +197,7 @@ pub struct ReadFileOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMediaFileArgs {
+    /// The `path` key.
     pub path: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -193,12 +214,15 @@ pub enum ReadMediaFileOutputContentItemObjectType {
     Audio,
 }
 #[allow(dead_code, clippy::all)]
+/// `ReadMediaFileOutputContentItemObject`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMediaFileOutputContentItemObject {
     /// Constraints: one of `"image"`, `"audio"`.
     pub r#type: ReadMediaFileOutputContentItemObjectType,
+    /// The `data` key.
     pub data: String,
+    /// The `mimeType` key.
     #[serde(rename = "mimeType")]
     pub mime_type: String,
 }
@@ -213,28 +237,37 @@ pub enum ReadMediaFileOutputContentItemObject2Type {
     Resource,
 }
 #[allow(dead_code, clippy::all)]
+/// `ReadMediaFileOutputContentItemObject2Resource`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMediaFileOutputContentItemObject2Resource {
+    /// The `uri` key.
     pub uri: String,
+    /// The `mimeType` key.
     #[serde(rename = "mimeType")]
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub mime_type: ::core::option::Option<String>,
+    /// The `blob` key.
     pub blob: String,
 }
 #[allow(dead_code, clippy::all)]
+/// `ReadMediaFileOutputContentItemObject2`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMediaFileOutputContentItemObject2 {
     /// Constraints: exactly `"resource"`.
     pub r#type: ReadMediaFileOutputContentItemObject2Type,
+    /// The `resource` key.
     pub resource: ReadMediaFileOutputContentItemObject2Resource,
 }
 #[allow(dead_code, clippy::all)]
+/// `ReadMediaFileOutputContentItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum ReadMediaFileOutputContentItem {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(ReadMediaFileOutputContentItemObject),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object2(ReadMediaFileOutputContentItemObject2),
 }
 #[allow(dead_code, clippy::all)]
@@ -242,6 +275,7 @@ pub enum ReadMediaFileOutputContentItem {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMediaFileOutput {
+    /// The `content` key.
     pub content: ::std::vec::Vec<ReadMediaFileOutputContentItem>,
 }
 #[allow(dead_code, clippy::all)]
@@ -266,6 +300,7 @@ pub struct ReadMultipleFilesArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadMultipleFilesOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -273,6 +308,7 @@ pub struct ReadMultipleFilesOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadTextFileArgs {
+    /// The `path` key.
     pub path: String,
     /// If provided, returns only the last N lines of the file
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -286,6 +322,7 @@ pub struct ReadTextFileArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadTextFileOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -293,7 +330,9 @@ pub struct ReadTextFileOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchFilesArgs {
+    /// The `path` key.
     pub path: String,
+    /// The `pattern` key.
     pub pattern: String,
     /// Default: `[]`.
     #[serde(rename = "excludePatterns")]
@@ -304,6 +343,7 @@ pub struct SearchFilesArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchFilesOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -311,7 +351,9 @@ pub struct SearchFilesOutput {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct WriteFileArgs {
+    /// The `path` key.
     pub path: String,
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -319,6 +361,7 @@ pub struct WriteFileArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct WriteFileOutput {
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -336,9 +379,9 @@ pub enum ToolCall {
     GetFileInfo(GetFileInfoArgs),
     /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
     ListAllowedDirectories(ListAllowedDirectoriesArgs),
-    /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+    /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with \[FILE\] and \[DIR\] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
     ListDirectory(ListDirectoryArgs),
-    /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+    /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with \[FILE\] and \[DIR\] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
     ListDirectoryWithSizes(ListDirectoryWithSizesArgs),
     /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
     MoveFile(MoveFileArgs),

@@ -86,9 +86,9 @@ pub enum ToolCall {
     GetFileInfo(GetFileInfoArgs),
     /// Returns the list of directories that this server is allowed to access. Subdirectories within these allowed directories are also accessible. Use this to understand which directories and their nested paths are available before trying to access files.
     ListAllowedDirectories(ListAllowedDirectoriesArgs),
-    /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+    /// Get a detailed listing of all files and directories in a specified path. Results clearly distinguish between files and directories with \[FILE\] and \[DIR\] prefixes. This tool is essential for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
     ListDirectory(ListDirectoryArgs),
-    /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with [FILE] and [DIR] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
+    /// Get a detailed listing of all files and directories in a specified path, including sizes. Results clearly distinguish between files and directories with \[FILE\] and \[DIR\] prefixes. This tool is useful for understanding directory structure and finding specific files within a directory. Only works within allowed directories.
     ListDirectoryWithSizes(ListDirectoryWithSizesArgs),
     /// Move or rename files and directories. Can move files between directories and rename them in a single operation. If the destination exists, the operation will fail. Works across different directories and can be used for simple renaming within the same directory. Both source and destination must be within allowed directories.
     MoveFile(MoveFileArgs),

@@ -6,9 +6,13 @@
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct AddIssueCommentArgs {
+    /// The `owner` key.
     pub owner: String,
+    /// The `repo` key.
     pub repo: String,
+    /// The `issue_number` key.
     pub issue_number: f64,
+    /// The `body` key.
     pub body: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -31,15 +35,22 @@ pub struct CreateBranchArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateIssueArgs {
+    /// The `owner` key.
     pub owner: String,
+    /// The `repo` key.
     pub repo: String,
+    /// The `title` key.
     pub title: String,
+    /// The `body` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub body: ::core::option::Option<String>,
+    /// The `assignees` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub assignees: ::core::option::Option<::std::vec::Vec<String>>,
+    /// The `milestone` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub milestone: ::core::option::Option<f64>,
+    /// The `labels` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<::std::vec::Vec<String>>,
 }
@@ -108,6 +119,7 @@ pub enum CreatePullRequestReviewEvent {
     Comment,
 }
 #[allow(dead_code, clippy::all)]
+/// `CreatePullRequestReviewCommentsItemObject`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreatePullRequestReviewCommentsItemObject {
@@ -119,6 +131,7 @@ pub struct CreatePullRequestReviewCommentsItemObject {
     pub body: String,
 }
 #[allow(dead_code, clippy::all)]
+/// `CreatePullRequestReviewCommentsItemObject2`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreatePullRequestReviewCommentsItemObject2 {
@@ -130,10 +143,13 @@ pub struct CreatePullRequestReviewCommentsItemObject2 {
     pub body: String,
 }
 #[allow(dead_code, clippy::all)]
+/// `CreatePullRequestReviewCommentsItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum CreatePullRequestReviewCommentsItem {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(CreatePullRequestReviewCommentsItemObject),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object2(CreatePullRequestReviewCommentsItemObject2),
 }
 #[allow(dead_code, clippy::all)]
@@ -213,8 +229,11 @@ pub struct GetFileContentsArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct GetIssueArgs {
+    /// The `owner` key.
     pub owner: String,
+    /// The `repo` key.
     pub repo: String,
+    /// The `issue_number` key.
     pub issue_number: f64,
 }
 #[allow(dead_code, clippy::all)]
@@ -282,12 +301,17 @@ pub struct GetPullRequestStatusArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListCommitsArgs {
+    /// The `owner` key.
     pub owner: String,
+    /// The `repo` key.
     pub repo: String,
+    /// The `sha` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sha: ::core::option::Option<String>,
+    /// The `page` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<f64>,
+    /// The `perPage` key.
     #[serde(rename = "perPage")]
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<f64>,
@@ -342,17 +366,23 @@ pub enum ListIssuesState {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ListIssuesArgs {
+    /// The `owner` key.
     pub owner: String,
+    /// The `repo` key.
     pub repo: String,
     /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub direction: ::core::option::Option<ListIssuesDirection>,
+    /// The `labels` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<::std::vec::Vec<String>>,
+    /// The `page` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<f64>,
+    /// The `per_page` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<f64>,
+    /// The `since` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub since: ::core::option::Option<String>,
     /// Constraints: one of `"created"`, `"updated"`, `"comments"`.
@@ -495,10 +525,13 @@ pub struct MergePullRequestArgs {
     pub merge_method: ::core::option::Option<MergePullRequestMergeMethod>,
 }
 #[allow(dead_code, clippy::all)]
+/// `PushFilesFilesItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct PushFilesFilesItem {
+    /// The `path` key.
     pub path: String,
+    /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -535,6 +568,7 @@ pub struct SearchCodePerPage(f64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchCodeArgs {
+    /// The `q` key.
     pub q: String,
     /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -600,6 +634,7 @@ pub enum SearchIssuesSort {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchIssuesArgs {
+    /// The `q` key.
     pub q: String,
     /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -659,6 +694,7 @@ pub enum SearchUsersSort {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchUsersArgs {
+    /// The `q` key.
     pub q: String,
     /// Constraints: one of `"asc"`, `"desc"`.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
@@ -691,17 +727,25 @@ pub enum UpdateIssueState {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct UpdateIssueArgs {
+    /// The `owner` key.
     pub owner: String,
+    /// The `repo` key.
     pub repo: String,
+    /// The `issue_number` key.
     pub issue_number: f64,
+    /// The `title` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub title: ::core::option::Option<String>,
+    /// The `body` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub body: ::core::option::Option<String>,
+    /// The `assignees` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub assignees: ::core::option::Option<::std::vec::Vec<String>>,
+    /// The `milestone` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub milestone: ::core::option::Option<f64>,
+    /// The `labels` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<::std::vec::Vec<String>>,
     /// Constraints: one of `"open"`, `"closed"`.

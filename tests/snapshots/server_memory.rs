@@ -2,6 +2,7 @@
 // Do not edit: change the registry and rebuild.
 
 #[allow(dead_code, clippy::all)]
+/// `AddObservationsObservationsItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct AddObservationsObservationsItem {
@@ -16,14 +17,18 @@ pub struct AddObservationsObservationsItem {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct AddObservationsArgs {
+    /// The `observations` key.
     pub observations: ::std::vec::Vec<AddObservationsObservationsItem>,
 }
 #[allow(dead_code, clippy::all)]
+/// `AddObservationsOutputResultsItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct AddObservationsOutputResultsItem {
+    /// The `entityName` key.
     #[serde(rename = "entityName")]
     pub entity_name: String,
+    /// The `addedObservations` key.
     #[serde(rename = "addedObservations")]
     pub added_observations: ::std::vec::Vec<String>,
 }
@@ -32,9 +37,11 @@ pub struct AddObservationsOutputResultsItem {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct AddObservationsOutput {
+    /// The `results` key.
     pub results: ::std::vec::Vec<AddObservationsOutputResultsItem>,
 }
 #[allow(dead_code, clippy::all)]
+/// `CreateEntitiesEntitiesItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateEntitiesEntitiesItem {
@@ -51,6 +58,7 @@ pub struct CreateEntitiesEntitiesItem {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateEntitiesArgs {
+    /// The `entities` key.
     pub entities: ::std::vec::Vec<CreateEntitiesEntitiesItem>,
 }
 #[allow(dead_code, clippy::all)]
@@ -61,9 +69,11 @@ pub type CreateEntitiesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateEntitiesOutput {
+    /// The `entities` key.
     pub entities: ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
 }
 #[allow(dead_code, clippy::all)]
+/// `CreateRelationsRelationsItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateRelationsRelationsItem {
@@ -80,6 +90,7 @@ pub struct CreateRelationsRelationsItem {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateRelationsArgs {
+    /// The `relations` key.
     pub relations: ::std::vec::Vec<CreateRelationsRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]
@@ -90,6 +101,7 @@ pub type CreateRelationsOutputRelationsItem = CreateRelationsRelationsItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct CreateRelationsOutput {
+    /// The `relations` key.
     pub relations: ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]
@@ -106,10 +118,13 @@ pub struct DeleteEntitiesArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DeleteEntitiesOutput {
+    /// The `success` key.
     pub success: bool,
+    /// The `message` key.
     pub message: String,
 }
 #[allow(dead_code, clippy::all)]
+/// `DeleteObservationsDeletionsItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DeleteObservationsDeletionsItem {
@@ -124,6 +139,7 @@ pub struct DeleteObservationsDeletionsItem {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DeleteObservationsArgs {
+    /// The `deletions` key.
     pub deletions: ::std::vec::Vec<DeleteObservationsDeletionsItem>,
 }
 #[allow(dead_code, clippy::all)]
@@ -131,7 +147,9 @@ pub struct DeleteObservationsArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DeleteObservationsOutput {
+    /// The `success` key.
     pub success: bool,
+    /// The `message` key.
     pub message: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -150,7 +168,9 @@ pub struct DeleteRelationsArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct DeleteRelationsOutput {
+    /// The `success` key.
     pub success: bool,
+    /// The `message` key.
     pub message: String,
 }
 #[allow(dead_code, clippy::all)]
@@ -172,7 +192,9 @@ pub type OpenNodesOutputRelationsItem = CreateRelationsRelationsItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct OpenNodesOutput {
+    /// The `entities` key.
     pub entities: ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
+    /// The `relations` key.
     pub relations: ::std::vec::Vec<OpenNodesOutputRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]
@@ -191,7 +213,9 @@ pub type ReadGraphOutputRelationsItem = CreateRelationsRelationsItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ReadGraphOutput {
+    /// The `entities` key.
     pub entities: ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
+    /// The `relations` key.
     pub relations: ::std::vec::Vec<ReadGraphOutputRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]
@@ -213,7 +237,9 @@ pub type SearchNodesOutputRelationsItem = CreateRelationsRelationsItem;
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SearchNodesOutput {
+    /// The `entities` key.
     pub entities: ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
+    /// The `relations` key.
     pub relations: ::std::vec::Vec<SearchNodesOutputRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]

@@ -6,7 +6,9 @@
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum SequentialthinkingNextThoughtNeeded {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(String),
 }
 #[allow(dead_code, clippy::all)]
@@ -28,7 +30,9 @@ pub struct SequentialthinkingTotalThoughts(u64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum SequentialthinkingIsRevision {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(String),
 }
 #[allow(dead_code, clippy::all)]
@@ -50,7 +54,9 @@ pub struct SequentialthinkingBranchFromThought(u64);
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", untagged)]
 pub enum SequentialthinkingNeedsMoreThoughts {
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
+    /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(String),
 }
 #[allow(dead_code, clippy::all)]
@@ -103,13 +109,18 @@ pub struct SequentialthinkingArgs {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct SequentialthinkingOutput {
+    /// The `thoughtNumber` key.
     #[serde(rename = "thoughtNumber")]
     pub thought_number: f64,
+    /// The `totalThoughts` key.
     #[serde(rename = "totalThoughts")]
     pub total_thoughts: f64,
+    /// The `nextThoughtNeeded` key.
     #[serde(rename = "nextThoughtNeeded")]
     pub next_thought_needed: bool,
+    /// The `branches` key.
     pub branches: ::std::vec::Vec<String>,
+    /// The `thoughtHistoryLength` key.
     #[serde(rename = "thoughtHistoryLength")]
     pub thought_history_length: f64,
 }

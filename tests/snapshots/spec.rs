@@ -2,10 +2,13 @@
 // Do not edit: change the registry and rebuild.
 
 #[allow(dead_code, clippy::all)]
+/// `ApplyPatchPatchesItem`: the registry declares this without a description.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ApplyPatchPatchesItem {
+    /// The `contents` key.
     pub contents: String,
+    /// The `line` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub line: ::core::option::Option<i64>,
 }
@@ -14,8 +17,10 @@ pub struct ApplyPatchPatchesItem {
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde")]
 pub struct ApplyPatchArgs {
+    /// The `file_hash` key.
     #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub file_hash: ::core::option::Option<String>,
+    /// The `patches` key.
     pub patches: ::std::vec::Vec<ApplyPatchPatchesItem>,
 }
 #[allow(dead_code, clippy::all)]
@@ -26,7 +31,7 @@ pub struct ApplyPatchArgs {
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct ConnectArgs(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
-/// Arguments of the `broken` tool, which is quarantined: its schema cannot be enforced (at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: "https://example.com/config.schema.json" names a document that is neither embedded nor bundled (https://example.com/config.schema.json); toolseal never fetches a schema). No call resolves to it.
+/// Arguments of the `broken` tool, which is quarantined: its schema cannot be enforced (at `#/tools/2/inputSchema/properties/config`, keyword `$ref`: "<https://example.com/config.schema.json>" names a document that is neither embedded nor bundled (<https://example.com/config.schema.json>); toolseal never fetches a schema). No call resolves to it.
 #[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
 #[serde(crate = "::toolseal::__private::serde", transparent)]
 pub struct BrokenArgs(::toolseal::__private::serde_json::Value);

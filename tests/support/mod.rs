@@ -4,26 +4,26 @@
 
 use std::path::PathBuf;
 
-use toolseal::runtime::json::Json;
-use toolseal::runtime::schema::closed_world;
+use toolseal_runtime::json::Json;
+use toolseal_runtime::schema::closed_world;
 
 /// The repository root.
-pub fn root() -> PathBuf {
+pub(crate) fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A `jsonschema` validator (formats asserted) for `schema`.
-pub fn validator(schema: &serde_json::Value) -> jsonschema::Validator {
+pub(crate) fn validator(schema: &serde_json::Value) -> jsonschema::Validator {
     jsonschema::options().should_validate_formats(true).build(schema).unwrap_or_else(|e| panic!("oracle cannot build {schema}: {e}"))
 }
 
 /// The oracle for a tool's `inputSchema`: the schema with the closed-world rule written out.
-pub fn oracle(input_schema: &Json<'static>) -> jsonschema::Validator {
+pub(crate) fn oracle(input_schema: &Json<'static>) -> jsonschema::Validator {
     validator(&closed_world(input_schema).to_value())
 }
 
 /// The `arguments` of a call object, parsed the way most hosts do (last duplicate wins).
-pub fn arguments_of(call: &str) -> serde_json::Value {
+pub(crate) fn arguments_of(call: &str) -> serde_json::Value {
     let v: serde_json::Value = serde_json::from_str(call).expect("probe calls are JSON");
     v.get("arguments").cloned().unwrap_or_else(|| serde_json::json!({}))
 }

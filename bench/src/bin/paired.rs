@@ -18,7 +18,7 @@ use std::hint::black_box;
 use std::rc::Rc;
 use std::time::Instant;
 
-use toolseal_bench::contestants::{floor_call, scenarios, Kind, Scenario, TransferCall};
+use toolseal_bench::contestants::{Kind, Scenario, TransferCall, floor_call, scenarios};
 
 /// Calls per timed batch.
 const BATCH: usize = 1_000;
@@ -33,10 +33,7 @@ fn contestants(scenarios: Vec<Scenario>) -> Vec<Contestant> {
         for (label, calls) in &scenario.calls {
             for kind in scenario.kinds(label) {
                 let (s, calls) = (scenario.clone(), calls.clone());
-                all.push((
-                    format!("{label}_{}/{}", scenario.name, kind.as_str()),
-                    Box::new(move |i| s.accepts(&calls, kind, i)),
-                ));
+                all.push((format!("{label}_{}/{}", scenario.name, kind.as_str()), Box::new(move |i| s.accepts(&calls, kind, i))));
             }
         }
     }
@@ -102,7 +99,10 @@ fn main() {
             let group = format!("reject_{class}_{name}");
             if has(&format!("{group}/{resolver}")) {
                 println!("{head} rejection {upper} / acceptance ({resolver}) = {}", ratio(&format!("{group}/{resolver}"), &format!("accept_{name}/{resolver}")));
-                println!("{head} rejection {upper} with its feedback rendered / acceptance ({resolver}) = {} [≤ 2×]", ratio(&format!("{group}/{resolver}+feedback"), &format!("accept_{name}/{resolver}")));
+                println!(
+                    "{head} rejection {upper} with its feedback rendered / acceptance ({resolver}) = {} [≤ 2×]",
+                    ratio(&format!("{group}/{resolver}+feedback"), &format!("accept_{name}/{resolver}"))
+                );
             }
         }
     }

@@ -46,17 +46,29 @@ fn main() {
     println!("\nRatios (target in brackets):");
     for &size in &sizes {
         let g = format!("accept_{size}");
-        println!("  {size:>3} tools, accepted call: jsonschema baseline / generated = {} [≥ 2×]; generated / serde Value floor = {} [≤ 1.3×]; dynamic / jsonschema = {}",
-            ratio(get(&g, "jsonschema"), get(&g, "generated")), ratio(get(&g, "generated"), get(&g, "serde_value")), ratio(get(&g, "dynamic"), get(&g, "jsonschema")));
+        println!(
+            "  {size:>3} tools, accepted call: jsonschema baseline / generated = {} [≥ 2×]; generated / serde Value floor = {} [≤ 1.3×]; dynamic / jsonschema = {}",
+            ratio(get(&g, "jsonschema"), get(&g, "generated")),
+            ratio(get(&g, "generated"), get(&g, "serde_value")),
+            ratio(get(&g, "dynamic"), get(&g, "jsonschema"))
+        );
         let worst = ["reject_h1", "reject_h2", "reject_h3"].iter().filter_map(|l| get(&format!("{l}_{size}"), "generated")).fold(0.0f64, f64::max);
         println!("  {size:>3} tools, slowest rejection / acceptance (generated) = {} [≤ 2×]", ratio(Some(worst), get(&g, "generated")));
     }
     println!("  generated with typed serde structs as the floor (10 tools): generated / serde structs = {}", ratio(Some(accept_10), get("accept_10_floor", "serde_struct")));
     for &size in sizes.iter().filter(|n| **n > 10) {
         let g = format!("accept_{size}");
-        println!("  {size} tools / 10 tools per accepted call: generated = {} [≤ 1.3×], dynamic = {}", ratio(get(&g, "generated"), Some(accept_10)), ratio(get(&g, "dynamic"), get("accept_10", "dynamic")));
+        println!(
+            "  {size} tools / 10 tools per accepted call: generated = {} [≤ 1.3×], dynamic = {}",
+            ratio(get(&g, "generated"), Some(accept_10)),
+            ratio(get(&g, "dynamic"), get("accept_10", "dynamic"))
+        );
     }
-    println!("  dynamic resolver, 1,000 / 10 tools = {}, 10,000 / 10 tools = {}", ratio(get("dynamic_scaling", "1000"), get("dynamic_scaling", "10")), ratio(get("dynamic_scaling", "10000"), get("dynamic_scaling", "10")));
+    println!(
+        "  dynamic resolver, 1,000 / 10 tools = {}, 10,000 / 10 tools = {}",
+        ratio(get("dynamic_scaling", "1000"), get("dynamic_scaling", "10")),
+        ratio(get("dynamic_scaling", "10000"), get("dynamic_scaling", "10"))
+    );
     let lines = |code: &str| format!("{} lines ({} KiB)", code.lines().count(), code.len() / 1024);
     let small = include_str!(concat!(env!("OUT_DIR"), "/toolseal/small.rs"));
     let single = include_str!(concat!(env!("OUT_DIR"), "/toolseal/single.rs"));

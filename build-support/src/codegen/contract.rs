@@ -6,10 +6,10 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::model::{Presence, ToolEntry, Ty};
 use super::Emit;
-use crate::contract::{Contract, ContractField, ContractOutput, ContractTool};
+use super::model::{Presence, ToolEntry, Ty};
 use crate::naming::ident;
+use toolseal_runtime::contract::{Contract, ContractField, ContractOutput, ContractTool};
 
 /// The `__contract` items for `tools` and the contract they implement.
 pub(super) fn emit(e: &Emit, tools: &[ToolEntry<'_>], registry: &str, module: &str) -> (Vec<TokenStream>, Contract) {

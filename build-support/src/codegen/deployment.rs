@@ -5,8 +5,8 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use toolseal_runtime::mcp::Policy;
 
-use crate::manifest::DeploymentServer;
 use crate::naming::{field_name, ident, type_name};
+use toolseal_runtime::mcp::manifest::DeploymentServer;
 
 /// What the `ToolSet` impl of `McpCall` lists.
 pub(crate) struct Tables {
@@ -34,12 +34,8 @@ pub(crate) fn tokens(servers: &[DeploymentServer], modules: Vec<TokenStream>, pi
     };
     let registry = &tables.registry;
     let sorted = &tables.qualified;
-    let tool_refs: Vec<TokenStream> = mods
-        .iter()
-        .zip(&tables.counts)
-        .flat_map(|(m, n)| (0..*n).map(move |i| (m, Literal::usize_unsuffixed(i))))
-        .map(|(m, i)| quote!(<#m::ToolCall as #rt::ToolSet>::TOOLS[#i]))
-        .collect();
+    let tool_refs: Vec<TokenStream> =
+        mods.iter().zip(&tables.counts).flat_map(|(m, n)| (0..*n).map(move |i| (m, Literal::usize_unsuffixed(i)))).map(|(m, i)| quote!(<#m::ToolCall as #rt::ToolSet>::TOOLS[#i])).collect();
     quote! {
         #(
             #[doc = concat!(" The tools of server `", #names, "`.")]

@@ -3,11 +3,11 @@
 //! by class (an H2 anywhere before an H3).
 
 use proc_macro2::{Literal, TokenStream};
-use quote::{format_ident, quote, ToTokens as _};
+use quote::{ToTokens as _, format_ident, quote};
 use toolseal_runtime::schema::UnionMode;
 
 use super::model::{DefaultValue, Kind, Literal as Lit, Object, Presence, Ty, TypeEntry};
-use super::{opt_u64, rt, Emit};
+use super::{Emit, opt_u64, rt};
 
 /// `FromJson` and `Deserialize` of the object, union or tuple `x`.
 pub(super) fn impl_for(e: &Emit, x: &TypeEntry) -> TokenStream {
@@ -165,7 +165,10 @@ fn open_object_head(o: &Object, keys: &[&str], slot_arms: &TokenStream) -> Token
     let (minp, maxp) = (opt_u64(o.min_properties), opt_u64(o.max_properties));
     let undeclared = match &o.extra {
         None => quote!(return Err(#rt::Rejection::undeclared_key(at, k, #rt::Names::Static(DECLARED)))),
-        Some(_) => quote!({ extras.push((k.as_ref(), x)); continue }),
+        Some(_) => quote!({
+            extras.push((k.as_ref(), x));
+            continue;
+        }),
     };
     let key_loop = match (n, &o.extra) {
         (0, None) => quote! {

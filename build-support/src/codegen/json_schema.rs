@@ -6,7 +6,7 @@ use quote::quote;
 use toolseal_runtime::schema::UnionMode;
 
 use super::model::{Kind, Presence, TypeEntry};
-use super::{opt_str, opt_u64, rt, Emit};
+use super::{Emit, opt_str, opt_u64, rt};
 
 /// `JsonSchema` of the object, union or tuple `x`.
 pub(super) fn impl_for(e: &Emit, x: &TypeEntry) -> TokenStream {

@@ -28,12 +28,12 @@ use quote::quote;
 use toolseal_runtime::registry::ToolDef;
 use toolseal_runtime::schema::{IntRepr, SchemaDoc};
 
-use crate::contract::Contract;
 use crate::facade::Facade;
-use model::{Kind, TypeSpace, Ty};
+use model::{Kind, Ty, TypeSpace};
+use toolseal_runtime::contract::Contract;
 
 /// One tool with its compiled arguments and output schemas.
-pub struct ToolInput<'a> {
+pub(crate) struct ToolInput<'a> {
     /// The registry definition.
     pub def: &'a ToolDef,
     /// Its compiled `inputSchema`, or why it cannot be enforced (the tool is quarantined).
@@ -116,7 +116,7 @@ impl Ty {
 /// Generates the module source (unformatted tokens) for `tools` and the contract
 /// `#[toolseal::tool]` checks against; `registry` names the file, `facade` how
 /// the code names the toolseal crate.
-pub fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, facade: &Facade) -> (TokenStream, Contract) {
+pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, facade: &Facade) -> (TokenStream, Contract) {
     let (space, tools) = TypeSpace::build(tools);
     let e = Emit { facade: facade.clone(), private: facade.private(), serde: facade.serde() };
     let rt = rt();

@@ -12,10 +12,10 @@ use std::hash::{Hash, Hasher};
 use proc_macro2::Ident;
 use toolseal_runtime::check::{Format, NumberBounds};
 use toolseal_runtime::json::Json;
-use toolseal_runtime::schema::{describe, Additional, ArrayRule, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, SpecRef, StringRule, UnionMode};
+use toolseal_runtime::schema::{Additional, ArrayRule, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, SpecRef, StringRule, UnionMode, describe};
 
 use crate::docs::schema_text;
-use crate::naming::{field_name, ident, type_name, Scope};
+use crate::naming::{Scope, field_name, ident, type_name};
 
 /// A Rust type as generated code writes it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -74,7 +74,13 @@ pub(super) struct Bounds {
 
 impl From<&NumberBounds> for Bounds {
     fn from(b: &NumberBounds) -> Bounds {
-        Bounds { minimum: b.minimum.map(Num), maximum: b.maximum.map(Num), exclusive_minimum: b.exclusive_minimum.map(Num), exclusive_maximum: b.exclusive_maximum.map(Num), multiple_of: b.multiple_of.map(Num) }
+        Bounds {
+            minimum: b.minimum.map(Num),
+            maximum: b.maximum.map(Num),
+            exclusive_minimum: b.exclusive_minimum.map(Num),
+            exclusive_maximum: b.exclusive_maximum.map(Num),
+            multiple_of: b.multiple_of.map(Num),
+        }
     }
 }
 
@@ -99,7 +105,7 @@ pub(super) enum Table {
 
 impl Table {
     /// The Rust type of the table's value (the newtype's inner type).
-    pub fn inner(&self) -> Ty {
+    pub(super) fn inner(&self) -> Ty {
         match self {
             Table::String { .. } => Ty::String,
             Table::Number { repr: Some(r), .. } => Ty::Int(*r),
@@ -164,7 +170,7 @@ pub(super) struct Field {
 
 impl Field {
     /// The field's Rust type.
-    pub fn field_ty(&self) -> Ty {
+    pub(super) fn field_ty(&self) -> Ty {
         match self.presence {
             Presence::Optional => Ty::Option(Box::new(self.ty.clone())),
             _ => self.ty.clone(),
@@ -269,7 +275,7 @@ struct DocScope<'d> {
 
 impl TypeSpace {
     /// The type space of `tools` (each with its compiled schemas, or why it is quarantined).
-    pub fn build<'a>(tools: &'a [super::ToolInput<'a>]) -> (TypeSpace, Vec<ToolEntry<'a>>) {
+    pub(super) fn build<'a>(tools: &'a [super::ToolInput<'a>]) -> (TypeSpace, Vec<ToolEntry<'a>>) {
         let mut space = TypeSpace { names: Scope::types(), entries: Vec::new(), shapes: HashMap::new(), shared: HashSet::new(), objects: HashMap::new(), specs: Vec::new() };
         let mut variants = Scope::default();
         let mut entries = Vec::with_capacity(tools.len());
@@ -285,7 +291,8 @@ impl TypeSpace {
                     (space.fields_of(&id), None)
                 }
                 Err(problem) => {
-                    let docs = Some(format!("Arguments of the `{name}` tool, which is quarantined: its schema cannot be enforced ({problem}). No call resolves to it."));
+                    let docs =
+                        Some(format!("Arguments of the `{name}` tool, which is quarantined: its schema cannot be enforced ({}). No call resolves to it.", crate::docs::prose(&problem.to_string())));
                     space.entries.push(TypeEntry { id: args.clone(), docs, description: None, kind: Kind::Value(Table::Quarantined { tool: name.clone(), problem: problem.clone() }) });
                     (None, Some(problem.as_str()))
                 }

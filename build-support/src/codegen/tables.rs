@@ -7,7 +7,7 @@ use quote::quote;
 use toolseal_runtime::schema::IntRepr;
 
 use super::model::{Bounds, Num, Table, TypeEntry};
-use super::{opt_str, rt, Emit};
+use super::{Emit, opt_str, rt};
 
 /// `.name(x)` for each `Some`.
 fn setters<T>(pairs: impl IntoIterator<Item = (&'static str, Option<T>)>, lit: impl Fn(T) -> Literal) -> TokenStream {

@@ -8,7 +8,7 @@ use toolseal_runtime::registry::ToolDef;
 
 use super::model::ToolEntry;
 use super::rt;
-use crate::docs::doc_attr;
+use crate::docs::{doc_attr, prose};
 
 /// The `ToolCall` enum (an item) and its impls (inside the impl block).
 pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, TokenStream) {
@@ -19,7 +19,7 @@ pub(super) fn emit(tools: &[ToolEntry<'_>], registry: &str) -> (TokenStream, Tok
     let args: Vec<_> = tools.iter().map(|t| &t.args).collect();
     let names: Vec<&str> = tools.iter().map(|t| t.def.name.as_str()).collect();
     let sorted_idx: Vec<Literal> = names.iter().map(|n| Literal::usize_unsuffixed(sorted.binary_search(n).expect("name is in the sorted list"))).collect();
-    let docs = tools.iter().map(|t| doc_attr(t.def.description.clone().or_else(|| Some(format!("The `{}` tool.", t.def.name)))));
+    let docs = tools.iter().map(|t| doc_attr(t.def.description.as_deref().map(prose).or_else(|| Some(format!("The `{}` tool.", t.def.name)))));
     let infos = tools.iter().map(|t| tool_info(t.def, t.quarantined));
     let item = quote! {
         /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.

@@ -8,12 +8,15 @@ use quote::quote;
 use toolseal_runtime::json::Json;
 
 use super::model::{Kind, Presence, TypeEntry};
-use super::{rt, Emit};
+use super::{Emit, rt};
 use crate::docs::{code, doc_attr};
 
 /// The definition of `x`, its docs first.
 pub(super) fn item(e: &Emit, x: &TypeEntry) -> TokenStream {
-    let (id, docs, private, serde) = (&x.id, doc_attr(x.docs.clone()), &e.private, &e.serde);
+    // Every generated item carries docs (a crate that denies `missing_docs` builds it):
+    // the registry's words, or where it gives none, what the item is.
+    let fallback = || Some(format!("`{id}`: the registry declares this without a description.", id = x.id));
+    let (id, docs, private, serde) = (&x.id, doc_attr(x.docs.clone().or_else(fallback)), &e.private, &e.serde);
     match &x.kind {
         Kind::Alias(t) => {
             let t = t.tokens(private);
@@ -47,7 +50,7 @@ pub(super) fn item(e: &Emit, x: &TypeEntry) -> TokenStream {
                 #[derive(Debug, Clone, PartialEq, #private::serde::Serialize)]
                 #[serde(crate = #serde, untagged)]
                 pub enum #id {
-                    #(#names(#tys),)*
+                    #(#[doc = " One branch of the union (`anyOf`/`oneOf`/`type` list)."] #names(#tys),)*
                 }
             }
         }
@@ -68,7 +71,8 @@ pub(super) fn item(e: &Emit, x: &TypeEntry) -> TokenStream {
         }
         Kind::Object(o) => {
             let fields = o.fields.iter().map(|f| {
-                let (fid, key, docs, ty) = (&f.rust, &f.key, doc_attr(f.docs.clone()), f.field_ty().tokens(private));
+                let docs = doc_attr(f.docs.clone().or_else(|| Some(format!("The `{}` key.", f.key))));
+                let (fid, key, ty) = (&f.rust, &f.key, f.field_ty().tokens(private));
                 let rename = (fid.to_string().trim_start_matches("r#") != key).then(|| quote!(#[serde(rename = #key)]));
                 let skip = matches!(f.presence, Presence::Optional).then(|| quote!(#[serde(skip_serializing_if = "::core::option::Option::is_none")]));
                 quote!(#docs #rename #skip pub #fid: #ty,)

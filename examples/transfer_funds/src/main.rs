@@ -8,6 +8,8 @@
 
 mod tools;
 
+// Generated items are `pub` (a library re-exports them); a binary reaches them only here.
+#[allow(unreachable_pub)]
 mod bank {
     toolseal::include_registry!("bank");
 }
@@ -34,22 +36,10 @@ fn resolution() {
         "1. The hallucinated call: an undeclared `override` key (H2) beside a non-numeric amount.",
         r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it","override":true}}"#,
     );
-    show(
-        "2. Without `override`: the amount is still not a number (H3).",
-        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it"}}"#,
-    );
-    show(
-        "3. A tool that does not exist (H1), with the closest registry names as hints.",
-        r#"{"name":"transfer_fund","arguments":{"recipient_id":"acct-7","amount":10}}"#,
-    );
-    show(
-        "4. A duplicated key (H2): parsers disagree on which value wins.",
-        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":1,"amount":1000000}}"#,
-    );
-    show(
-        "5. An honest call: accepted, the default currency applied.",
-        r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":25.5}}"#,
-    );
+    show("2. Without `override`: the amount is still not a number (H3).", r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":"all of it"}}"#);
+    show("3. A tool that does not exist (H1), with the closest registry names as hints.", r#"{"name":"transfer_fund","arguments":{"recipient_id":"acct-7","amount":10}}"#);
+    show("4. A duplicated key (H2): parsers disagree on which value wins.", r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":1,"amount":1000000}}"#);
+    show("5. An honest call: accepted, the default currency applied.", r#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":25.5}}"#);
     match ToolCall::from_json(br#"{"name":"transfer_funds","arguments":{"recipient_id":"acct-7","amount":25.5}}"#) {
         Ok(ToolCall::TransferFunds(args)) => {
             println!("The typed arguments a tool implementation receives:");

@@ -5,16 +5,16 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde_json::{json, Value};
-use toolseal::pipeline::{Authorized, Decision, DigestContract, FrontierGate, Gate, JsonLines, Outcome, Pipeline, Resolved, Verdict};
-use toolseal::runtime::registry::read_registry;
-use toolseal::wire::{answer, parse_reply, reply};
+use serde_json::{Value, json};
 use toolseal::Options;
+use toolseal::pipeline::{Authorized, Decision, DigestContract, FrontierGate, Gate, JsonLines, Outcome, Pipeline, Resolved, Verdict};
+use toolseal::registry::read_registry;
+use toolseal::wire::{answer, parse_reply, reply};
 
 use crate::bank::*;
 
 /// An in-memory ledger standing in for core banking.
-pub struct Bank {
+pub(crate) struct Bank {
     balances: Mutex<HashMap<String, f64>>,
 }
 
@@ -57,12 +57,11 @@ enum Session {
 
 const REGISTRY: &str = include_str!("../registry/bank.json");
 
-pub fn pipeline() {
+pub(crate) fn pipeline() {
     let bank = Bank { balances: Mutex::new(HashMap::from([("acct-1".to_owned(), 500.0)])) };
     let gate_calls = Arc::new(AtomicUsize::new(0));
-    let frontier = FrontierGate::new()
-        .allow(Session::Browsing, ["get_balance", "list_transactions"])
-        .allow(Session::Authenticated, ["get_balance", "list_transactions", "transfer_funds", "freeze_account"]);
+    let frontier =
+        FrontierGate::new().allow(Session::Browsing, ["get_balance", "list_transactions"]).allow(Session::Authenticated, ["get_balance", "list_transactions", "transfer_funds", "freeze_account"]);
     let counted = {
         let gate_calls = gate_calls.clone();
         move |call: &Resolved<ToolCall>, state: &Session| -> Decision {
@@ -117,7 +116,7 @@ pub fn pipeline() {
     println!("Audit trail (one JSON line per call): {}\n", audit_path.display());
 }
 
-pub fn wire() {
+pub(crate) fn wire() {
     let reply_text = r#"{"id":"msg_01","type":"message","role":"assistant","content":[
         {"type":"text","text":"Checking both accounts and moving the money."},
         {"type":"tool_use","id":"toolu_01","name":"get_balance","input":{"account_id":"acct-1"}},

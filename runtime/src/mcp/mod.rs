@@ -10,6 +10,8 @@
 //! listing stamp the model saw.
 
 mod catalog;
+#[cfg(feature = "manifest")]
+pub mod manifest;
 mod naming;
 #[cfg(feature = "testing")]
 pub mod trials;
@@ -22,13 +24,13 @@ use std::sync::RwLock;
 use serde::Serialize;
 
 pub use catalog::{Catalog, CatalogError, Policy, Route, ServerSpec, Shadowing, ToolSpec};
-pub use naming::{qualified_name, qualified_name_within, valid_server_name, MAX_LEN, MIN_LEN};
+pub use naming::{MAX_LEN, MIN_LEN, qualified_name, qualified_name_within, valid_server_name};
 
-use crate::call::{parse_call, Options, ToolInfo};
+use crate::call::{Options, ToolInfo, parse_call};
 use crate::check::{Coercion, Cx};
 use crate::json::Json;
 use crate::path::Path;
-use crate::registry::{read_registry, Registry, RegistryError};
+use crate::registry::{Registry, RegistryError, read_registry};
 use crate::rejection::{Class, Reason, Rejection};
 use crate::wire::WireCall;
 

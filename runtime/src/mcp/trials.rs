@@ -5,14 +5,14 @@
 //! M5 calls are another server's honest arguments that the routed tool
 //! rejects, kept only when that is so — nothing is tuned.
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value, json};
 
 use super::{Catalog, McpSet, Route};
 use crate::check::Cx;
 use crate::json::Json;
-use crate::probe::{probes, Expect};
+use crate::probe::{Expect, probes};
 use crate::rejection::Class;
-use crate::schema::{compile_tool_schema, CompileOptions};
+use crate::schema::{CompileOptions, compile_tool_schema};
 
 /// What a trial is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

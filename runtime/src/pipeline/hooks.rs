@@ -51,12 +51,9 @@ impl<C: ToolSet> ContractCheck<C> for DigestContract {
         let info = call.info();
         match self.live.get(info.name) {
             None => Err(format!("tool {:?} is no longer served", info.name)),
-            Some(live) if live != info.digest => Err(format!(
-                "tool {:?} changed since the build: compiled digest {}…, live {}…",
-                info.name,
-                &info.digest[..12.min(info.digest.len())],
-                &live[..12.min(live.len())]
-            )),
+            Some(live) if live != info.digest => {
+                Err(format!("tool {:?} changed since the build: compiled digest {}…, live {}…", info.name, &info.digest[..12.min(info.digest.len())], &live[..12.min(live.len())]))
+            }
             Some(_) => Ok(()),
         }
     }

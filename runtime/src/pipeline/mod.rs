@@ -25,24 +25,24 @@ mod token;
 
 use std::fmt::Display;
 use std::future::Future;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{Context, Poll};
 
 use serde::Serialize;
 use serde_json::Value;
 
 pub use audit::{AuditRecord, AuditSink, Ending, JsonLines, MemorySink, RejectionRecord};
-pub use gate::{all_of, any_of, AllOf, AnyOf, Decision, FrontierGate, Gate};
+pub use gate::{AllOf, AnyOf, Decision, FrontierGate, Gate, all_of, any_of};
 pub use hooks::{ContractCheck, DigestContract, Verdict, Verify};
 pub use token::{Authorized, Pending, Resolved};
 
 use crate::call::{Options, ToolSet};
 use crate::canonical::sha256_hex;
 use crate::feedback::Feedback;
-use crate::rejection::{clip, Rejection};
+use crate::rejection::{Rejection, clip};
 use crate::wire::{Answer, WireCall};
 
 /// Runs an authorized call.
@@ -475,4 +475,3 @@ impl<C: ToolSet, S> Pipeline<C, S> {
 fn to_json<O: Serialize>(output: O) -> Executed {
     serde_json::to_value(output).map_err(|e| format!("the tool's output is not JSON: {e}"))
 }
-

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::place::{implied_types, inferred_type, Place};
+use super::place::{Place, implied_types, inferred_type};
 use crate::json::Json;
 
 /// Returns `schema` (a tool's `inputSchema`) with the closed world written out:
@@ -41,9 +41,7 @@ fn close(v: &Json<'static>, place: Place, implied: bool) -> Json<'static> {
             "properties" | "patternProperties" | "$defs" | "definitions" => map_values(x, Place::Nested, implied),
             "dependentSchemas" => map_values(x, Place::Applicator, implied),
             "dependencies" => map_values(x, Place::Applicator, implied),
-            "items" | "prefixItems" | "additionalItems" | "additionalProperties" | "unevaluatedProperties" | "unevaluatedItems" | "contains" | "propertyNames" => {
-                each(x, Place::Nested, implied)
-            }
+            "items" | "prefixItems" | "additionalItems" | "additionalProperties" | "unevaluatedProperties" | "unevaluatedItems" | "contains" | "propertyNames" => each(x, Place::Nested, implied),
             // Beside declared keys, or where the schema decides closure itself, the options apply in place.
             "anyOf" | "oneOf" if declares || place == Place::Applicator || has("additionalProperties") || has("unevaluatedProperties") => each(x, Place::Applicator, implied),
             "anyOf" | "oneOf" => each(x, Place::Nested, implied),

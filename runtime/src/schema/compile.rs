@@ -6,15 +6,15 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::closed::{closed_world, closed_world_implied_types};
-use super::error::{err, SchemaError};
-use super::keywords::{role, Role};
+use super::error::{SchemaError, err};
+use super::keywords::{Role, role};
 use super::merge::merge;
-use super::place::{implied_types, inferred_type, Place};
+use super::place::{Place, implied_types, inferred_type};
 use super::read;
 use super::spec::uri::percent_decode;
 use super::spec::{SpecDoc, SpecOptions};
 use super::validate;
-use super::{contains_ref, int_repr, visit_refs, Additional, ArrayRule, Def, Items, Node, ObjectRule, Property, Schema, SchemaDoc, SpecRef, StringRule, UnionMode};
+use super::{Additional, ArrayRule, Def, Items, Node, ObjectRule, Property, Schema, SchemaDoc, SpecRef, StringRule, UnionMode, contains_ref, int_repr, visit_refs};
 use crate::check::Format;
 use crate::json::Json;
 use crate::path::push_escaped;
@@ -94,15 +94,20 @@ fn drop_invalid_defaults(doc: &mut SchemaDoc) {
     let mut invalid: Vec<(String, bool)> = Vec::new();
     let mut check = |p: &Property| {
         if let Some(d) = &p.schema.default
-            && validate::validate(doc, &p.schema, d).is_err() {
-                invalid.push((p.schema.pointer.clone(), matches!(d, Json::Null)));
-            }
+            && validate::validate(doc, &p.schema, d).is_err()
+        {
+            invalid.push((p.schema.pointer.clone(), matches!(d, Json::Null)));
+        }
     };
     visit_properties(&doc.root, &mut check);
     doc.defs.iter().for_each(|d| visit_properties(&d.schema, &mut check));
     for (pointer, is_null) in &invalid {
         if !is_null {
-            doc.notes.push(SchemaError { pointer: pointer.clone(), keyword: "default".into(), message: "the default is not valid for its own schema, so it is never applied (the key stays absent)".into() });
+            doc.notes.push(SchemaError {
+                pointer: pointer.clone(),
+                keyword: "default".into(),
+                message: "the default is not valid for its own schema, so it is never applied (the key stays absent)".into(),
+            });
         }
     }
     let mut drop = |p: &mut Property| {
@@ -212,11 +217,7 @@ impl<'j> Words<'j> {
 
     /// Typed keywords ([`Role::Typed`]) other than `except`.
     fn assertions_except(&self, except: &[&str]) -> Vec<&'j str> {
-        self.members
-            .iter()
-            .map(|(k, _)| *k)
-            .filter(|k| role(k) == Some(Role::Typed) && !except.contains(k))
-            .collect()
+        self.members.iter().map(|(k, _)| *k).filter(|k| role(k) == Some(Role::Typed) && !except.contains(k)).collect()
     }
 }
 
@@ -385,7 +386,11 @@ impl Compiler<'_> {
                     [] => Ok(vec![]),
                     [one] if matches!(place, Place::Applicator | Place::MemberProperty) => Ok(vec![*one, CONDITIONAL]),
                     _ => {
-                        self.note(ptr, "type", format!("no `type` beside keywords of {}: values of any other type pass, as the specification says (add `type`, or compile with `implied_types`)", present.join(", ")));
+                        self.note(
+                            ptr,
+                            "type",
+                            format!("no `type` beside keywords of {}: values of any other type pass, as the specification says (add `type`, or compile with `implied_types`)", present.join(", ")),
+                        );
                         err(ptr, "type", "no `type`: the specification validator applies")
                     }
                 }
@@ -459,11 +464,7 @@ impl Compiler<'_> {
     }
 
     fn string(&mut self, w: &Words<'_>, ptr: &str) -> Result<StringRule, SchemaError> {
-        let mut rule = StringRule {
-            min_length: read::count(|k| w.get(k), "minLength", ptr)?,
-            max_length: read::count(|k| w.get(k), "maxLength", ptr)?,
-            ..StringRule::default()
-        };
+        let mut rule = StringRule { min_length: read::count(|k| w.get(k), "minLength", ptr)?, max_length: read::count(|k| w.get(k), "maxLength", ptr)?, ..StringRule::default() };
         if let Some(p) = w.get("pattern") {
             let Some(src) = p.as_str() else { return err(ptr, "pattern", "`pattern` must be a string") };
             match Pattern::new(src) {
@@ -575,7 +576,11 @@ impl Compiler<'_> {
                         }
                         p.required = true;
                     } else if matches!(additional, Additional::Closed) {
-                        let e = SchemaError { pointer: ptr.to_owned(), keyword: "required".into(), message: format!("{name:?} is required but not declared in `properties` of a closed object, so no call could be valid; declare it") };
+                        let e = SchemaError {
+                            pointer: ptr.to_owned(),
+                            keyword: "required".into(),
+                            message: format!("{name:?} is required but not declared in `properties` of a closed object, so no call could be valid; declare it"),
+                        };
                         if place != Place::Applicator {
                             self.fatal.get_or_insert(e.clone());
                         }
@@ -621,19 +626,17 @@ impl Compiler<'_> {
 
     /// The defs compiled so far, for `allOf` merging (which needs them complete).
     fn partial_defs(&self) -> Result<Vec<Def>, SchemaError> {
-        self.defs
-            .iter()
-            .map(|d| d.clone().ok_or_else(|| SchemaError { pointer: String::new(), keyword: "allOf".into(), message: "`allOf` over a recursive `$ref` is not supported".into() }))
-            .collect()
+        self.defs.iter().map(|d| d.clone().ok_or_else(|| SchemaError { pointer: String::new(), keyword: "allOf".into(), message: "`allOf` over a recursive `$ref` is not supported".into() })).collect()
     }
 }
 
 /// After `allOf` at the root: the arguments object stays closed unless a member opened it.
 fn close_root(s: &mut Schema) {
     if let Node::Object(o) = &mut s.node
-        && !o.explicit_additional {
-            o.additional = Additional::Closed;
-        }
+        && !o.explicit_additional
+    {
+        o.additional = Additional::Closed;
+    }
 }
 
 impl Compiler<'_> {

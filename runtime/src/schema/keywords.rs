@@ -155,19 +155,61 @@ mod tests {
     /// Every variant, by an exhaustive match: a new one fails to compile here until listed.
     fn every_keyword() -> Vec<Keyword> {
         let all = [
-            Keyword::Type, Keyword::Enum, Keyword::Const, Keyword::Minimum, Keyword::Maximum, Keyword::ExclusiveMinimum,
-            Keyword::ExclusiveMaximum, Keyword::MultipleOf, Keyword::MinLength, Keyword::MaxLength, Keyword::Pattern,
-            Keyword::Format, Keyword::MinItems, Keyword::MaxItems, Keyword::UniqueItems, Keyword::MinProperties,
-            Keyword::MaxProperties, Keyword::AnyOf, Keyword::OneOf, Keyword::False, Keyword::Not, Keyword::Contains,
-            Keyword::MinContains, Keyword::MaxContains, Keyword::UnevaluatedItems, Keyword::Ref,
+            Keyword::Type,
+            Keyword::Enum,
+            Keyword::Const,
+            Keyword::Minimum,
+            Keyword::Maximum,
+            Keyword::ExclusiveMinimum,
+            Keyword::ExclusiveMaximum,
+            Keyword::MultipleOf,
+            Keyword::MinLength,
+            Keyword::MaxLength,
+            Keyword::Pattern,
+            Keyword::Format,
+            Keyword::MinItems,
+            Keyword::MaxItems,
+            Keyword::UniqueItems,
+            Keyword::MinProperties,
+            Keyword::MaxProperties,
+            Keyword::AnyOf,
+            Keyword::OneOf,
+            Keyword::False,
+            Keyword::Not,
+            Keyword::Contains,
+            Keyword::MinContains,
+            Keyword::MaxContains,
+            Keyword::UnevaluatedItems,
+            Keyword::Ref,
         ];
         for k in all {
             match k {
-                Keyword::Type | Keyword::Enum | Keyword::Const | Keyword::Minimum | Keyword::Maximum | Keyword::ExclusiveMinimum
-                | Keyword::ExclusiveMaximum | Keyword::MultipleOf | Keyword::MinLength | Keyword::MaxLength | Keyword::Pattern
-                | Keyword::Format | Keyword::MinItems | Keyword::MaxItems | Keyword::UniqueItems | Keyword::MinProperties
-                | Keyword::MaxProperties | Keyword::AnyOf | Keyword::OneOf | Keyword::False | Keyword::Not | Keyword::Contains
-                | Keyword::MinContains | Keyword::MaxContains | Keyword::UnevaluatedItems | Keyword::Ref => {}
+                Keyword::Type
+                | Keyword::Enum
+                | Keyword::Const
+                | Keyword::Minimum
+                | Keyword::Maximum
+                | Keyword::ExclusiveMinimum
+                | Keyword::ExclusiveMaximum
+                | Keyword::MultipleOf
+                | Keyword::MinLength
+                | Keyword::MaxLength
+                | Keyword::Pattern
+                | Keyword::Format
+                | Keyword::MinItems
+                | Keyword::MaxItems
+                | Keyword::UniqueItems
+                | Keyword::MinProperties
+                | Keyword::MaxProperties
+                | Keyword::AnyOf
+                | Keyword::OneOf
+                | Keyword::False
+                | Keyword::Not
+                | Keyword::Contains
+                | Keyword::MinContains
+                | Keyword::MaxContains
+                | Keyword::UnevaluatedItems
+                | Keyword::Ref => {}
             }
         }
         all.to_vec()

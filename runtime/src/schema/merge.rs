@@ -1,9 +1,9 @@
 //! `allOf`: the members are merged into one schema, so that generated types
 //! carry every member's constraints.
 
-use super::error::{err, SchemaError};
+use super::error::{SchemaError, err};
 use super::validate;
-use super::{contains_ref, int_repr, Additional, ArrayRule, Def, Items, Node, ObjectRule, Property, Schema, SchemaDoc, StringRule};
+use super::{Additional, ArrayRule, Def, Items, Node, ObjectRule, Property, Schema, SchemaDoc, StringRule, contains_ref, int_repr};
 use crate::check::NumberBounds;
 
 type Value = crate::json::Json<'static>;
@@ -20,9 +20,7 @@ pub(super) fn merge(defs: &[Def], a: Schema, b: Schema, ptr: &str) -> Result<Sch
         (other, Node::IfType(x)) if conditional_fits(&x, &other) => merge(defs, Schema::bare(other, ptr), *x, ptr)?.node,
         (Node::Null, Node::Null) => Node::Null,
         (Node::Boolean, Node::Boolean) => Node::Boolean,
-        (Node::Integer { bounds: x, .. }, Node::Integer { bounds: y, .. })
-        | (Node::Integer { bounds: x, .. }, Node::Number(y))
-        | (Node::Number(x), Node::Integer { bounds: y, .. }) => {
+        (Node::Integer { bounds: x, .. }, Node::Integer { bounds: y, .. }) | (Node::Integer { bounds: x, .. }, Node::Number(y)) | (Node::Number(x), Node::Integer { bounds: y, .. }) => {
             let bounds = bounds(x, y, ptr)?;
             Node::Integer { repr: int_repr(&bounds), bounds }
         }
@@ -89,8 +87,6 @@ fn filter(defs: &[Def], values: Vec<Value>, other: Node, ptr: &str) -> Result<Ve
     Ok(kept)
 }
 
-
-
 fn tighter(x: Option<f64>, y: Option<f64>, pick: fn(f64, f64) -> f64) -> Option<f64> {
     match (x, y) {
         (Some(a), Some(b)) => Some(pick(a, b)),
@@ -150,21 +146,14 @@ fn arrays(defs: &[Def], x: ArrayRule, y: ArrayRule, ptr: &str) -> Result<ArrayRu
         (Items::Schema(a), Items::Schema(b)) => Items::Schema(Box::new(merge(defs, *a, *b, ptr)?)),
     };
     let prefix = if x.prefix.is_empty() { y.prefix } else { x.prefix };
-    Ok(ArrayRule {
-        prefix,
-        items,
-        min_items: min_count(x.min_items, y.min_items),
-        max_items: max_count(x.max_items, y.max_items),
-        unique: x.unique || y.unique,
-    })
+    Ok(ArrayRule { prefix, items, min_items: min_count(x.min_items, y.min_items), max_items: max_count(x.max_items, y.max_items), unique: x.unique || y.unique })
 }
 
 fn objects(defs: &[Def], x: ObjectRule, y: ObjectRule, ptr: &str) -> Result<ObjectRule, SchemaError> {
     // An explicit `additionalProperties` (other than `true`) also applies to the keys
     // only the other part declares, which one merged object cannot say.
-    let constrains_others = |a: &ObjectRule, b: &ObjectRule| {
-        a.explicit_additional && !matches!(a.additional, Additional::Any) && b.properties.iter().any(|p| !a.properties.iter().any(|q| q.name == p.name))
-    };
+    let constrains_others =
+        |a: &ObjectRule, b: &ObjectRule| a.explicit_additional && !matches!(a.additional, Additional::Any) && b.properties.iter().any(|p| !a.properties.iter().any(|q| q.name == p.name));
     if constrains_others(&x, &y) || constrains_others(&y, &x) {
         return err(ptr, "additionalProperties", "`additionalProperties` of one `allOf` part applies to the keys another part declares");
     }

@@ -15,7 +15,7 @@ pub mod validate;
 
 pub use closed::closed_world;
 pub use closed::closed_world_implied_types;
-pub use compile::{compile_tool_schema, CompileOptions};
+pub use compile::{CompileOptions, compile_tool_schema};
 pub use describe::describe;
 pub use error::SchemaError;
 

@@ -2,7 +2,7 @@
 //! home for the compiler (`compile`) and the closed-world writer ([`super::closed_world`]),
 //! so that both read a schema the same way.
 
-use super::keywords::{implied_type, IMPLIED_TYPES};
+use super::keywords::{IMPLIED_TYPES, implied_type};
 
 /// Where a schema sits, for the closed-world rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,7 +2,7 @@
 //! validator's compiler, so that both accept and refuse the same keyword values
 //! with the same words.
 
-use super::error::{err, SchemaError};
+use super::error::{SchemaError, err};
 use crate::check::NumberBounds;
 use crate::json::Json;
 
@@ -25,7 +25,8 @@ pub(super) fn bounds<'j>(get: impl Fn(&str) -> Option<&'j Json<'static>>, ptr: &
             Some(_) => err(ptr, word, format!("`{word}` must be a number")),
         }
     };
-    let mut b = NumberBounds { minimum: num("minimum")?, maximum: num("maximum")?, exclusive_minimum: num("exclusiveMinimum")?, exclusive_maximum: num("exclusiveMaximum")?, multiple_of: num("multipleOf")? };
+    let mut b =
+        NumberBounds { minimum: num("minimum")?, maximum: num("maximum")?, exclusive_minimum: num("exclusiveMinimum")?, exclusive_maximum: num("exclusiveMaximum")?, multiple_of: num("multipleOf")? };
     if let Some(Json::Bool(true)) = get("exclusiveMinimum") {
         b.exclusive_minimum = b.minimum.take();
     }

@@ -5,11 +5,11 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use super::{Additional, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, UnionMode, describe};
 use crate::check::{self, Cx};
 use crate::json::Json;
 use crate::path::Path;
 use crate::rejection::{Keyword, Names, Rejection};
-use super::{describe, Additional, IntRepr, Items, Node, ObjectRule, Schema, SchemaDoc, UnionMode};
 
 /// Validates `v` (a whole document) against `schema` in strict mode.
 pub fn validate(doc: &SchemaDoc, schema: &Schema, v: &Json<'_>) -> Result<(), Rejection> {

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 
 use super::uri::{percent_decode, resolve, split_fragment};
 use super::{Dialect, Rules, SpecDoc, SpecNode, TYPES};
-use crate::schema::error::{err, SchemaError};
-use crate::schema::read;
 use crate::check::Format;
 use crate::json::Json;
 use crate::path::push_escaped;
 use crate::pattern::Pattern;
+use crate::schema::error::{SchemaError, err};
+use crate::schema::read;
 
 /// How a document is compiled.
 #[derive(Debug, Clone, Default)]
@@ -39,7 +39,6 @@ struct Scan {
     /// Every indexed schema object: its base URI and dialect.
     bases: HashMap<Location, (String, Dialect)>,
 }
-
 
 fn child(ptr: &str, token: &str) -> String {
     let mut s = String::with_capacity(ptr.len() + token.len() + 1);
@@ -125,7 +124,6 @@ struct Builder<'o> {
     by_location: HashMap<Location, usize>,
 }
 
-
 impl SpecDoc {
     /// Compiles `schema` (and the documents it may reference, from `options`).
     pub fn compile(schema: &Json<'static>, options: &SpecOptions) -> Result<SpecDoc, SchemaError> {
@@ -146,17 +144,17 @@ impl SpecDoc {
         // The dynamic anchors of every resource evaluation can enter (compiled ones), to a fixpoint.
         let mut dynamic = HashMap::new();
         loop {
-            let entered: Vec<std::sync::Arc<str>> = b.nodes.iter().flatten().filter_map(|n| match n {
-                SpecNode::Rules(r) => Some(r.resource.clone()),
-                SpecNode::Bool(_) => None,
-            }).collect();
-            let due: Vec<(String, Location)> = b
-                .scan
-                .dynamic
+            let entered: Vec<std::sync::Arc<str>> = b
+                .nodes
                 .iter()
-                .filter(|(k, _)| !dynamic.contains_key(*k) && entered.iter().any(|uri| split_fragment(k).0 == &**uri))
-                .map(|(k, l)| (k.clone(), l.clone()))
+                .flatten()
+                .filter_map(|n| match n {
+                    SpecNode::Rules(r) => Some(r.resource.clone()),
+                    SpecNode::Bool(_) => None,
+                })
                 .collect();
+            let due: Vec<(String, Location)> =
+                b.scan.dynamic.iter().filter(|(k, _)| !dynamic.contains_key(*k) && entered.iter().any(|uri| split_fragment(k).0 == &**uri)).map(|(k, l)| (k.clone(), l.clone())).collect();
             if due.is_empty() {
                 break;
             }
@@ -212,9 +210,7 @@ impl Builder<'_> {
     fn list(&mut self, v: &Json<'static>, loc: &Location, word: &str) -> Result<Vec<usize>, SchemaError> {
         match v.get(word) {
             None => Ok(Vec::new()),
-            Some(Json::Array(xs)) if !xs.is_empty() || word == "prefixItems" => {
-                (0..xs.len()).map(|i| self.node((loc.0, child(&child(&loc.1, word), &i.to_string())))).collect()
-            }
+            Some(Json::Array(xs)) if !xs.is_empty() || word == "prefixItems" => (0..xs.len()).map(|i| self.node((loc.0, child(&child(&loc.1, word), &i.to_string())))).collect(),
             Some(_) => err(&loc.1, word, format!("`{word}` must be a non-empty array of schemas")),
         }
     }
@@ -270,17 +266,14 @@ impl Builder<'_> {
             }
         }
         if dialect == Dialect::Modern
-            && let Some(reference) = v.get("$dynamicRef") {
-                let Some(reference) = reference.as_str() else { return err(ptr, "$dynamicRef", "`$dynamicRef` must be a string") };
-                let target = self.target(reference, &base, ptr, "$dynamicRef")?;
-                let (_, fragment) = split_fragment(reference);
-                let dynamic = self.docs[target.0].pointer(&target.1)
-                    .and_then(|t| t.get("$dynamicAnchor"))
-                    .and_then(Json::as_str)
-                    .filter(|a| *a == fragment)
-                    .map(str::to_owned);
-                r.dynamic_ref = Some((self.node(target)?, dynamic));
-            }
+            && let Some(reference) = v.get("$dynamicRef")
+        {
+            let Some(reference) = reference.as_str() else { return err(ptr, "$dynamicRef", "`$dynamicRef` must be a string") };
+            let target = self.target(reference, &base, ptr, "$dynamicRef")?;
+            let (_, fragment) = split_fragment(reference);
+            let dynamic = self.docs[target.0].pointer(&target.1).and_then(|t| t.get("$dynamicAnchor")).and_then(Json::as_str).filter(|a| *a == fragment).map(str::to_owned);
+            r.dynamic_ref = Some((self.node(target)?, dynamic));
+        }
         r.types = types(v, ptr)?;
         if let Some(e) = v.get("enum") {
             let Json::Array(values) = e else { return err(ptr, "enum", "`enum` must be an array") };

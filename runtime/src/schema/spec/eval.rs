@@ -192,18 +192,21 @@ impl SpecDoc {
             _ => v,
         };
         if let Some(bits) = r.types
-            && !has_type(bits, v) {
-                errors.push(Rejection::violation(at, Keyword::Type, type_names(bits), v.kind()));
-                return ev;
-            }
+            && !has_type(bits, v)
+        {
+            errors.push(Rejection::violation(at, Keyword::Type, type_names(bits), v.kind()));
+            return ev;
+        }
         if let Some(values) = &r.enumeration
-            && let Err(e) = check::one_of_values(v, at, values, || Cow::Owned(values_expected(values))) {
-                errors.push(e);
-            }
+            && let Err(e) = check::one_of_values(v, at, values, || Cow::Owned(values_expected(values)))
+        {
+            errors.push(e);
+        }
         if let Some(c) = &r.constant
-            && c != v {
-                errors.push(Rejection::violation(at, Keyword::Const, format!("exactly {}", shown(c)), v.kind()));
-            }
+            && c != v
+        {
+            errors.push(Rejection::violation(at, Keyword::Const, format!("exactly {}", shown(c)), v.kind()));
+        }
         match v {
             Json::Number(n) => {
                 let result = match n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)) {

@@ -1,4 +1,5 @@
 //! The contract file: what `#[toolseal::tool]` checks implementations against.
+//! Written by `toolseal-build`, read by `toolseal-macros`; not a public API.
 //!
 //! `Config::compile` writes `<module>.contract.json` beside `<module>.rs`. It
 //! names every tool, its generated types and each argument's Rust field, and
@@ -8,6 +9,9 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+
+/// The module name used for a registry added with `toolseal_build::Config::registry` (not `registry_as`).
+pub const DEFAULT_MODULE: &str = "registry";
 
 /// The file name of a module's contract, beside its generated source.
 pub fn file_name(module: &str) -> String {

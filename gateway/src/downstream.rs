@@ -1,7 +1,9 @@
-//! The gateway's side of each downstream server: how it is reached (a stdio
-//! child or a Streamable HTTP endpoint), the connection in force, restarts
-//! with backoff when it fails or dies, and the notifications it sends back
-//! (`tools/list_changed`, progress).
+//! Downstream MCP servers: how one is reached (a stdio child or a Streamable
+//! HTTP endpoint), connecting to it over rmcp with any [`ClientHandler`]
+//! ([`connect`]) and listing its tools ([`list_tools`], [`Capture`]) — for the
+//! gateway and the `toolseal` command alike — and, for the gateway, the
+//! connection in force, restarts with backoff when it fails or dies, and the
+//! notifications it sends back (`tools/list_changed`, progress).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,7 +19,9 @@ use tokio::sync::Notify;
 
 use super::Core;
 
-/// Why a downstream server could not be reached or listed.
+/// Why a downstream server could not be reached or listed. The variants
+/// are the failures a caller tells apart: the server did not start, did not
+/// complete a step, or did not answer in time.
 #[derive(Debug, thiserror::Error)]
 pub enum DownstreamError {
     /// The command could not be started.
@@ -35,7 +39,7 @@ pub enum DownstreamError {
         /// The server.
         what: String,
         /// What it did not do.
-        step: &'static str,
+        step: Step,
         /// The wait.
         secs: u64,
     },
@@ -45,14 +49,30 @@ pub enum DownstreamError {
         /// The server.
         what: String,
         /// What it did not do.
-        step: &'static str,
+        step: Step,
         /// rmcp's error, in words.
         message: String,
     },
 }
 
-const INITIALIZE: &str = "complete `initialize`";
-const LIST: &str = "answer `tools/list`";
+/// A step of reaching a server that can fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The `initialize` handshake.
+    Initialize,
+    /// `tools/list`, every page of it.
+    ListTools,
+}
+
+impl std::fmt::Display for Step {
+    /// What the server did not do: "complete `initialize`", "answer `tools/list`".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Step::Initialize => "complete `initialize`",
+            Step::ListTools => "answer `tools/list`",
+        })
+    }
+}
 
 /// How a downstream server is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,7 +93,7 @@ pub enum Transport {
 
 impl Transport {
     /// How the manifest says `server` is reached (`command` run in `dir`, the manifest's directory, or `url`).
-    pub fn of(server: &toolseal_build::DeploymentServer, dir: Option<&std::path::Path>) -> Option<Transport> {
+    pub fn of(server: &toolseal_runtime::mcp::manifest::DeploymentServer, dir: Option<&std::path::Path>) -> Option<Transport> {
         match (&server.command, &server.url) {
             (Some(argv), _) => Some(Transport::Command { argv: argv.clone(), cwd: dir.map(std::path::Path::to_path_buf) }),
             (None, Some(url)) => Some(Transport::Http { url: url.clone() }),
@@ -125,7 +145,7 @@ pub(crate) struct Downstream {
 
 impl Downstream {
     /// A server not connected yet.
-    pub fn new(name: String, transport: Transport) -> Downstream {
+    pub(crate) fn new(name: String, transport: Transport) -> Downstream {
         Downstream {
             name,
             transport,
@@ -138,7 +158,7 @@ impl Downstream {
     }
 
     /// The connection in force.
-    pub fn link(&self) -> Link {
+    pub(crate) fn link(&self) -> Link {
         self.link.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
@@ -146,7 +166,6 @@ impl Downstream {
         *self.link.write().unwrap_or_else(|e| e.into_inner()) = link;
     }
 }
-
 
 /// The client handler of one downstream connection.
 #[derive(Clone)]
@@ -203,28 +222,41 @@ pub struct Capture {
     pub tools: Vec<serde_json::Value>,
 }
 
+impl Capture {
+    /// Lists every tool of the server `connection` reaches (`what` in errors)
+    /// and takes what it said of itself at `initialize`.
+    pub async fn list<H: ClientHandler>(connection: &Connection<H>, what: &str, timeout: Duration) -> Result<Capture, DownstreamError> {
+        let tools = list_tools(connection.peer(), what, timeout).await?;
+        let info = connection.peer_info().map(|i| serde_json::to_value(&*i).unwrap_or_default()).unwrap_or_default();
+        Ok(Capture { server_info: info.get("serverInfo").cloned().unwrap_or_default(), protocol_version: info.get("protocolVersion").cloned().unwrap_or_default(), tools })
+    }
+}
+
 /// Connects to `transport`, lists its tools and disconnects.
 pub async fn capture(transport: &Transport, timeout: Duration) -> Result<Capture, DownstreamError> {
     let connection = connect(transport, Handler::detached(), timeout).await?;
-    let info = connection.peer_info().map(|i| serde_json::to_value(&*i).unwrap_or_default()).unwrap_or_default();
-    let tools = list_tools(connection.peer(), &transport.describe(), timeout).await;
+    let captured = Capture::list(&connection, &transport.describe(), timeout).await;
     let _ = connection.cancel().await;
-    Ok(Capture { server_info: info.get("serverInfo").cloned().unwrap_or_default(), protocol_version: info.get("protocolVersion").cloned().unwrap_or_default(), tools: tools? })
+    captured
 }
 
-/// A running downstream connection.
-pub(crate) type Connection = RunningService<RoleClient, Handler>;
+/// A running connection to a server, whose notifications `H` handles.
+pub type Connection<H> = RunningService<RoleClient, H>;
 
-/// Connects to `transport` and completes `initialize` within `timeout`.
-pub(crate) async fn connect(transport: &Transport, handler: Handler, timeout: Duration) -> Result<Connection, DownstreamError> {
+/// Starts or reaches the server at `transport`, with `handler` for what it
+/// sends, and completes `initialize` within `timeout`.
+pub async fn connect<H: ClientHandler>(transport: &Transport, handler: H, timeout: Duration) -> Result<Connection<H>, DownstreamError> {
     let serving = match transport {
         Transport::Command { argv, cwd } => {
-            let mut command = tokio::process::Command::new(&argv[0]);
-            command.args(&argv[1..]);
+            let Some((program, args)) = argv.split_first() else {
+                return Err(DownstreamError::Start { what: transport.describe(), source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "the command is empty") });
+            };
+            let mut command = tokio::process::Command::new(program);
+            command.args(args);
             if let Some(cwd) = cwd {
                 command.current_dir(cwd);
             }
-            // The server's stderr is its own log; it must not hold the gateway's stderr open.
+            // The server's stderr is its own log; it must not hold this process's stderr open.
             let (child, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().map_err(|source| DownstreamError::Start { what: transport.describe(), source })?;
             tokio::time::timeout(timeout, handler.serve(child)).await
         }
@@ -234,17 +266,19 @@ pub(crate) async fn connect(transport: &Transport, handler: Handler, timeout: Du
             tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::from_uri(url.as_str()))).await
         }
     };
-    serving
-        .map_err(|_| DownstreamError::Timeout { what: transport.describe(), step: INITIALIZE, secs: timeout.as_secs() })?
-        .map_err(|e| DownstreamError::Protocol { what: transport.describe(), step: INITIALIZE, message: e.to_string() })
+    serving.map_err(|_| DownstreamError::Timeout { what: transport.describe(), step: Step::Initialize, secs: timeout.as_secs() })?.map_err(|e| DownstreamError::Protocol {
+        what: transport.describe(),
+        step: Step::Initialize,
+        message: e.to_string(),
+    })
 }
 
-/// Every tool `peer`'s server (`what`) lists (following `nextCursor`), sorted by name, as JSON.
-pub(crate) async fn list_tools(peer: &Peer<RoleClient>, what: &str, timeout: Duration) -> Result<Vec<serde_json::Value>, DownstreamError> {
+/// Every tool `peer`'s server (`what` in errors) lists, following `nextCursor`, sorted by name, as JSON.
+pub async fn list_tools(peer: &Peer<RoleClient>, what: &str, timeout: Duration) -> Result<Vec<serde_json::Value>, DownstreamError> {
     let tools: Vec<Tool> = tokio::time::timeout(timeout, peer.list_all_tools())
         .await
-        .map_err(|_| DownstreamError::Timeout { what: what.to_owned(), step: LIST, secs: timeout.as_secs() })?
-        .map_err(|e| DownstreamError::Protocol { what: what.to_owned(), step: LIST, message: e.to_string() })?;
+        .map_err(|_| DownstreamError::Timeout { what: what.to_owned(), step: Step::ListTools, secs: timeout.as_secs() })?
+        .map_err(|e| DownstreamError::Protocol { what: what.to_owned(), step: Step::ListTools, message: e.to_string() })?;
     let mut tools: Vec<serde_json::Value> = tools.iter().map(|t| serde_json::to_value(t).unwrap_or_default()).collect();
     tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
     Ok(tools)

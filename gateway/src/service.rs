@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use rmcp::model::{CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;

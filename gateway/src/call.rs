@@ -5,22 +5,22 @@
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
+use rmcp::RoleServer;
 use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock, ErrorData, ProtocolVersion, ResultType, ServerResult};
 use rmcp::service::{PeerRequestOptions, RequestContext};
-use rmcp::RoleServer;
 use serde_json::{Map, Value};
+use toolseal_runtime::call::Options;
 use toolseal_runtime::canonical::sha256_hex;
 use toolseal_runtime::check::Cx;
 use toolseal_runtime::guard::rejection_answer;
 use toolseal_runtime::json::Json;
 use toolseal_runtime::mcp::{McpRequest, Route};
-use toolseal_runtime::call::Options;
 use toolseal_runtime::path::Path;
 use toolseal_runtime::pipeline::{AuditRecord, Decision, Ending, RejectionRecord};
 use toolseal_runtime::rejection::{Reason, Rejection};
 
-use super::downstream::Link;
 use super::Core;
+use super::downstream::Link;
 
 /// A resolved call, as a gate sees it.
 #[derive(Debug, Clone, Copy)]

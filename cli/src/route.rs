@@ -6,16 +6,17 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use toolseal::mcp::{Catalog, McpRequest, Route};
-use toolseal::runtime::dynamic::{DynamicDeployment, DynamicRegistry};
-use toolseal::runtime::registry::{read_registry, Registry};
-use toolseal::runtime::schema::{CompileOptions, SchemaError};
 use toolseal::wire::WireCall;
 use toolseal::{Class, Coercion, Options, Reason, Rejection};
+use toolseal_gateway::Listing;
+use toolseal_runtime::dynamic::{DynamicDeployment, DynamicRegistry};
+use toolseal_runtime::registry::{Registry, read_registry};
+use toolseal_runtime::schema::{CompileOptions, SchemaError};
 
 use crate::Failure;
 
 /// A compiled registry or deployment, and the tools that are M4 in it (with why).
-pub enum Resolver {
+pub(crate) enum Resolver {
     /// One server: its registry, stale tools by name.
     Single { registry: DynamicRegistry, stale: HashMap<String, String> },
     /// A manifest's servers, stale tools by route.
@@ -23,7 +24,7 @@ pub enum Resolver {
 }
 
 /// Says on stderr which tools are quarantined (server, tool, why): their calls are refused, the others resolve.
-pub fn report_quarantined<'a>(tools: impl Iterator<Item = (Option<&'a str>, &'a str, &'a SchemaError)>) {
+pub(crate) fn report_quarantined<'a>(tools: impl Iterator<Item = (Option<&'a str>, &'a str, &'a SchemaError)>) {
     for (server, tool, e) in tools {
         let server = server.map(|s| format!("server {s:?}, ")).unwrap_or_default();
         eprintln!("toolseal: {server}tool {tool:?} is quarantined, every call to it is refused: {e}");
@@ -31,7 +32,7 @@ pub fn report_quarantined<'a>(tools: impl Iterator<Item = (Option<&'a str>, &'a 
 }
 
 /// Where a resolved call goes.
-pub struct Destination {
+pub(crate) struct Destination {
     /// The server's index (0 for one registry).
     pub server: usize,
     /// The server's name, for a deployment.
@@ -45,7 +46,7 @@ pub struct Destination {
 impl Resolver {
     /// One registry, compiled; `stale` tools are M4. A tool whose schema cannot be
     /// enforced is quarantined (reported on stderr), or with `strict` refuses the registry.
-    pub fn single(registry: &Registry, stale: HashMap<String, String>, strict: bool) -> Result<Resolver, String> {
+    pub(crate) fn single(registry: &Registry, stale: HashMap<String, String>, strict: bool) -> Result<Resolver, String> {
         let registry = if strict {
             DynamicRegistry::strict(registry, &CompileOptions::default()).map_err(|refused| format!("{refused} (--strict refuses the registry; without it the tool is quarantined)"))?
         } else {
@@ -56,7 +57,7 @@ impl Resolver {
     }
 
     /// The quarantined tools: server (for a deployment), tool and why.
-    pub fn quarantined(&self) -> Vec<(Option<&str>, &str, &SchemaError)> {
+    pub(crate) fn quarantined(&self) -> Vec<(Option<&str>, &str, &SchemaError)> {
         match self {
             Resolver::Single { registry, .. } => registry.quarantined().map(|(t, e)| (None, t, e)).collect(),
             Resolver::Merged { deployment, .. } => deployment.quarantined().map(|(s, t, e)| (Some(s), t, e)).collect(),
@@ -65,7 +66,7 @@ impl Resolver {
 
     /// The server and tool `call` resolves to, or its rejection. A call with no
     /// name is `Malformed` (never an unknown tool named "").
-    pub fn resolve(&self, call: &WireCall, options: &Options) -> Result<Destination, Rejection> {
+    pub(crate) fn resolve(&self, call: &WireCall, options: &Options) -> Result<Destination, Rejection> {
         let request = McpRequest::from_wire(call)?;
         match self {
             Resolver::Single { registry, stale } => {
@@ -91,8 +92,17 @@ fn destination(catalog: &Catalog, route: Route, coercions: Vec<Coercion>) -> Des
     Destination { server: route.server, server_name: Some(catalog.server(route).name.clone()), tool: catalog.tool(route).name.clone(), coercions }
 }
 
+/// Reads the file at `path`.
+fn read_file(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| Failure::new(2, format!("cannot read {}: {e}", path.display())))
+}
+
 /// Reads the registry file at `path`.
-pub fn read_registry_file(path: &Path) -> Result<Registry, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| Failure::new(2, format!("cannot read {}: {e}", path.display())))?;
-    read_registry(&bytes).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))
+pub(crate) fn read_registry_file(path: &Path) -> Result<Registry, Failure> {
+    read_registry(&read_file(path)?).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))
+}
+
+/// Reads the registry file at `path` as a server's listing (a capture).
+pub(crate) fn read_listing_file(path: &Path) -> Result<Listing, Failure> {
+    Listing::from_file(&read_file(path)?).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))
 }

@@ -7,7 +7,7 @@ mod support;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use toolseal::runtime::schema::CompileOptions;
+use toolseal_runtime::schema::CompileOptions;
 
 fn toolseal(args: &[&str], env: &[(&str, &str)], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolseal"))
@@ -94,12 +94,17 @@ fn resolve_writes_one_verdict_per_call() {
     let run = toolseal(&["resolve", "--registry", "examples/transfer_funds/registry/bank.json"], &[], input.as_bytes());
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let verdicts: Vec<serde_json::Value> = text(&run.stdout).lines().map(|l| serde_json::from_str(l).expect("a JSON line")).collect();
-    let summary: Vec<(u64, &str, &str)> = verdicts.iter().map(|v| (v["line"].as_u64().unwrap_or(0), v["verdict"].as_str().unwrap_or(""), v["class"].as_str().or(v["tool"].as_str()).unwrap_or(""))).collect();
+    let summary: Vec<(u64, &str, &str)> =
+        verdicts.iter().map(|v| (v["line"].as_u64().unwrap_or(0), v["verdict"].as_str().unwrap_or(""), v["class"].as_str().or(v["tool"].as_str()).unwrap_or(""))).collect();
     assert_eq!(summary, [(1, "reject", "H2"), (2, "accept", "get_balance"), (2, "reject", "H1"), (4, "reject", "Malformed"), (5, "reject", "H3")]);
     assert_eq!(verdicts[0]["pointer"], "/arguments/override");
     assert_eq!(verdicts[2]["id"], "call_2");
 
-    let merged = toolseal(&["resolve", "--manifest", "tests/deployments/synthetic.toml"], &[], b"{\"name\":\"search\",\"arguments\":{\"query\":\"x\"}}\n{\"name\":\"files__search\",\"arguments\":{\"query\":\"x\"}}\n");
+    let merged = toolseal(
+        &["resolve", "--manifest", "tests/deployments/synthetic.toml"],
+        &[],
+        b"{\"name\":\"search\",\"arguments\":{\"query\":\"x\"}}\n{\"name\":\"files__search\",\"arguments\":{\"query\":\"x\"}}\n",
+    );
     let lines: Vec<serde_json::Value> = text(&merged.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
     assert_eq!((lines[0]["class"].as_str(), lines[1]["server"].as_str()), (Some("M2"), Some("files")));
 }
@@ -125,8 +130,7 @@ fn resolve_reads_bare_output_items_and_pinned_call_objects() {
     ]
     .join("\n");
     let lines = resolve_lines(&["resolve", "--manifest", "tests/deployments/synthetic.toml"], &input);
-    let got: Vec<_> =
-        lines.iter().map(|l| (l["id"].as_str(), l["class"].as_str().or(l["verdict"].as_str()), l["server"].as_str(), l["pointer"].as_str())).collect();
+    let got: Vec<_> = lines.iter().map(|l| (l["id"].as_str(), l["class"].as_str().or(l["verdict"].as_str()), l["server"].as_str(), l["pointer"].as_str())).collect();
     assert_eq!(
         got,
         [
@@ -195,7 +199,11 @@ fn resolve_rejects_a_call_with_no_name_as_malformed() {
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}"#,
     ]
     .join("\n");
-    for args in [&["resolve", "--registry", "examples/transfer_funds/registry/bank.json"][..], &["resolve", "--manifest", "tests/deployments/synthetic.toml"], &["resolve", "--registry", "examples/transfer_funds/registry/bank.json", "--lenient"]] {
+    for args in [
+        &["resolve", "--registry", "examples/transfer_funds/registry/bank.json"][..],
+        &["resolve", "--manifest", "tests/deployments/synthetic.toml"],
+        &["resolve", "--registry", "examples/transfer_funds/registry/bank.json", "--lenient"],
+    ] {
         let lines = resolve_lines(args, &input);
         assert_eq!(lines.len(), 11, "{args:?}: {lines:#?}");
         for l in &lines {
@@ -257,7 +265,8 @@ fn host_forwards_only_resolved_calls_and_answers_rejections_as_is_error() {
     assert_eq!(summary, [(true, None, false), (true, None, false), (false, Some("H3"), true), (false, Some("H1"), true), (false, Some("H2"), true)]);
     assert_eq!(lines[0]["result"]["content"][0]["text"], "5", "the real result came back");
     // The server saw exactly the two resolved calls.
-    let seen: Vec<String> = std::fs::read_to_string(&log).expect("the server's log").lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON")["name"].as_str().unwrap_or("").to_owned()).collect();
+    let seen: Vec<String> =
+        std::fs::read_to_string(&log).expect("the server's log").lines().map(|l| serde_json::from_str::<serde_json::Value>(l).expect("JSON")["name"].as_str().unwrap_or("").to_owned()).collect();
     assert_eq!(seen, ["add", "echo"]);
     std::fs::remove_file(&log).ok();
 
@@ -265,7 +274,11 @@ fn host_forwards_only_resolved_calls_and_answers_rejections_as_is_error() {
     let capture = std::env::temp_dir().join(format!("toolseal-host-capture-{}.json", std::process::id()));
     let capture_arg = capture.to_string_lossy().into_owned();
     assert_eq!(toolseal(&["capture", "--out", &capture_arg, "--", SERVER[0], SERVER[1]], &[], b"").status.code(), Some(0));
-    let run = toolseal(&["host", "--registry", &capture_arg, "--", SERVER[0], SERVER[1]], &[("TINY_VARIANT", "changed"), ("TINY_LOG", &log_arg)], b"{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}\n{\"name\":\"upper\",\"arguments\":{\"text\":\"hi\"}}\n");
+    let run = toolseal(
+        &["host", "--registry", &capture_arg, "--", SERVER[0], SERVER[1]],
+        &[("TINY_VARIANT", "changed"), ("TINY_LOG", &log_arg)],
+        b"{\"name\":\"echo\",\"arguments\":{\"text\":\"hi\"}}\n{\"name\":\"upper\",\"arguments\":{\"text\":\"hi\"}}\n",
+    );
     let lines: Vec<serde_json::Value> = text(&run.stdout).lines().map(|l| serde_json::from_str(l).expect("JSON")).collect();
     assert_eq!((lines[0]["class"].as_str(), lines[1]["forwarded"].as_bool()), (Some("M4"), Some(true)), "{lines:?}");
     assert_eq!(lines[1]["result"]["content"][0]["text"], "HI");
@@ -296,10 +309,14 @@ fn a_merged_host_session_routes_every_call_to_one_server_or_rejects_it() {
     let dir = two_tier_deployment("toolseal-merged", "");
     let log = dir.join("calls.log").to_string_lossy().into_owned();
     let replies = concat!(
-        r#"{"name":"add","arguments":{"a":1,"b":2}}"#, "\n",
-        r#"{"name":"alpha__add","arguments":{"a":1,"b":2}}"#, "\n",
-        r#"{"type":"message","content":[{"type":"mcp_tool_use","id":"mcptoolu_1","name":"echo","server_name":"beta","input":{"text":"to beta"}},{"type":"mcp_tool_use","id":"mcptoolu_2","name":"echo","server_name":"gamma","input":{"text":"?"}}]}"#, "\n",
-        r#"{"name":"alpha__add","arguments":{"a":"one","b":2}}"#, "\n"
+        r#"{"name":"add","arguments":{"a":1,"b":2}}"#,
+        "\n",
+        r#"{"name":"alpha__add","arguments":{"a":1,"b":2}}"#,
+        "\n",
+        r#"{"type":"message","content":[{"type":"mcp_tool_use","id":"mcptoolu_1","name":"echo","server_name":"beta","input":{"text":"to beta"}},{"type":"mcp_tool_use","id":"mcptoolu_2","name":"echo","server_name":"gamma","input":{"text":"?"}}]}"#,
+        "\n",
+        r#"{"name":"alpha__add","arguments":{"a":"one","b":2}}"#,
+        "\n"
     );
     let manifest_arg = dir.join("toolseal.toml").to_string_lossy().into_owned();
     let run = toolseal(&["host", "--manifest", &manifest_arg], &[("TINY_LOG", &log)], replies.as_bytes());
@@ -308,10 +325,14 @@ fn a_merged_host_session_routes_every_call_to_one_server_or_rejects_it() {
     let summary: Vec<(bool, Option<&str>, Option<&str>)> = lines.iter().map(|l| (l["forwarded"].as_bool().unwrap_or(false), l["class"].as_str(), l["server"].as_str())).collect();
     assert_eq!(summary, [(false, Some("M3"), None), (true, None, Some("alpha")), (true, None, Some("beta")), (false, Some("M1"), Some("gamma")), (false, Some("H3"), Some("alpha"))]);
     assert!(lines.iter().filter(|l| l["forwarded"] == false).all(|l| l["result"]["isError"] == true));
-    let seen: Vec<(String, String)> = std::fs::read_to_string(&log).expect("log").lines().map(|l| {
-        let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
-        (v["server"].as_str().unwrap_or("").to_owned(), v["name"].as_str().unwrap_or("").to_owned())
-    }).collect();
+    let seen: Vec<(String, String)> = std::fs::read_to_string(&log)
+        .expect("log")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+            (v["server"].as_str().unwrap_or("").to_owned(), v["name"].as_str().unwrap_or("").to_owned())
+        })
+        .collect();
     assert_eq!(seen, [("alpha".to_owned(), "add".to_owned()), ("beta".to_owned(), "echo".to_owned())], "only resolved calls reached a server, each the routed one");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -323,10 +344,14 @@ fn json_lines(out: &Output) -> Vec<serde_json::Value> {
 
 /// The `(server, name)` of every call the tiny servers logged.
 fn logged(log: &std::path::Path) -> Vec<(String, String)> {
-    std::fs::read_to_string(log).unwrap_or_default().lines().map(|l| {
-        let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
-        (v["server"].as_str().unwrap_or("").to_owned(), v["name"].as_str().unwrap_or("").to_owned())
-    }).collect()
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+            (v["server"].as_str().unwrap_or("").to_owned(), v["name"].as_str().unwrap_or("").to_owned())
+        })
+        .collect()
 }
 
 #[test]
@@ -334,15 +359,24 @@ fn a_listing_changed_mid_session_holds_changed_tools_as_m4_until_accepted() {
     let log = std::env::temp_dir().join(format!("toolseal-host-change-{}.log", std::process::id()));
     let log_arg = log.to_string_lossy().into_owned();
     let replies = concat!(
-        r#"{"name":"add","arguments":{"a":2,"b":3}}"#, "\n",
-        r#"{"name":"add","arguments":{"a":2,"b":3}}"#, "\n",
-        r#"{"name":"zap","arguments":{}}"#, "\n",
-        r#"{"name":"sleep","arguments":{}}"#, "\n",
-        r#"{"toolseal":"accept","server":"nobody"}"#, "\n",
-        r#"{"toolseal":"accept","server":"tiny"}"#, "\n",
-        r#"{"name":"add","arguments":{"a":2,"b":3.5}}"#, "\n",
-        r#"{"name":"zap","arguments":{}}"#, "\n",
-        r#"{"name":"sleep","arguments":{}}"#, "\n",
+        r#"{"name":"add","arguments":{"a":2,"b":3}}"#,
+        "\n",
+        r#"{"name":"add","arguments":{"a":2,"b":3}}"#,
+        "\n",
+        r#"{"name":"zap","arguments":{}}"#,
+        "\n",
+        r#"{"name":"sleep","arguments":{}}"#,
+        "\n",
+        r#"{"toolseal":"accept","server":"nobody"}"#,
+        "\n",
+        r#"{"toolseal":"accept","server":"tiny"}"#,
+        "\n",
+        r#"{"name":"add","arguments":{"a":2,"b":3.5}}"#,
+        "\n",
+        r#"{"name":"zap","arguments":{}}"#,
+        "\n",
+        r#"{"name":"sleep","arguments":{}}"#,
+        "\n",
     );
     // The server changes `add` (b becomes a number), drops `sleep` and adds `zap` after the first call.
     let run = toolseal(&["host", "--", SERVER[0], SERVER[1]], &[("TINY_LOG", &log_arg), ("TINY_CHANGE_AFTER", "1")], replies.as_bytes());
@@ -370,19 +404,36 @@ fn a_merged_host_accepting_changes_resolves_the_changed_server_against_its_new_l
     let dir = two_tier_deployment("toolseal-merged-change", "\"env\", \"TINY_CHANGE_AFTER=1\", ");
     let log = dir.join("calls.log");
     let replies = concat!(
-        r#"{"name":"beta__echo","arguments":{"text":"x"}}"#, "\n",
-        r#"{"name":"beta__add","arguments":{"a":1,"b":2.5}}"#, "\n",
-        r#"{"name":"alpha__add","arguments":{"a":1,"b":2.5}}"#, "\n",
-        r#"{"name":"beta__sleep","arguments":{}}"#, "\n",
-        r#"{"name":"beta__zap","arguments":{}}"#, "\n",
+        r#"{"name":"beta__echo","arguments":{"text":"x"}}"#,
+        "\n",
+        r#"{"name":"beta__add","arguments":{"a":1,"b":2.5}}"#,
+        "\n",
+        r#"{"name":"alpha__add","arguments":{"a":1,"b":2.5}}"#,
+        "\n",
+        r#"{"name":"beta__sleep","arguments":{}}"#,
+        "\n",
+        r#"{"name":"beta__zap","arguments":{}}"#,
+        "\n",
     );
     let manifest_arg = dir.join("toolseal.toml").to_string_lossy().into_owned();
     let log_arg = log.to_string_lossy().into_owned();
     let run = toolseal(&["host", "--manifest", &manifest_arg, "--on-change", "accept"], &[("TINY_LOG", &log_arg)], replies.as_bytes());
     assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
     let lines = json_lines(&run);
-    let got: Vec<(Option<&str>, bool, Option<&str>)> = lines.iter().map(|l| (l["event"].as_str().or(l["class"].as_str()), l["forwarded"] == true || l["accepted"] == true, l["server"].as_str())).collect();
-    assert_eq!(got, [(None, true, Some("beta")), (Some("tools_list_changed"), true, Some("beta")), (None, true, Some("beta")), (Some("M5"), false, Some("alpha")), (Some("M1"), false, None), (None, true, Some("beta"))], "{lines:#?}");
+    let got: Vec<(Option<&str>, bool, Option<&str>)> =
+        lines.iter().map(|l| (l["event"].as_str().or(l["class"].as_str()), l["forwarded"] == true || l["accepted"] == true, l["server"].as_str())).collect();
+    assert_eq!(
+        got,
+        [
+            (None, true, Some("beta")),
+            (Some("tools_list_changed"), true, Some("beta")),
+            (None, true, Some("beta")),
+            (Some("M5"), false, Some("alpha")),
+            (Some("M1"), false, None),
+            (None, true, Some("beta"))
+        ],
+        "{lines:#?}"
+    );
     assert_eq!(logged(&log), [("beta".to_owned(), "echo".to_owned()), ("beta".to_owned(), "add".to_owned()), ("beta".to_owned(), "zap".to_owned())]);
     std::fs::remove_dir_all(&dir).ok();
 }

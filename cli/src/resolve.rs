@@ -6,21 +6,21 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::Path;
 
-use serde_json::{json, Value};
-use toolseal::wire::{parse_reply, WireCall};
-use toolseal::runtime::path::Path as JsonPath;
-use toolseal::runtime::schema::CompileOptions;
+use serde_json::{Value, json};
+use toolseal::wire::{WireCall, parse_reply};
 use toolseal::{Options, Reason, Rejection};
+use toolseal_runtime::path::Path as JsonPath;
+use toolseal_runtime::schema::CompileOptions;
 
-use crate::route::{read_registry_file, report_quarantined, Destination, Resolver};
 use crate::Failure;
+use crate::route::{Destination, Resolver, read_registry_file, report_quarantined};
 
 fn load(registry: Option<&Path>, manifest: Option<&Path>, strict: bool) -> Result<Resolver, Failure> {
     if let Some(path) = registry {
         return Resolver::single(&read_registry_file(path)?, HashMap::new(), strict).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())));
     }
     let path = manifest.ok_or_else(|| Failure::new(2, "give --registry or --manifest"))?;
-    let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
+    let deployment = toolseal_runtime::mcp::manifest::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
     let compiled = deployment.compile_dynamic(path, &CompileOptions::default()).map_err(|e| Failure::new(2, e.to_string()))?;
     let resolver = Resolver::Merged { deployment: Box::new(compiled), stale: HashMap::new() };
     let quarantined = resolver.quarantined();
@@ -68,13 +68,13 @@ fn verdict(line: usize, call: Option<&WireCall>, outcome: Result<Destination, Re
 }
 
 /// The rejection of a line of `size` bytes, over the limit.
-pub fn too_large(size: usize, options: &Options) -> Rejection {
+pub(crate) fn too_large(size: usize, options: &Options) -> Rejection {
     Rejection::malformed(Reason::TooLarge { size, limit: options.max_bytes }, &JsonPath::root())
 }
 
 /// Reads one line into `buf`, keeping at most `limit + 1` bytes; returns the
 /// line's full length, or `None` at the end of input.
-pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> std::io::Result<Option<usize>> {
+pub(crate) fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> std::io::Result<Option<usize>> {
     buf.clear();
     let mut total = 0;
     loop {
@@ -98,7 +98,7 @@ pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, limit: usize) -> s
 }
 
 /// Runs `resolve`.
-pub fn run(registry: Option<&Path>, manifest: Option<&Path>, lenient: bool, strict: bool) -> Result<u8, Failure> {
+pub(crate) fn run(registry: Option<&Path>, manifest: Option<&Path>, lenient: bool, strict: bool) -> Result<u8, Failure> {
     let resolver = load(registry, manifest, strict)?;
     let options = if lenient { Options::lenient() } else { Options::strict() };
     let stdin = std::io::stdin();

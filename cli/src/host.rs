@@ -21,24 +21,25 @@ use std::time::Duration;
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::NotificationContext;
 use rmcp::{ClientHandler, RoleClient};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use toolseal::feedback::mcp_tool_result;
-use toolseal::mcp::{diff_listing, Change, Policy, ServerSpec};
-use toolseal::runtime::dynamic::DynamicDeployment;
-use toolseal::runtime::registry::Registry;
-use toolseal::runtime::schema::CompileOptions;
-use toolseal::wire::{parse_reply, WireCall};
 use toolseal::Options;
+use toolseal::feedback::mcp_tool_result;
+use toolseal::mcp::{Change, Policy};
+use toolseal::wire::{WireCall, parse_reply};
+use toolseal_gateway::downstream::{Connection, list_tools};
+use toolseal_gateway::{Listing, ServerListing};
+use toolseal_runtime::dynamic::DynamicDeployment;
+use toolseal_runtime::schema::CompileOptions;
 
-use crate::capture::{connect, list_tools, listed_registry, runtime, Client};
-use crate::resolve::{read_line, too_large};
-use crate::route::{read_registry_file, Resolver};
 use crate::Failure;
+use crate::capture::{failure, not_a_registry, open, runtime};
+use crate::resolve::{read_line, too_large};
+use crate::route::{Resolver, read_listing_file};
 
 /// What the host does when a server's listing changes mid-session.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum OnChange {
+pub(crate) enum OnChange {
     /// Changed and removed tools are M4, added ones unknown, until a control line accepts the listing.
     Hold,
     /// Accept the new listing at once (if the deployment still compiles with it).
@@ -58,35 +59,10 @@ impl ClientHandler for Watch {
     }
 }
 
-/// One server of the session.
-struct Server {
-    name: String,
-    tier: usize,
-    tier_name: String,
-    /// The listing calls are resolved against: the capture, or an accepted live listing.
-    accepted: Registry,
-    /// Where `accepted` came from, for M4 reasons.
-    since: String,
-    /// The newest live listing, while it differs from `accepted`.
-    pending: Option<Registry>,
-    /// Tools of `accepted` that are M4, with why.
-    stale: HashMap<String, String>,
-}
-
-impl Server {
-    /// Compares `live` with the accepted listing; returns the changes.
-    fn observe(&mut self, live: Registry) -> Vec<(String, Change)> {
-        let changes = diff_listing(&ServerSpec::listing(&self.name, self.tier, &self.tier_name, &self.accepted).tools, &live);
-        self.stale = changes.iter().filter_map(|(tool, change)| Some((tool.clone(), change.stale_reason(&self.name, tool, &self.since)?))).collect();
-        self.pending = changes.iter().any(|(_, c)| *c != Change::Unchanged).then_some(live);
-        changes
-    }
-}
-
 /// The servers, their clients, and the resolver compiled from their accepted listings.
 struct Session {
-    servers: Vec<Server>,
-    clients: Vec<Client<Watch>>,
+    servers: Vec<ServerListing>,
+    clients: Vec<Connection<Watch>>,
     /// `None` for one server; the manifest's pins and policy for several.
     manifest: Option<(Vec<(String, String)>, Policy)>,
     resolver: Resolver,
@@ -94,15 +70,15 @@ struct Session {
 }
 
 /// The resolver for the servers' accepted listings, their stale tools M4.
-fn compile(servers: &[Server], manifest: Option<&(Vec<(String, String)>, Policy)>) -> Result<Resolver, String> {
+fn compile(servers: &[ServerListing], manifest: Option<&(Vec<(String, String)>, Policy)>) -> Result<Resolver, String> {
     let Some((pins, policy)) = manifest else {
-        return Resolver::single(&servers[0].accepted, servers[0].stale.clone(), false);
+        return Resolver::single(servers[0].accepted(), servers[0].stale().clone(), false);
     };
-    let registries: Vec<_> = servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), s.accepted.clone())).collect();
+    let registries: Vec<_> = servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), s.accepted().clone())).collect();
     let deployment = DynamicDeployment::new(&registries, pins, *policy, &CompileOptions::default()).map_err(|e| e.to_string())?;
     let mut stale = HashMap::new();
     for (s, server) in servers.iter().enumerate() {
-        for (tool, why) in &server.stale {
+        for (tool, why) in server.stale() {
             if let Some(route) = deployment.catalog().route_to(s, tool) {
                 stale.insert(route, why.clone());
             }
@@ -121,7 +97,9 @@ impl Session {
     /// Lists server `s`'s tools again after its `list_changed`; the event line to print.
     async fn relist(&mut self, s: usize, on_change: OnChange) -> Value {
         let name = self.servers[s].name.clone();
-        let live = match list_tools(&self.clients[s], &name, self.timeout).await.and_then(|tools| listed_registry(&tools)) {
+        let what = format!("{name:?}");
+        let listed = list_tools(self.clients[s].peer(), &what, self.timeout).await.map_err(|e| failure(e, &what));
+        let live = match listed.and_then(|tools| Listing::from_tools(tools).map_err(not_a_registry)) {
             Ok(live) => live,
             Err(f) => return json!({ "event": "tools_list_changed", "server": name, "error": f.message }),
         };
@@ -136,26 +114,21 @@ impl Session {
         });
         let outcome = match on_change {
             OnChange::Accept => self.accept(s),
-            OnChange::Hold => self.recompile().map(|()| self.servers[s].pending.is_none()),
+            OnChange::Hold => self.recompile().map(|()| self.servers[s].pending().is_none()),
         };
         with_outcome(event, outcome)
     }
 
     /// Accepts server `s`'s pending listing: whether the listing in force is now the live one.
     fn accept(&mut self, s: usize) -> Result<bool, String> {
-        let Some(live) = self.servers[s].pending.take() else {
+        let Some(previous) = self.servers[s].accept("the host accepted it") else {
             return Ok(true);
         };
-        let previous = (std::mem::replace(&mut self.servers[s].accepted, live.clone()), std::mem::take(&mut self.servers[s].stale));
         match self.recompile() {
-            Ok(()) => {
-                self.servers[s].since = "the host accepted it".to_owned();
-                Ok(true)
-            }
+            Ok(()) => Ok(true),
             Err(e) => {
                 // The deployment does not compile with it: keep the old listing (its changed tools stay M4).
-                (self.servers[s].accepted, self.servers[s].stale) = previous;
-                self.servers[s].pending = Some(live);
+                self.servers[s] = previous;
                 self.recompile()?;
                 Err(format!("the new listing was not accepted: {e}"))
             }
@@ -192,16 +165,16 @@ fn with_outcome(mut event: Value, outcome: Result<bool, String>) -> Value {
     event
 }
 
-/// Starts server number `s`: its client, the registry it lists now, and its `serverInfo`.
-async fn start(s: usize, command: &[String], cwd: Option<&Path>, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<(Client<Watch>, Registry, Option<Value>), Failure> {
-    let (client, listing) = connect(command, cwd, timeout, Watch { server: s, changes: changes.clone() }).await?;
-    let live = listed_registry(&listing.tools)?;
+/// Starts server number `s`: its client, the listing it lists now, and its `serverInfo`.
+async fn start(s: usize, command: &[String], cwd: Option<&Path>, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<(Connection<Watch>, Listing, Option<Value>), Failure> {
+    let (client, listing) = open(command, cwd, timeout, Watch { server: s, changes: changes.clone() }).await?;
+    let live = Listing::from_tools(listing.tools).map_err(not_a_registry)?;
     Ok((client, live, Some(listing.server_info).filter(Value::is_object)))
 }
 
 /// A server whose calls resolve against `accepted` (taken from `since`), compared with `live`.
-fn server(name: String, tier: usize, tier_name: String, accepted: Registry, since: String, live: Registry) -> Server {
-    let mut server = Server { name, tier, tier_name, accepted, since, pending: None, stale: HashMap::new() };
+fn server(name: String, tier: usize, tier_name: String, accepted: Listing, since: &str, live: Listing) -> ServerListing {
+    let mut server = ServerListing::new(name, tier, tier_name, accepted, since);
     server.observe(live);
     server
 }
@@ -210,8 +183,8 @@ async fn single(command: &[String], registry: Option<&Path>, timeout: Duration, 
     let (client, live, info) = start(0, command, None, timeout, changes).await?;
     let name = info.as_ref().and_then(|i| i.get("name")?.as_str()).unwrap_or(&command[0]).to_owned();
     let (accepted, since) = match registry {
-        Some(path) => (read_registry_file(path)?, "its capture".to_owned()),
-        None => (live.clone(), "the session started".to_owned()),
+        Some(path) => (read_listing_file(path)?, "its capture"),
+        None => (live.clone(), "the session started"),
     };
     let servers = vec![server(name, 0, String::new(), accepted, since, live)];
     let resolver = compile(&servers, None).map_err(|e| Failure::new(2, e))?;
@@ -219,17 +192,17 @@ async fn single(command: &[String], registry: Option<&Path>, timeout: Duration, 
 }
 
 async fn merged(path: &Path, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<Session, Failure> {
-    let deployment = toolseal_build::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
-    let registries = deployment.registries().map_err(|e| Failure::new(2, e.to_string()))?;
+    let deployment = toolseal_runtime::mcp::manifest::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
+    let captures = deployment.servers.iter().map(Listing::pinned).collect::<Result<Vec<_>, _>>().map_err(|e| Failure::new(2, e.to_string()))?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
     let (mut clients, mut servers) = (Vec::new(), Vec::new());
-    for (s, ((name, tier, tier_name, pinned), spec)) in registries.into_iter().zip(&deployment.servers).enumerate() {
+    for (s, (pinned, spec)) in captures.into_iter().zip(&deployment.servers).enumerate() {
         let Some(command) = &spec.command else {
-            return Err(Failure::new(2, format!("{}: server {name:?} has no `command` to start it with", path.display())));
+            return Err(Failure::new(2, format!("{}: server {:?} has no `command` to start it with", path.display(), spec.name)));
         };
         let (client, live, _) = start(s, command, dir, timeout, changes).await?;
         clients.push(client);
-        servers.push(server(name, tier, tier_name, pinned, "its capture".to_owned(), live));
+        servers.push(server(spec.name.clone(), spec.tier, spec.tier_name.clone(), pinned, "its capture", live));
     }
     let manifest = Some((deployment.pins, deployment.policy));
     let resolver = compile(&servers, manifest.as_ref()).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))?;
@@ -305,7 +278,7 @@ async fn call(session: &Session, call: &WireCall, options: &Options, line: usize
 }
 
 /// Runs `host` with one server (`server`, optionally checked against `registry`) or a manifest's servers.
-pub fn run(server: &[String], registry: Option<&Path>, manifest: Option<&Path>, timeout: Duration, on_change: OnChange) -> Result<u8, Failure> {
+pub(crate) fn run(server: &[String], registry: Option<&Path>, manifest: Option<&Path>, timeout: Duration, on_change: OnChange) -> Result<u8, Failure> {
     let runtime = runtime()?;
     runtime.block_on(async {
         let (changes, mut changed) = mpsc::unbounded_channel();

@@ -6,9 +6,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use toolseal::runtime::json::Json;
-use toolseal::runtime::registry::read_registry;
-use toolseal::runtime::schema::{compile_tool_schema, CompileOptions};
+use toolseal_runtime::json::Json;
+use toolseal_runtime::registry::read_registry;
+use toolseal_runtime::schema::{CompileOptions, compile_tool_schema};
 
 use crate::Failure;
 
@@ -35,7 +35,7 @@ fn open_objects(schema: &Json<'_>, at: &str, out: &mut Vec<String>) {
 }
 
 /// Runs `lint`; exit 1 when a tool is quarantined, a default breaks its own schema, or a file is not a registry.
-pub fn run(files: &[PathBuf]) -> Result<u8, Failure> {
+pub(crate) fn run(files: &[PathBuf]) -> Result<u8, Failure> {
     let (mut errors, mut warnings) = (0usize, 0usize);
     let mut by_name: BTreeMap<String, Vec<(PathBuf, Option<String>)>> = BTreeMap::new();
     let mut report = |file: &Path, tool: &str, level: &str, message: String| {
@@ -53,7 +53,12 @@ pub fn run(files: &[PathBuf]) -> Result<u8, Failure> {
         };
         for tool in &registry.tools {
             match compile_tool_schema(&tool.input_schema, &CompileOptions::default()) {
-                Err(e) => report(file, &tool.name, "error", format!("quarantined, every call to it is refused: its schema cannot be enforced: at `#{}{}`, keyword `{}`: {}", tool.input_pointer, e.pointer, e.keyword, e.message)),
+                Err(e) => report(
+                    file,
+                    &tool.name,
+                    "error",
+                    format!("quarantined, every call to it is refused: its schema cannot be enforced: at `#{}{}`, keyword `{}`: {}", tool.input_pointer, e.pointer, e.keyword, e.message),
+                ),
                 Ok(doc) => {
                     for n in &doc.notes {
                         // A default that breaks its own schema is an error in the registry; the rest annotate.
@@ -65,7 +70,16 @@ pub fn run(files: &[PathBuf]) -> Result<u8, Failure> {
             let mut open = Vec::new();
             open_objects(&tool.input_schema, "", &mut open);
             for at in open {
-                report(file, &tool.name, "warning", format!("object at `#{}{}` has no `additionalProperties`: toolseal closes it (undeclared keys are H2); write `\"additionalProperties\": false` so that other validators agree", tool.input_pointer, if at == "/" { "" } else { at.as_str() }));
+                report(
+                    file,
+                    &tool.name,
+                    "warning",
+                    format!(
+                        "object at `#{}{}` has no `additionalProperties`: toolseal closes it (undeclared keys are H2); write `\"additionalProperties\": false` so that other validators agree",
+                        tool.input_pointer,
+                        if at == "/" { "" } else { at.as_str() }
+                    ),
+                );
             }
             if tool.name.len() > 64 || !tool.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
                 report(file, &tool.name, "warning", "name is over 64 characters or outside [a-zA-Z0-9_-]: OpenAI, Bedrock and Gemini reject it; a merged host must qualify it".into());

@@ -167,8 +167,8 @@ fn main() -> ExitCode {
             audit,
             timeout: std::time::Duration::from_secs(timeout),
             on_change: match on_change {
-                host::OnChange::Hold => toolseal::gateway::OnChange::Hold,
-                host::OnChange::Accept => toolseal::gateway::OnChange::Accept,
+                host::OnChange::Hold => toolseal_gateway::OnChange::Hold,
+                host::OnChange::Accept => toolseal_gateway::OnChange::Accept,
             },
             name_budget,
             check,

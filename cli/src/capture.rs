@@ -5,82 +5,51 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, ServiceExt};
-use serde_json::{json, Value};
-use toolseal::mcp::{diff_listing, Change, ServerSpec};
-use toolseal::runtime::canonical::canonical_json;
-use toolseal::runtime::json::Json;
-use toolseal::runtime::registry::{read_registry, Registry, ToolDef};
+use rmcp::ClientHandler;
+use serde_json::json;
+use toolseal::mcp::{Change, ServerSpec, diff_listing};
+use toolseal_gateway::downstream::{Capture, Connection, DownstreamError, Step, Transport, connect};
+use toolseal_runtime::canonical::canonical_json;
+use toolseal_runtime::json::Json;
+use toolseal_runtime::registry::{Registry, RegistryError, ToolDef, read_registry};
 
 use crate::Failure;
 
-/// What `initialize` and `tools/list` returned.
-pub struct Listing {
-    /// `serverInfo` of the `initialize` result.
-    pub server_info: Value,
-    protocol_version: Value,
-    /// The tools, sorted by name.
-    pub tools: Vec<Value>,
-}
-
-impl Listing {
-    /// A listing from its parts.
-    pub fn new(server_info: Value, protocol_version: Value, tools: Vec<Value>) -> Listing {
-        Listing { server_info, protocol_version, tools }
+/// The command's exit code and message for `e`, naming the server `what`:
+/// 3 it did not start, 4 it did not complete a step, 5 it did not answer in time.
+pub(crate) fn failure(e: DownstreamError, what: &str) -> Failure {
+    match e {
+        DownstreamError::Start { source, .. } => Failure::new(3, format!("cannot start {what}: {source}")),
+        DownstreamError::Timeout { step, secs, .. } => Failure::new(5, format!("{what} did not {step} within {secs} s")),
+        DownstreamError::Protocol { step: Step::Initialize, message, .. } => Failure::new(4, format!("{what} did not complete `initialize`: {message}")),
+        DownstreamError::Protocol { step: Step::ListTools, message, .. } => Failure::new(4, format!("{what} failed `tools/list`: {message}")),
     }
 }
 
-/// A connected client whose notifications `H` handles.
-pub type Client<H = ()> = rmcp::service::RunningService<rmcp::RoleClient, H>;
-
-async fn list(server: &[String], timeout: Duration) -> Result<Listing, Failure> {
-    let (client, listing) = connect(server, None, timeout, ()).await?;
+async fn list(server: &[String], timeout: Duration) -> Result<Capture, Failure> {
+    let (client, listing) = open(server, None, timeout, ()).await?;
     let _ = client.cancel().await;
     Ok(listing)
 }
 
 /// Starts `server` (in `cwd`, if given) with `handler` for its notifications,
 /// completes `initialize` and lists every tool.
-pub async fn connect<H: ClientHandler>(server: &[String], cwd: Option<&Path>, timeout: Duration, handler: H) -> Result<(Client<H>, Listing), Failure> {
-    let mut command = tokio::process::Command::new(&server[0]);
-    command.args(&server[1..]);
-    if let Some(cwd) = cwd {
-        command.current_dir(cwd);
-    }
-    // The server's stderr is its own log; it must not hold this process's stderr open.
-    let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| Failure::new(3, format!("cannot start {:?}: {e}", server[0])))?;
-    let client = tokio::time::timeout(timeout, handler.serve(transport))
-        .await
-        .map_err(|_| Failure::new(5, format!("{:?} did not complete `initialize` within {} s", server[0], timeout.as_secs())))?
-        .map_err(|e| Failure::new(4, format!("{:?} did not complete `initialize`: {e}", server[0])))?;
-    let info = client.peer_info().map(|i| serde_json::to_value(&*i).unwrap_or(Value::Null)).unwrap_or(Value::Null);
-    let tools = list_tools(&client, &server[0], timeout).await?;
-    Ok((client, Listing { server_info: info.get("serverInfo").cloned().unwrap_or(Value::Null), protocol_version: info.get("protocolVersion").cloned().unwrap_or(Value::Null), tools }))
+pub(crate) async fn open<H: ClientHandler>(server: &[String], cwd: Option<&Path>, timeout: Duration, handler: H) -> Result<(Connection<H>, Capture), Failure> {
+    let what = format!("{:?}", server.first().map_or("", String::as_str));
+    let transport = Transport::Command { argv: server.to_vec(), cwd: cwd.map(Path::to_path_buf) };
+    let client = connect(&transport, handler, timeout).await.map_err(|e| failure(e, &what))?;
+    let listing = Capture::list(&client, &what, timeout).await.map_err(|e| failure(e, &what))?;
+    Ok((client, listing))
 }
 
-/// Every tool `client`'s server lists (following `nextCursor`), sorted by name.
-pub async fn list_tools<H: ClientHandler>(client: &Client<H>, server: &str, timeout: Duration) -> Result<Vec<Value>, Failure> {
-    let tools = tokio::time::timeout(timeout, client.list_all_tools())
-        .await
-        .map_err(|_| Failure::new(5, format!("{server:?} did not answer `tools/list` within {} s", timeout.as_secs())))?
-        .map_err(|e| Failure::new(4, format!("{server:?} failed `tools/list`: {e}")))?;
-    let mut tools: Vec<Value> = tools.iter().map(|t| serde_json::to_value(t).unwrap_or(Value::Null)).collect();
-    tools.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
-    Ok(tools)
-}
-
-/// The registry of a `tools/list` result.
-pub fn listed_registry(tools: &[Value]) -> Result<Registry, Failure> {
-    read_registry(json!({ "tools": tools }).to_string().as_bytes()).map_err(|e| Failure::new(4, format!("the server's listing is not a valid registry: {e}")))
+/// The failure of a server whose tools are not a registry.
+pub(crate) fn not_a_registry(e: RegistryError) -> Failure {
+    Failure::new(4, format!("the server's listing is not a valid registry: {e}"))
 }
 
 /// The registry file for a listing: deterministic, with a digest per tool.
-pub fn registry_file(listing: &Listing) -> Result<(String, Registry), Failure> {
-    let registry = listed_registry(&listing.tools)?;
+pub(crate) fn registry_file(listing: &Capture) -> Result<(String, Registry), Failure> {
+    let registry = Registry::from_listed(&listing.tools).map_err(not_a_registry)?;
     let body = json!({ "serverInfo": listing.server_info, "protocolVersion": listing.protocol_version, "tools": listing.tools });
     let digests: BTreeMap<&str, String> = registry.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
     let mut file = body;
@@ -111,12 +80,12 @@ fn differences(old: &ToolDef, new: &ToolDef) -> Vec<&'static str> {
 }
 
 /// A single-threaded async runtime for one command.
-pub fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
     tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(|e| Failure::new(2, format!("cannot start the async runtime: {e}")))
 }
 
 /// Runs `capture`.
-pub fn run(server: &[String], out: Option<&Path>, check: Option<&Path>, timeout: Duration) -> Result<u8, Failure> {
+pub(crate) fn run(server: &[String], out: Option<&Path>, check: Option<&Path>, timeout: Duration) -> Result<u8, Failure> {
     let runtime = runtime()?;
     let listing = runtime.block_on(async {
         let listing = list(server, timeout).await;

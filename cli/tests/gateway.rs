@@ -18,7 +18,7 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
 const BIN: &str = env!("CARGO_BIN_EXE_toolseal");
@@ -179,7 +179,16 @@ fn resolved_calls_are_forwarded_and_rejections_answered_in_their_mcp_shapes() {
     let endings: Vec<(&str, Option<&str>)> = records.iter().map(|r| (r["ending"].as_str().unwrap(), r["rejection"]["class"].as_str())).collect();
     assert_eq!(
         endings,
-        [("executed", None), ("rejected", Some("M2")), ("rejected", Some("H2")), ("rejected", Some("H3")), ("rejected", Some("H2")), ("rejected", Some("M1")), ("rejected", Some("M1")), ("executed", None)]
+        [
+            ("executed", None),
+            ("rejected", Some("M2")),
+            ("rejected", Some("H2")),
+            ("rejected", Some("H3")),
+            ("rejected", Some("H2")),
+            ("rejected", Some("M1")),
+            ("rejected", Some("M1")),
+            ("executed", None)
+        ]
     );
     assert_eq!(records[0]["tool"], "a__add");
 }
@@ -321,7 +330,12 @@ fn status(url: &str, host: Option<&str>, token: Option<&str>) -> String {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
     let auth = token.map(|t| format!("Authorization: Bearer {t}\r\n")).unwrap_or_default();
     let host = host.unwrap_or(&authority);
-    write!(stream, "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len()).expect("write");
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: {host}\r\n{auth}Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .expect("write");
     let mut response = String::new();
     let _ = stream.read_to_string(&mut response);
     response.lines().next().unwrap_or_default().to_owned()
@@ -425,14 +439,8 @@ fn a_name_budget_leaves_room_for_the_clients_prefix() {
 #[test]
 fn malformed_requests_are_answered_or_dropped_and_the_session_goes_on() {
     let deployment = Deployment::new("malformed", &[Tiny::new("a", "first-party")]);
-    let mut child = Command::new(BIN)
-        .args(["gateway", "--manifest"])
-        .arg(deployment.manifest())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("the gateway starts");
+    let mut child =
+        Command::new(BIN).args(["gateway", "--manifest"]).arg(deployment.manifest()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().expect("the gateway starts");
     let mut input = child.stdin.take().expect("stdin");
     let mut output = BufReader::new(child.stdout.take().expect("stdout"));
     let big = "x".repeat(1 << 20);

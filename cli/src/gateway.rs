@@ -6,16 +6,16 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use toolseal::gateway::downstream::{capture, Transport};
-use toolseal::gateway::{Gateway, GatewayOptions, HttpOptions, OnChange};
 use toolseal::mcp::Change;
-use toolseal::runtime::pipeline::JsonLines;
+use toolseal_gateway::downstream::{Transport, capture};
+use toolseal_gateway::{Gateway, GatewayOptions, HttpOptions, OnChange};
+use toolseal_runtime::pipeline::JsonLines;
 
-use crate::capture::{registry_file, Listing};
 use crate::Failure;
+use crate::capture::registry_file;
 
 /// What `gateway` is asked to do.
-pub struct Args {
+pub(crate) struct Args {
     /// The deployment manifest.
     pub manifest: PathBuf,
     /// Serve Streamable HTTP here instead of stdio.
@@ -98,7 +98,7 @@ fn change_word(change: &Change) -> &'static str {
 }
 
 /// Runs `gateway`.
-pub fn run(args: Args) -> Result<u8, Failure> {
+pub(crate) fn run(args: Args) -> Result<u8, Failure> {
     init_logging();
     let http = args.http.map(|address| http_options(address, &args).map(|o| (address, o))).transpose()?;
     let mut options = GatewayOptions::default().timeout(args.timeout).on_change(args.on_change).name_budget(args.name_budget);
@@ -136,7 +136,7 @@ pub fn run(args: Args) -> Result<u8, Failure> {
 
 /// SIGHUP re-reads the pins (after `toolseal approve`); SIGINT and SIGTERM stop the gateway.
 async fn signals(gateway: Gateway, manifest: PathBuf) {
-    use tokio::signal::unix::{signal, SignalKind};
+    use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut hangup), Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::hangup()), signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
         return;
     };
@@ -155,8 +155,8 @@ async fn signals(gateway: Gateway, manifest: PathBuf) {
 }
 
 /// Runs `approve`: lists `server`'s tools now and writes them as its pin.
-pub fn approve(server: &str, manifest: &Path, timeout: Duration) -> Result<u8, Failure> {
-    let deployment = toolseal_build::read_manifest(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
+pub(crate) fn approve(server: &str, manifest: &Path, timeout: Duration) -> Result<u8, Failure> {
+    let deployment = toolseal_runtime::mcp::manifest::read_manifest(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
     let Some(entry) = deployment.servers.iter().find(|s| s.name == server) else {
         let names: Vec<&str> = deployment.servers.iter().map(|s| s.name.as_str()).collect();
         return Err(Failure::new(2, format!("{}: no server {server:?} (servers: {names:?})", manifest.display())));
@@ -166,7 +166,7 @@ pub fn approve(server: &str, manifest: &Path, timeout: Duration) -> Result<u8, F
         return Err(Failure::new(2, format!("{}: server {server:?} has no `command` or `url`", manifest.display())));
     };
     let captured = runtime()?.block_on(capture(&transport, timeout)).map_err(|e| Failure::new(4, e.to_string()))?;
-    let (text, registry) = registry_file(&Listing::new(captured.server_info, captured.protocol_version, captured.tools))?;
+    let (text, registry) = registry_file(&captured)?;
     std::fs::write(&entry.registry_path, text).map_err(|e| Failure::new(2, format!("cannot write {}: {e}", entry.registry_path.display())))?;
     eprintln!("toolseal: pinned {} tools of {server:?} into {}; a running gateway takes it on SIGHUP", registry.tools.len(), entry.registry_path.display());
     Ok(0)

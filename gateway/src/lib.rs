@@ -1,4 +1,4 @@
-//! `toolseal::gateway` (feature `gateway`): a closed-world MCP gateway in
+//! `toolseal-gateway`: a closed-world MCP gateway in
 //! front of a manifest's servers, for any MCP client.
 //!
 //! The gateway serves one merged tool list — every tool under its qualified
@@ -8,7 +8,7 @@
 //! `(server, tool)` (M1–M3 by the manifest's tiers, pins and policy), the live
 //! definition must still match its pin (M4), and the arguments must meet the
 //! routed tool's schema (M5, H2, H3). Only a resolved call reaches a server,
-//! with the arguments the client sent; every call leaves one [`AuditRecord`](crate::pipeline::AuditRecord).
+//! with the arguments the client sent; every call leaves one [`AuditRecord`].
 //!
 //! A server that fails to start or dies is restarted with backoff; its tools
 //! answer a clear error meanwhile and the other servers keep serving. A tool
@@ -20,11 +20,11 @@
 //! gateway serves changed.
 //!
 //! ```no_run
-//! # async fn run() -> Result<(), toolseal::gateway::GatewayError> {
-//! use toolseal::gateway::{Gateway, GatewayOptions};
-//! use toolseal::pipeline::Decision;
+//! # async fn run() -> Result<(), toolseal_gateway::GatewayError> {
+//! use toolseal_gateway::{Gateway, GatewayOptions};
+//! use toolseal_gateway::Decision;
 //!
-//! let options = GatewayOptions::default().gate(|call: &toolseal::gateway::GatewayCall<'_>| {
+//! let options = GatewayOptions::default().gate(|call: &toolseal_gateway::GatewayCall<'_>| {
 //!     if call.tool == "delete_file" { Decision::deny("deleting is not allowed here") } else { Decision::Allow }
 //! });
 //! let gateway = Gateway::start(std::path::Path::new("toolseal.toml"), options).await?;
@@ -43,21 +43,22 @@ use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use rmcp::service::Peer;
 use rmcp::RoleServer;
+use rmcp::service::Peer;
 use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
-use toolseal_build::{read_manifest, Deployment, DeploymentServer};
 use toolseal_runtime::mcp::Change;
-use toolseal_runtime::pipeline::{AuditSink, Decision};
+use toolseal_runtime::mcp::manifest::{Deployment, read_manifest};
 
 pub use call::GatewayCall;
 use downstream::{Downstream, Link, Transport};
 pub use http::HttpOptions;
-pub use listing::CompileError;
-use listing::{Listing, Naming, ServerListing, State};
+pub use listing::{CompileError, Listing, ServerListing};
+use listing::{Naming, State};
 pub use service::GatewayService;
+pub use toolseal_runtime::mcp::manifest::ManifestError;
+pub use toolseal_runtime::pipeline::{AuditRecord, AuditSink, Decision, JsonLines};
 
 /// What the gateway does when a server's live listing differs from its pin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -136,7 +137,7 @@ impl GatewayOptions {
 pub enum GatewayError {
     /// The manifest or a pinned registry cannot be read.
     #[error(transparent)]
-    Manifest(#[from] toolseal_build::Error),
+    Manifest(#[from] ManifestError),
     /// A server has neither `command` nor `url`.
     #[error("{path}: server {server:?} has no `command` or `url` to reach it by")]
     Unreachable {
@@ -364,7 +365,7 @@ impl Gateway {
         let mut next = listings.clone();
         for listing in &mut next {
             if let Some(server) = deployment.servers.iter().find(|s| s.name == listing.name) {
-                listing.repin(read_pin(server)?);
+                listing.repin(Listing::pinned(server)?);
             }
         }
         self.core.recompile(&next).map_err(|source| GatewayError::Deployment { path: path.display().to_string(), source })?;
@@ -391,14 +392,9 @@ impl Gateway {
     }
 }
 
-/// The pinned listing of `server`.
-fn read_pin(server: &DeploymentServer) -> Result<Listing, GatewayError> {
-    Listing::from_file(&server.registry_bytes).map_err(|source| GatewayError::Manifest(toolseal_build::Error::Registry { path: server.registry_path.clone(), source }))
-}
-
 /// Every server of `deployment` with its pin as the accepted listing.
 fn pinned_listings(deployment: &Deployment) -> Result<Vec<ServerListing>, GatewayError> {
-    deployment.servers.iter().map(|server| Ok(ServerListing::pinned(server.name.clone(), server.tier, server.tier_name.clone(), read_pin(server)?))).collect()
+    deployment.servers.iter().map(|server| Ok(ServerListing::pinned(server)?)).collect()
 }
 
 /// Waits for every task.

@@ -6,11 +6,12 @@
 use std::collections::{HashMap, HashSet};
 
 use rmcp::model::Tool;
-use serde_json::{json, Value};
+use serde_json::{Value, json};
 use toolseal_runtime::canonical::sha256_hex;
 use toolseal_runtime::dynamic::DynamicDeployment;
-use toolseal_runtime::mcp::{diff_listing, qualified_name_within, CatalogError, Change, Policy, Route, ServerSpec};
-use toolseal_runtime::registry::{read_registry, Registry, RegistryError};
+use toolseal_runtime::mcp::manifest::{DeploymentServer, ManifestError};
+use toolseal_runtime::mcp::{CatalogError, Change, Policy, Route, ServerSpec, diff_listing, qualified_name_within};
+use toolseal_runtime::registry::{Registry, RegistryError, read_registry};
 use toolseal_runtime::schema::CompileOptions;
 
 /// One listing of a server's tools: the registry calls are checked against and
@@ -24,7 +25,7 @@ pub struct Listing {
 impl Listing {
     /// A `tools/list` result's tools.
     pub fn from_tools(tools: Vec<Value>) -> Result<Listing, RegistryError> {
-        let registry = read_registry(json!({ "tools": tools }).to_string().as_bytes())?;
+        let registry = Registry::from_listed(&tools)?;
         Ok(Listing { registry, tools })
     }
 
@@ -35,12 +36,23 @@ impl Listing {
         Ok(Listing { registry, tools })
     }
 
+    /// The pin of a manifest's server: its registry file.
+    pub fn pinned(server: &DeploymentServer) -> Result<Listing, ManifestError> {
+        Listing::from_file(&server.registry_bytes).map_err(|source| ManifestError::Registry { path: server.registry_path.clone(), source })
+    }
+
     fn raw(&self, name: &str) -> Option<&Value> {
         self.tools.iter().find(|t| t.get("name").and_then(Value::as_str) == Some(name))
     }
 }
 
-/// One server's listings.
+/// Where a pin came from, in M4 reasons.
+const PIN: &str = "its pin";
+
+/// One server's listings: the one calls resolve against (accepted), the
+/// newest live one while it differs (pending), and the accepted tools that
+/// are M4 because of the difference (stale). The gateway and `toolseal host`
+/// keep each server's state in one.
 #[derive(Debug, Clone)]
 pub struct ServerListing {
     /// The manifest's key for it.
@@ -63,9 +75,30 @@ pub struct ServerListing {
 }
 
 impl ServerListing {
-    /// A server whose calls resolve against `pin` until a live listing is seen.
-    pub fn pinned(name: String, tier: usize, tier_name: String, pin: Listing) -> ServerListing {
-        ServerListing { name, tier, tier_name, accepted: pin, since: "its pin".to_owned(), pending: None, changes: None, stale: HashMap::new(), unreadable: None }
+    /// A server whose calls resolve against `accepted` until a live listing is
+    /// seen; `since` says where it came from, in M4 reasons ("its capture").
+    pub fn new(name: String, tier: usize, tier_name: String, accepted: Listing, since: &str) -> ServerListing {
+        ServerListing { name, tier, tier_name, accepted, since: since.to_owned(), pending: None, changes: None, stale: HashMap::new(), unreadable: None }
+    }
+
+    /// A manifest's server whose calls resolve against its pin until a live listing is seen.
+    pub fn pinned(server: &DeploymentServer) -> Result<ServerListing, ManifestError> {
+        Ok(ServerListing::new(server.name.clone(), server.tier, server.tier_name.clone(), Listing::pinned(server)?, PIN))
+    }
+
+    /// The registry calls resolve against.
+    pub fn accepted(&self) -> &Registry {
+        &self.accepted.registry
+    }
+
+    /// The accepted tools that are M4, with why.
+    pub fn stale(&self) -> &HashMap<String, String> {
+        &self.stale
+    }
+
+    /// The newest live listing, while it differs from the accepted one.
+    pub fn pending(&self) -> Option<&Listing> {
+        self.pending.as_ref()
     }
 
     /// Compares `live` with the accepted listing: changed and removed tools
@@ -107,7 +140,7 @@ impl ServerListing {
     pub fn repin(&mut self, pin: Listing) {
         let live = self.pending.take().or_else(|| self.changes.is_some().then(|| self.accepted.clone()));
         self.accepted = pin;
-        self.since = "its pin".to_owned();
+        self.since = PIN.to_owned();
         self.stale.clear();
         self.changes = None;
         let unreadable = self.unreadable.take();
@@ -151,7 +184,7 @@ pub enum CompileError {
 }
 
 /// The deployment compiled from the accepted listings, and what clients see.
-pub struct State {
+pub(crate) struct State {
     /// The merged namespace and every tool's compiled schema.
     pub deployment: DynamicDeployment,
     /// Tools that are M4, by route, with why.
@@ -170,7 +203,7 @@ pub struct State {
 
 /// How the served listing is named and compiled.
 #[derive(Debug, Clone)]
-pub struct Naming {
+pub(crate) struct Naming {
     /// The manifest's `(tool, server)` pins.
     pub pins: Vec<(String, String)>,
     /// The manifest's policy for flat names.
@@ -181,7 +214,7 @@ pub struct Naming {
 
 impl State {
     /// Compiles `servers`' accepted listings.
-    pub fn compile(servers: &[ServerListing], naming: &Naming) -> Result<State, CompileError> {
+    pub(crate) fn compile(servers: &[ServerListing], naming: &Naming) -> Result<State, CompileError> {
         let registries: Vec<_> = servers.iter().map(|s| (s.name.clone(), s.tier, s.tier_name.clone(), s.accepted.registry.clone())).collect();
         let deployment = DynamicDeployment::new(&registries, &naming.pins, naming.policy, &CompileOptions::default())?;
         let quarantined: HashSet<(&str, &str)> = deployment.quarantined().map(|(s, t, _)| (s, t)).collect();
