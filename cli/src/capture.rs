@@ -27,17 +27,20 @@ pub(crate) fn failure(e: DownstreamError, what: &str) -> Failure {
 }
 
 async fn list(server: &[String], timeout: Duration) -> Result<Capture, Failure> {
-    let (client, listing) = open(server, None, timeout, ()).await?;
+    let (client, listing) = open(&Transport::command(server.to_vec(), None), timeout, ()).await?;
     let _ = client.cancel().await;
     Ok(listing)
 }
 
-/// Starts `server` (in `cwd`, if given) with `handler` for its notifications,
-/// completes `initialize` and lists every tool.
-pub(crate) async fn open<H: ClientHandler>(server: &[String], cwd: Option<&Path>, timeout: Duration, handler: H) -> Result<(Connection<H>, Capture), Failure> {
-    let what = format!("{:?}", server.first().map_or("", String::as_str));
-    let transport = Transport::Command { argv: server.to_vec(), cwd: cwd.map(Path::to_path_buf) };
-    let client = connect(&transport, handler, timeout).await.map_err(|e| failure(e, &what))?;
+/// Starts or reaches the server at `transport` with `handler` for its
+/// notifications, completes `initialize` and lists every tool. Errors name its
+/// program or URL, never its environment or headers.
+pub(crate) async fn open<H: ClientHandler>(transport: &Transport, timeout: Duration, handler: H) -> Result<(Connection<H>, Capture), Failure> {
+    let what = match transport {
+        Transport::Command { argv, .. } => format!("{:?}", argv.first().map_or("", String::as_str)),
+        other => other.describe(),
+    };
+    let client = connect(transport, handler, timeout).await.map_err(|e| failure(e, &what))?;
     let listing = Capture::list(&client, &what, timeout).await.map_err(|e| failure(e, &what))?;
     Ok((client, listing))
 }

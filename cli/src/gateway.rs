@@ -24,6 +24,8 @@ pub(crate) struct Args {
     pub token_env: String,
     /// `Host` values accepted over HTTP.
     pub allowed_hosts: Vec<String>,
+    /// `Origin` values accepted over HTTP besides the loopback ones.
+    pub allowed_origins: Vec<String>,
     /// Append one audit record per call here (JSON lines).
     pub audit: Option<PathBuf>,
     /// The wait for a server.
@@ -56,7 +58,12 @@ fn http_options(address: SocketAddr, args: &Args) -> Result<HttpOptions, Failure
     if address.ip().is_unspecified() && args.allowed_hosts.is_empty() {
         return Err(Failure::new(2, format!("--http {address} listens on every interface: name the host clients reach it by with --allowed-host (repeatable)")));
     }
-    Ok(HttpOptions { bearer, allowed_hosts: args.allowed_hosts.clone() })
+    let options = HttpOptions { bearer, allowed_hosts: args.allowed_hosts.clone(), allowed_origins: args.allowed_origins.clone() };
+    options.check().map_err(|e| match e {
+        toolseal_gateway::GatewayError::Serve(why) => Failure::new(2, format!("--allowed-origin: {why}")),
+        e => Failure::new(2, e.to_string()),
+    })?;
+    Ok(options)
 }
 
 /// The `Host` values accepted at `bound`, the address actually listened on: the given ones, or for a specific
@@ -156,7 +163,7 @@ async fn signals(gateway: Gateway, manifest: PathBuf) {
 
 /// Runs `approve`: lists `server`'s tools now and writes them as its pin.
 pub(crate) fn approve(server: &str, manifest: &Path, timeout: Duration) -> Result<u8, Failure> {
-    let deployment = toolseal_runtime::mcp::manifest::read_manifest(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
+    let deployment = toolseal_runtime::mcp::manifest::read_manifest_expanded(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
     let Some(entry) = deployment.servers.iter().find(|s| s.name == server) else {
         let names: Vec<&str> = deployment.servers.iter().map(|s| s.name.as_str()).collect();
         return Err(Failure::new(2, format!("{}: no server {server:?} (servers: {names:?})", manifest.display())));
@@ -165,7 +172,7 @@ pub(crate) fn approve(server: &str, manifest: &Path, timeout: Duration) -> Resul
     let Some(transport) = Transport::of(entry, dir) else {
         return Err(Failure::new(2, format!("{}: server {server:?} has no `command` or `url`", manifest.display())));
     };
-    let captured = runtime()?.block_on(capture(&transport, timeout)).map_err(|e| Failure::new(4, e.to_string()))?;
+    let captured = runtime()?.block_on(capture(&transport, entry.timeout.unwrap_or(timeout))).map_err(|e| Failure::new(4, e.to_string()))?;
     let (text, registry) = registry_file(&captured)?;
     std::fs::write(&entry.registry_path, text).map_err(|e| Failure::new(2, format!("cannot write {}: {e}", entry.registry_path.display())))?;
     eprintln!("toolseal: pinned {} tools of {server:?} into {}; a running gateway takes it on SIGHUP", registry.tools.len(), entry.registry_path.display());

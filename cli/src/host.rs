@@ -27,7 +27,7 @@ use toolseal::Options;
 use toolseal::feedback::mcp_tool_result;
 use toolseal::mcp::{Change, Policy};
 use toolseal::wire::{WireCall, parse_reply};
-use toolseal_gateway::downstream::{Connection, list_tools};
+use toolseal_gateway::downstream::{Connection, Transport, list_tools};
 use toolseal_gateway::{Listing, ServerListing};
 use toolseal_runtime::dynamic::DynamicDeployment;
 use toolseal_runtime::schema::CompileOptions;
@@ -66,7 +66,8 @@ struct Session {
     /// `None` for one server; the manifest's pins and policy for several.
     manifest: Option<(Vec<(String, String)>, Policy)>,
     resolver: Resolver,
-    timeout: Duration,
+    /// Each server's wait (its manifest `timeout`, or `--timeout`).
+    timeouts: Vec<Duration>,
 }
 
 /// The resolver for the servers' accepted listings, their stale tools M4.
@@ -98,7 +99,7 @@ impl Session {
     async fn relist(&mut self, s: usize, on_change: OnChange) -> Value {
         let name = self.servers[s].name.clone();
         let what = format!("{name:?}");
-        let listed = list_tools(self.clients[s].peer(), &what, self.timeout).await.map_err(|e| failure(e, &what));
+        let listed = list_tools(self.clients[s].peer(), &what, self.timeouts[s]).await.map_err(|e| failure(e, &what));
         let live = match listed.and_then(|tools| Listing::from_tools(tools).map_err(not_a_registry)) {
             Ok(live) => live,
             Err(f) => return json!({ "event": "tools_list_changed", "server": name, "error": f.message }),
@@ -166,8 +167,8 @@ fn with_outcome(mut event: Value, outcome: Result<bool, String>) -> Value {
 }
 
 /// Starts server number `s`: its client, the listing it lists now, and its `serverInfo`.
-async fn start(s: usize, command: &[String], cwd: Option<&Path>, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<(Connection<Watch>, Listing, Option<Value>), Failure> {
-    let (client, listing) = open(command, cwd, timeout, Watch { server: s, changes: changes.clone() }).await?;
+async fn start(s: usize, transport: &Transport, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<(Connection<Watch>, Listing, Option<Value>), Failure> {
+    let (client, listing) = open(transport, timeout, Watch { server: s, changes: changes.clone() }).await?;
     let live = Listing::from_tools(listing.tools).map_err(not_a_registry)?;
     Ok((client, live, Some(listing.server_info).filter(Value::is_object)))
 }
@@ -180,7 +181,7 @@ fn server(name: String, tier: usize, tier_name: String, accepted: Listing, since
 }
 
 async fn single(command: &[String], registry: Option<&Path>, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<Session, Failure> {
-    let (client, live, info) = start(0, command, None, timeout, changes).await?;
+    let (client, live, info) = start(0, &Transport::command(command.to_vec(), None), timeout, changes).await?;
     let name = info.as_ref().and_then(|i| i.get("name")?.as_str()).unwrap_or(&command[0]).to_owned();
     let (accepted, since) = match registry {
         Some(path) => (read_listing_file(path)?, "its capture"),
@@ -188,25 +189,27 @@ async fn single(command: &[String], registry: Option<&Path>, timeout: Duration, 
     };
     let servers = vec![server(name, 0, String::new(), accepted, since, live)];
     let resolver = compile(&servers, None).map_err(|e| Failure::new(2, e))?;
-    Ok(Session { servers, clients: vec![client], manifest: None, resolver, timeout })
+    Ok(Session { servers, clients: vec![client], manifest: None, resolver, timeouts: vec![timeout] })
 }
 
 async fn merged(path: &Path, timeout: Duration, changes: &mpsc::UnboundedSender<usize>) -> Result<Session, Failure> {
-    let deployment = toolseal_runtime::mcp::manifest::read_manifest(path).map_err(|e| Failure::new(2, e.to_string()))?;
+    let deployment = toolseal_runtime::mcp::manifest::read_manifest_expanded(path).map_err(|e| Failure::new(2, e.to_string()))?;
     let captures = deployment.servers.iter().map(Listing::pinned).collect::<Result<Vec<_>, _>>().map_err(|e| Failure::new(2, e.to_string()))?;
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    let (mut clients, mut servers) = (Vec::new(), Vec::new());
+    let (mut clients, mut servers, mut timeouts) = (Vec::new(), Vec::new(), Vec::new());
     for (s, (pinned, spec)) in captures.into_iter().zip(&deployment.servers).enumerate() {
-        let Some(command) = &spec.command else {
-            return Err(Failure::new(2, format!("{}: server {:?} has no `command` to start it with", path.display(), spec.name)));
+        let Some(transport) = Transport::of(spec, dir) else {
+            return Err(Failure::new(2, format!("{}: server {:?} has no `command` or `url` to reach it by", path.display(), spec.name)));
         };
-        let (client, live, _) = start(s, command, dir, timeout, changes).await?;
+        let timeout = spec.timeout.unwrap_or(timeout);
+        let (client, live, _) = start(s, &transport, timeout, changes).await?;
         clients.push(client);
         servers.push(server(spec.name.clone(), spec.tier, spec.tier_name.clone(), pinned, "its capture", live));
+        timeouts.push(timeout);
     }
     let manifest = Some((deployment.pins, deployment.policy));
     let resolver = compile(&servers, manifest.as_ref()).map_err(|e| Failure::new(2, format!("{}: {e}", path.display())))?;
-    Ok(Session { servers, clients, manifest, resolver, timeout })
+    Ok(Session { servers, clients, manifest, resolver, timeouts })
 }
 
 /// Reads stdin on a thread of its own, so that notifications are handled while
@@ -251,7 +254,7 @@ async fn call(session: &Session, call: &WireCall, options: &Options, line: usize
                 Ok(Value::Object(arguments)) => Some(arguments),
                 _ => None,
             };
-            let result = tokio::time::timeout(session.timeout, session.clients[to.server].call_tool(params)).await;
+            let result = tokio::time::timeout(session.timeouts[to.server], session.clients[to.server].call_tool(params)).await;
             counts.0 += 1;
             out["forwarded"] = json!(true);
             out["tool"] = json!(to.tool);

@@ -8,6 +8,7 @@
 //! toolseal host --manifest toolseal.toml [--on-change hold|accept]            < replies.jsonl
 //! toolseal gateway --manifest toolseal.toml [--http ADDR] [--audit FILE] [--check]
 //! toolseal approve SERVER --manifest toolseal.toml
+//! toolseal import CONFIG... --out DIR [--from FORMAT] [--dry-run]
 //! toolseal lint FILE...
 //! ```
 //!
@@ -16,8 +17,10 @@
 //! 4 the server did not complete `initialize` or `tools/list`, 5 timeout.
 
 mod capture;
+mod client_config;
 mod gateway;
 mod host;
+mod import;
 mod lint;
 mod resolve;
 mod route;
@@ -74,10 +77,11 @@ enum Command {
         /// Resolve against this registry (a capture); tools the server changed since are M4. Default: the live listing.
         #[arg(long, conflicts_with = "manifest")]
         registry: Option<PathBuf>,
-        /// Start every server of this manifest (its `command`) and route each call (M1–M5) before forwarding it.
+        /// Start or reach every server of this manifest (its `command` or `url`, with its `env` or `headers`) and route
+        /// each call (M1–M5) before forwarding it.
         #[arg(long)]
         manifest: Option<PathBuf>,
-        /// Seconds to wait for `initialize`, `tools/list` and each call.
+        /// Seconds to wait for `initialize`, `tools/list` and each call (a manifest server's `timeout` overrides it).
         #[arg(long, default_value_t = 60)]
         timeout: u64,
         /// When a server announces `notifications/tools/list_changed`: `hold` keeps its changed tools M4 (and new ones
@@ -103,10 +107,14 @@ enum Command {
         /// A `Host` header value accepted over HTTP (repeatable; default: loopback names, or the bound address).
         #[arg(long = "allowed-host")]
         allowed_hosts: Vec<String>,
+        /// A browser origin (`http[s]://host[:port]`) accepted as `Origin` over HTTP, besides the loopback ones of the bound
+        /// port (repeatable); a request with any other `Origin` is answered 403.
+        #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+        allowed_origins: Vec<String>,
         /// Append one audit record per call to this file (JSON lines).
         #[arg(long)]
         audit: Option<PathBuf>,
-        /// Seconds to wait for a server to start, list its tools, or answer a call.
+        /// Seconds to wait for a server to start, list its tools, or answer a call (its manifest `timeout` overrides it).
         #[arg(long, default_value_t = 60)]
         timeout: u64,
         /// When a live listing differs from its pin: `hold` keeps changed and removed tools M4 and new ones unlisted
@@ -127,7 +135,27 @@ enum Command {
         /// The deployment manifest.
         #[arg(long)]
         manifest: PathBuf,
-        /// Seconds to wait for the server.
+        /// Seconds to wait for the server (its manifest `timeout` overrides it).
+        #[arg(long, default_value_t = 60)]
+        timeout: u64,
+    },
+    /// From a client's configuration to a working gateway: pin each server it names, write DIR/toolseal.toml and
+    /// DIR/pins/, and rewrite the configuration to start the gateway in their place (a backup is kept beside it).
+    Import {
+        /// Claude Desktop (`claude_desktop_config.json`), Claude Code (`.mcp.json`), Cursor (`mcp.json`) or VS Code
+        /// (`.vscode/mcp.json`) configurations.
+        #[arg(required = true)]
+        configs: Vec<PathBuf>,
+        /// Where `toolseal.toml` and the pins go.
+        #[arg(long)]
+        out: PathBuf,
+        /// The configurations' format, instead of detecting it.
+        #[arg(long, value_enum)]
+        from: Option<client_config::ClientFormat>,
+        /// Print the manifest and the rewritten configurations (secrets redacted); start nothing, write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Seconds to wait for each server.
         #[arg(long, default_value_t = 60)]
         timeout: u64,
     },
@@ -159,11 +187,12 @@ fn main() -> ExitCode {
         Command::Capture { out, check, timeout, server } => capture::run(&server, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout)),
         Command::Resolve { registry, manifest, lenient, strict } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient, strict),
         Command::Host { registry, manifest, timeout, on_change, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout), on_change),
-        Command::Gateway { manifest, http, token_env, allowed_hosts, audit, timeout, on_change, name_budget, check } => gateway::run(gateway::Args {
+        Command::Gateway { manifest, http, token_env, allowed_hosts, allowed_origins, audit, timeout, on_change, name_budget, check } => gateway::run(gateway::Args {
             manifest,
             http,
             token_env,
             allowed_hosts,
+            allowed_origins,
             audit,
             timeout: std::time::Duration::from_secs(timeout),
             on_change: match on_change {
@@ -174,6 +203,7 @@ fn main() -> ExitCode {
             check,
         }),
         Command::Approve { server, manifest, timeout } => gateway::approve(&server, &manifest, std::time::Duration::from_secs(timeout)),
+        Command::Import { configs, out, from, dry_run, timeout } => import::run(&import::Args { configs, out, from, dry_run, timeout: std::time::Duration::from_secs(timeout) }),
         Command::Lint { files } => lint::run(&files),
     };
     match result {

@@ -473,3 +473,498 @@ fn malformed_requests_are_answered_or_dropped_and_the_session_goes_on() {
     assert_eq!(answers[&4]["result"]["content"][0]["text"], "3", "the session goes on");
     assert_eq!(deployment.received("a").len(), 1, "only the honest call reached the server");
 }
+
+// Issue 36, "no door left open": Origin on every HTTP request, no `initialize` on a live session, a body that is not
+// JSON answered -32700, a connection that never finishes its headers closed.
+
+/// A bare `initialize` request.
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// One HTTP/1.1 exchange with the gateway at `url` (`Connection: close`, a 30 s bound): the status code, the
+/// response headers (names in lower case) and the body as sent.
+fn exchange(url: &str, method: &str, headers: &[(&str, &str)], body: &str) -> (u16, Vec<(String, String)>, String) {
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    let mut stream = std::net::TcpStream::connect(&authority).expect("connect");
+    stream.set_read_timeout(Some(Duration::from_secs(30))).expect("a read timeout");
+    let mut request = format!("{method} /mcp HTTP/1.1\r\nHost: {authority}\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n", body.len());
+    for (name, value) in headers {
+        request += &format!("{name}: {value}\r\n");
+    }
+    request += "\r\n";
+    request += body;
+    stream.write_all(request.as_bytes()).expect("write");
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    let response = String::from_utf8_lossy(&response).into_owned();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let mut lines = head.lines();
+    let status = lines.next().and_then(|l| l.split(' ').nth(1)).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let headers = lines.filter_map(|l| l.split_once(':')).map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned())).collect();
+    (status, headers, body.to_owned())
+}
+
+fn header_of<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+}
+
+/// A JSON-RPC error answered over HTTP: 400, `application/json`, the error object.
+fn jsonrpc_error_of(answer: &(u16, Vec<(String, String)>, String)) -> Value {
+    let (status, headers, body) = answer;
+    assert_eq!(*status, 400, "{answer:?}");
+    assert!(header_of(headers, "content-type").is_some_and(|t| t.starts_with("application/json")), "{answer:?}");
+    let message: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("a JSON body ({e}): {answer:?}"));
+    assert_eq!(message["jsonrpc"], "2.0", "{message}");
+    message
+}
+
+#[test]
+fn http_answers_403_to_an_origin_it_does_not_allow() {
+    let deployment = Deployment::new("origin", &[Tiny::new("a", "first-party")]);
+    for bad in ["null", "http://app.example/path", "ftp://app.example", "http://user@app.example"] {
+        let (code, out) = deployment.run(&["gateway", "--http", "127.0.0.1:0", "--allowed-origin", bad]);
+        assert_eq!(code, 2, "--allowed-origin {bad}: {out}");
+        assert!(out.contains("--allowed-origin"), "{out}");
+    }
+    let (mut child, url) = http_gateway(&deployment, "s3cret", &["--allowed-origin", "https://App.Example:8443", "--allowed-origin", "http://tool.example"]);
+    let port: u16 = url.trim_start_matches("http://127.0.0.1:").split('/').next().unwrap().parse().expect("a port");
+    let other = port.checked_add(1).unwrap_or(port - 1);
+    let post = |origin: Option<&str>, token: Option<&str>| {
+        let mut headers = vec![("Content-Type", "application/json")];
+        headers.extend(origin.map(|o| ("Origin", o)));
+        let bearer = token.map(|t| format!("Bearer {t}"));
+        headers.extend(bearer.as_deref().map(|b| ("Authorization", b)));
+        exchange(&url, "POST", &headers, INITIALIZE)
+    };
+    let allowed = [
+        format!("http://127.0.0.1:{port}"),
+        format!("http://localhost:{port}"),
+        format!("http://[::1]:{port}"),
+        format!("http://LocalHost:{port}"),
+        "https://app.example:8443".to_owned(),
+        "http://tool.example".to_owned(),
+        "http://tool.example:80".to_owned(),
+    ];
+    assert_eq!(post(None, Some("s3cret")).0, 200, "no Origin: not from a browser");
+    for origin in &allowed {
+        let (status, _, body) = post(Some(origin), Some("s3cret"));
+        assert_eq!(status, 200, "{origin}: {body}");
+    }
+    let refused = [
+        "http://evil.example".to_owned(),
+        "null".to_owned(),
+        String::new(),
+        format!("http://127.0.0.1.evil.example:{port}"),
+        format!("http://localhost:{port}.evil"),
+        format!("http://127.0.0.1:{other}"),
+        format!("https://127.0.0.1:{port}"),
+        format!("https://localhost:{port}"),
+        "http://127.0.0.1".to_owned(),
+        format!("http://user@127.0.0.1:{port}"),
+        format!("http://127.0.0.1:{port}/"),
+        "https://app.example".to_owned(),
+        "http://app.example:8443".to_owned(),
+        "https://tool.example".to_owned(),
+        "http://tool.example:8080".to_owned(),
+    ];
+    for origin in &refused {
+        let (status, _, body) = post(Some(origin), Some("s3cret"));
+        assert_eq!(status, 403, "{origin:?}: {body}");
+        assert!(body.contains("Origin") && body.len() < 100, "a short plain body: {body}");
+    }
+    // Before the token, and on every method.
+    assert_eq!(post(Some("http://evil.example"), None).0, 403, "Origin is checked first");
+    assert_eq!(post(Some(&allowed[0]), None).0, 401, "an allowed Origin still needs the token");
+    for method in ["GET", "DELETE", "PUT"] {
+        let (status, _, body) = exchange(&url, method, &[("Origin", "http://evil.example"), ("Authorization", "Bearer s3cret")], "");
+        assert_eq!(status, 403, "{method}: {body}");
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn http_refuses_initialize_on_a_live_session_and_answers_what_is_not_json_rpc_in_json_rpc() {
+    let deployment = Deployment::new("reinitialize", &[Tiny::new("a", "first-party")]);
+    let (mut child, url) = http_gateway(&deployment, "", &[]);
+    let json = ("Content-Type", "application/json");
+    let (status, headers, body) = exchange(&url, "POST", &[json], INITIALIZE);
+    assert_eq!(status, 200, "{body}");
+    let session = header_of(&headers, "mcp-session-id").expect("a session").to_owned();
+    let on_session = [json, ("Mcp-Session-Id", session.as_str())];
+    let (status, _, body) = exchange(&url, "POST", &on_session, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(status, 202, "{body}");
+    let add = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"a__add","arguments":{"a":1,"b":2}}}"#;
+    let (status, _, body) = exchange(&url, "POST", &on_session, add);
+    assert!(status == 200 && body.contains(r#""text":"3""#), "{status}: {body}");
+
+    // An initialize on the live session: refused, and the session goes on as it was.
+    let again = r#"{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{"sampling":{}},"clientInfo":{"name":"intruder","version":"9"}}}"#;
+    let refused = jsonrpc_error_of(&exchange(&url, "POST", &on_session, again));
+    assert_eq!(refused["id"], 2, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap_or_default().contains("already initialized"), "{refused}");
+    let (status, _, body) = exchange(&url, "POST", &on_session, add);
+    assert!(status == 200 && body.contains(r#""text":"3""#), "the session goes on: {status}: {body}");
+    // An unknown session stays rmcp's 404 (the client starts over), and a fresh initialize is served.
+    assert_eq!(exchange(&url, "POST", &[json, ("Mcp-Session-Id", "no-such-session")], INITIALIZE).0, 404);
+    assert_eq!(exchange(&url, "POST", &[json], INITIALIZE).0, 200);
+
+    // A body that is not JSON: -32700, with or without a session; JSON that is not one message: -32600.
+    for body in ["this is not JSON", r#"{"jsonrpc":"2.0","id":1,"#, "", r#"{"jsonrpc":"2.0","id":1} trailing"#, r#"{"jsonrpc":"2.0","id":1,"method":"ping"} trailing"#] {
+        for headers in [&on_session[..], &[json][..]] {
+            let error = jsonrpc_error_of(&exchange(&url, "POST", headers, body));
+            assert_eq!(error["id"], Value::Null, "{error}");
+            assert_eq!(error["error"]["code"], -32700, "{body:?}: {error}");
+            assert!(error["error"]["message"].as_str().unwrap_or_default().starts_with("Parse error"), "{error}");
+        }
+    }
+    for (body, id) in [(r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#, Value::Null), (r#"{"jsonrpc":"2.0","id":7,"hello":"world"}"#, json!(7)), ("42", Value::Null)] {
+        let error = jsonrpc_error_of(&exchange(&url, "POST", &on_session, body));
+        assert_eq!(error["error"]["code"], -32600, "{body}: {error}");
+        assert_eq!(error["id"], id, "{body}: {error}");
+    }
+    // A body that is not declared JSON keeps its 415.
+    let (status, _, body) = exchange(&url, "POST", &[("Content-Type", "text/plain"), ("Mcp-Session-Id", session.as_str())], add);
+    assert_eq!(status, 415, "{body}");
+    let (status, _, body) = exchange(&url, "POST", &on_session, add);
+    assert!(status == 200 && body.contains(r#""text":"3""#), "the session still goes on: {status}: {body}");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(deployment.received("a").len(), 3, "only the three calls reached the server: {:?}", deployment.received("a"));
+}
+
+#[test]
+fn http_closes_a_connection_that_never_finishes_its_headers() {
+    let deployment = Deployment::new("slow-headers", &[Tiny::new("a", "first-party")]);
+    let (mut child, url) = http_gateway(&deployment, "", &[]);
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    let mut slow = std::net::TcpStream::connect(&authority).expect("connect");
+    slow.set_read_timeout(Some(Duration::from_secs(40))).expect("a read timeout");
+    let started = std::time::Instant::now();
+    write!(slow, "POST /mcp HTTP/1.1\r\nHost: {authority}\r\nContent-Type: appl").expect("write");
+    let silent = std::net::TcpStream::connect(&authority).expect("connect");
+    // Others are served meanwhile.
+    assert_eq!(exchange(&url, "POST", &[("Content-Type", "application/json")], INITIALIZE).0, 200);
+    let mut rest = Vec::new();
+    let read = slow.read_to_end(&mut rest);
+    let waited = started.elapsed();
+    assert!(
+        read.is_ok() || matches!(read.as_ref().map_err(std::io::Error::kind), Err(std::io::ErrorKind::ConnectionReset)),
+        "the gateway closed the connection (not our read timeout): {read:?} after {waited:?}"
+    );
+    assert!(waited >= Duration::from_secs(5) && waited < Duration::from_secs(30), "closed after {waited:?}");
+    // A connection that sends nothing at all is closed too.
+    let mut silent = silent;
+    silent.set_read_timeout(Some(Duration::from_secs(30))).expect("a read timeout");
+    let read = silent.read_to_end(&mut rest);
+    assert!(read.is_ok() || matches!(read.as_ref().map_err(std::io::Error::kind), Err(std::io::ErrorKind::ConnectionReset)), "{read:?}");
+    assert!(started.elapsed() < Duration::from_secs(40), "closed after {:?}", started.elapsed());
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A value unique to this run, standing for a secret: no output may hold it.
+fn canary(test: &str) -> String {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    format!("canary-{test}-{}-{nanos:x}", std::process::id())
+}
+
+/// `toolseal ARGS` with `env` set, `CANARY` and the gateway token unset unless given, and `stdin`:
+/// exit code, stdout and stderr.
+fn toolseal_env(args: &[&std::ffi::OsStr], env: &[(&str, &str)], stdin: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_remove("CANARY")
+        .env_remove("TOOLSEAL_GATEWAY_TOKEN")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolseal runs");
+    child.stdin.take().expect("stdin").write_all(stdin).expect("stdin written");
+    let out = child.wait_with_output().expect("toolseal ends");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// Every output must lack `secret`.
+fn assert_unseen(secret: &str, outputs: &[(String, String)]) {
+    assert!(!outputs.is_empty());
+    for (what, text) in outputs {
+        assert!(!text.contains(secret), "{what} holds the secret:\n{text}");
+    }
+}
+
+#[test]
+fn a_servers_env_reaches_it_from_the_manifest_and_its_value_appears_in_no_output() {
+    let secret = canary("env");
+    let require = [("TINY_REQUIRE_TOKEN", "TINY_TOKEN")];
+    let deployment = Deployment::new("env", &[Tiny::new("b", "first-party"), Tiny { env: &require, ..Tiny::new("a", "community") }]);
+    let manifest = deployment.manifest();
+    let m = manifest.as_os_str();
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let with_canary = [("CANARY", secret.as_str()), ("RUST_LOG", "debug")];
+    let mut outputs = Vec::new();
+
+    // Without `env`, the server refuses to start.
+    let (code, out, err) = toolseal_env(&[os("gateway"), os("--check"), os("--manifest"), m], &with_canary, b"");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("a: down") && out.contains("b: matches its pin"), "{out}");
+
+    // With `env` from the manifest: an unset variable is a clear error before any server starts.
+    let mut text = std::fs::read_to_string(&manifest).expect("manifest");
+    text += "env = { TINY_TOKEN = \"${CANARY}\", TINY_MODE = \"${TINY_MODE_UNSET:-plain}\" }\n";
+    std::fs::write(&manifest, text).expect("manifest written");
+    for command in [&[os("gateway"), os("--check"), os("--manifest"), m][..], &[os("approve"), os("a"), os("--manifest"), m], &[os("host"), os("--manifest"), m]] {
+        let (code, out, err) = toolseal_env(command, &[], b"");
+        assert_eq!(code, 2, "{command:?}: {out}{err}");
+        assert!(err.contains("server \"a\"") && err.contains("`env.TINY_TOKEN`") && err.contains("${CANARY} is not set"), "{command:?}: {err}");
+    }
+
+    // Set in the command's environment, it reaches the server: `--check`, `approve` and `host` start it.
+    let (code, out, err) = toolseal_env(&[os("gateway"), os("--check"), os("--manifest"), m], &with_canary, b"");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("a: matches its pin"), "{out}");
+    outputs.push(("--check stdout".to_owned(), out));
+    outputs.push(("--check stderr".to_owned(), err));
+    let (code, out, err) = toolseal_env(&[os("approve"), os("a"), os("--manifest"), m], &with_canary, b"");
+    assert_eq!(code, 0, "{out}{err}");
+    outputs.push(("approve stdout".to_owned(), out));
+    outputs.push(("approve stderr".to_owned(), err));
+    let (code, out, err) = toolseal_env(&[os("host"), os("--manifest"), m], &with_canary, b"{\"name\":\"a__echo\",\"arguments\":{\"text\":\"via host\"}}\n");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("\"forwarded\":true") && out.contains("via host"), "{out}");
+    outputs.push(("host stdout".to_owned(), out));
+    outputs.push(("host stderr".to_owned(), err));
+
+    // The gateway serves its tools; its log (at debug) and audit stay clean.
+    let audit = deployment.dir.join("audit.jsonl");
+    let log = deployment.dir.join("gateway.stderr");
+    runtime().block_on(async {
+        let mut command = tokio::process::Command::new(BIN);
+        command.arg("gateway").arg("--manifest").arg(&manifest).arg("--audit").arg(&audit).env("CANARY", &secret).env("RUST_LOG", "debug");
+        let stderr = std::fs::File::create(&log).expect("log file");
+        let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::from(stderr)).spawn().expect("the gateway starts");
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let client = tokio::time::timeout(Duration::from_secs(60), Listener(tx).serve(transport)).await.expect("initialize in time").expect("initialize");
+        let echo = call(&client, "a__echo", json!({ "text": "hi" })).await.expect("a result");
+        assert_eq!(text_of(&echo), "hi");
+        let add = call(&client, "b__add", json!({ "a": 1, "b": 2 })).await.expect("a result");
+        assert_eq!(text_of(&add), "3");
+        let _ = client.cancel().await;
+    });
+    assert_eq!(deployment.received("a").len(), 2, "the host's call and the gateway's reached the server");
+    std::thread::sleep(Duration::from_millis(300));
+    let read = |path: &std::path::Path| std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let audited = read(&audit);
+    assert!(audited.contains("a__echo"), "{audited}");
+    outputs.push(("the audit".to_owned(), audited));
+    outputs.push(("the gateway's stderr".to_owned(), read(&log)));
+    outputs.push(("a's pin".to_owned(), read(&deployment.dir.join("a.json"))));
+    outputs.push(("b's pin".to_owned(), read(&deployment.dir.join("b.json"))));
+    assert_unseen(&secret, &outputs);
+}
+
+/// `toolseal gateway --http 127.0.0.1:0 --manifest M` with bearer `token`, and its URL.
+fn upstream_http(manifest: &std::path::Path, token: &str) -> (Child, String) {
+    let mut child = Command::new(BIN)
+        .args(["gateway", "--http", "127.0.0.1:0", "--manifest"])
+        .arg(manifest)
+        .env("TOOLSEAL_GATEWAY_TOKEN", token)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gateway starts");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).expect("stderr") > 0, "the gateway exited before serving");
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_owned();
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, url)
+}
+
+#[test]
+fn a_url_servers_headers_carry_its_token_and_the_token_appears_in_no_output() {
+    let secret = canary("headers");
+    // The server behind a URL: a gateway over HTTP that wants `secret` as its bearer token.
+    let upstream = Deployment::new("headers-up", &[Tiny::new("a", "first-party")]);
+    let (mut child, url) = upstream_http(&upstream.manifest(), &secret);
+    let dir = std::env::temp_dir().join(format!("toolseal-gateway-headers-down-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    std::fs::write(dir.join("up.json"), "{\"tools\":[]}\n").expect("an empty pin");
+    let manifest = dir.join("toolseal.toml");
+    std::fs::write(
+        &manifest,
+        format!("tiers = [\"t\"]\n\n[[servers]]\nname = \"up\"\ntier = \"t\"\nregistry = \"up.json\"\nurl = {url:?}\nheaders = {{ Authorization = \"Bearer ${{CANARY}}\", X-Client = \"${{CLIENT_UNSET:-toolseal-test}}\" }}\ntimeout = 30\n"),
+    )
+    .expect("manifest written");
+    let m = manifest.as_os_str();
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    let mut outputs = Vec::new();
+
+    let (code, out, err) = toolseal_env(&[os("approve"), os("up"), os("--manifest"), m], &[], b"");
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("server \"up\"") && err.contains("`headers.Authorization`") && err.contains("${CANARY} is not set"), "{err}");
+
+    // A wrong token is refused by the server, and is not shown either.
+    let wrong = canary("wrong-token");
+    let (code, out, err) = toolseal_env(&[os("approve"), os("up"), os("--manifest"), m], &[("CANARY", &wrong), ("RUST_LOG", "debug")], b"");
+    assert_ne!(code, 0, "{out}{err}");
+    assert_unseen(&wrong, &[("approve with a wrong token".to_owned(), out + &err)]);
+
+    // The right one: `approve` pins the listing through the headers, `--check` compares it.
+    let with_canary = [("CANARY", secret.as_str()), ("RUST_LOG", "debug")];
+    let (code, out, err) = toolseal_env(&[os("approve"), os("up"), os("--manifest"), m], &with_canary, b"");
+    assert_eq!(code, 0, "{out}{err}");
+    outputs.push(("approve".to_owned(), out + &err));
+    let pin = std::fs::read_to_string(dir.join("up.json")).expect("the pin");
+    assert!(pin.contains("a__add"), "{pin}");
+    outputs.push(("the pin".to_owned(), pin));
+    let (code, out, err) = toolseal_env(&[os("gateway"), os("--check"), os("--manifest"), m], &with_canary, b"");
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("up: matches its pin"), "{out}");
+    outputs.push(("--check".to_owned(), out + &err));
+    assert_unseen(&secret, &outputs);
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_servers_own_timeout_and_working_directory_are_used() {
+    let dir = std::env::temp_dir().join(format!("toolseal-gateway-timeout-cwd-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("work")).expect("scratch directory");
+    // The server's script is only in `work/`: it starts only if it runs there.
+    std::fs::copy(support::root().join("tests/servers/tiny_mcp.py"), dir.join("work/tiny.py")).expect("script copied");
+    let out = Command::new(BIN).args(["capture", "--out"]).arg(dir.join("s.json")).args(["--", "python3"]).arg(dir.join("work/tiny.py")).arg("s").output().expect("capture runs");
+    assert!(out.status.success(), "capture: {}", String::from_utf8_lossy(&out.stderr));
+    let server = |name: &str, tier: &str, extra: &str| format!("\n[[servers]]\nname = {name:?}\ntier = {tier:?}\nregistry = \"s.json\"\ncwd = \"work\"\n{extra}\n");
+    let manifest = format!(
+        "tiers = [\"first\", \"second\"]\n{}{}",
+        server("s", "first", "command = [\"python3\", \"tiny.py\", \"s\"]"),
+        server("slow", "second", "command = [\"env\", \"TINY_VARIANT=silent\", \"python3\", \"tiny.py\", \"slow\"]\ntimeout = 1"),
+    );
+    std::fs::write(dir.join("toolseal.toml"), manifest).expect("manifest written");
+    let started = std::time::Instant::now();
+    let (code, out, err) = toolseal_env(&[std::ffi::OsStr::new("gateway"), std::ffi::OsStr::new("--check"), std::ffi::OsStr::new("--manifest"), dir.join("toolseal.toml").as_os_str()], &[], b"");
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("s: matches its pin"), "started in its `cwd`: {out}");
+    assert!(out.contains("slow: down") && out.contains("within 1 s"), "its own timeout, not the default 60 s: {out}");
+    assert!(started.elapsed() < Duration::from_secs(30), "{:?}", started.elapsed());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `toolseal import` on a configuration of each client: a literal token (Claude Desktop),
+/// a `${VAR}` reference (Claude Code), a VS Code `${input:…}` in JSON with comments, and a
+/// Cursor server that cannot start. Each server is pinned, the manifest and the rewritten
+/// configurations hold no secret, a dry run changes nothing, and the imported gateway —
+/// started as the rewritten configuration says, with its `env` — serves every pinned tool.
+#[test]
+fn import_turns_each_clients_configuration_into_a_working_gateway_without_copying_a_secret() {
+    let secret = canary("import");
+    let dir = std::env::temp_dir().join(format!("toolseal-import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join(".vscode")).expect("scratch directory");
+    let script = support::root().join("tests/servers/tiny_mcp.py").to_string_lossy().into_owned();
+    let stdio = |name: &str, token: &str| json!({"command": "python3", "args": [script, name], "env": {"TINY_REQUIRE_TOKEN": "TINY_TOKEN", "TINY_TOKEN": token}});
+    let desktop = dir.join("claude_desktop_config.json");
+    let code = dir.join(".mcp.json");
+    let vscode = dir.join(".vscode/mcp.json");
+    let cursor = dir.join("mcp.json");
+    let write = |path: &PathBuf, text: String| std::fs::write(path, text).expect("config written");
+    write(&desktop, json!({"mcpServers": {"tiny a": stdio("a", &secret)}, "globalShortcut": "Ctrl+Space"}).to_string());
+    let mut b = stdio("b", "${CANARY}");
+    b["type"] = json!("stdio");
+    write(&code, json!({"mcpServers": {"b": b, "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}}).to_string());
+    let mut c = stdio("c", "${input:tiny-token}");
+    c["type"] = json!("stdio");
+    write(&vscode, format!("// VS Code's mcp.json takes comments\n{{\"inputs\": [{{\"id\": \"tiny-token\", \"type\": \"promptString\", \"password\": true}}], \"servers\": {{\"c\": {c},}}}}\n"));
+    write(&cursor, json!({"mcpServers": {"d": {"command": "python3", "args": [script, "d"]}, "gone": {"command": "/nonexistent/toolseal-test-server"}}}).to_string());
+    let originals: Vec<String> = [&desktop, &code, &vscode, &cursor].iter().map(|p| std::fs::read_to_string(p).expect("config")).collect();
+    let out_dir = dir.join("gateway");
+    let os = |p: &PathBuf| p.as_os_str().to_owned();
+    let args = |dry: bool| {
+        let mut a: Vec<std::ffi::OsString> = vec!["import".into(), os(&desktop), os(&code), os(&vscode), os(&cursor), "--out".into(), os(&out_dir), "--timeout".into(), "20".into()];
+        if dry {
+            a.push("--dry-run".into());
+        }
+        a
+    };
+    let run = |a: &[std::ffi::OsString], env: &[(&str, &str)]| toolseal_env(&a.iter().map(|s| s.as_os_str()).collect::<Vec<_>>(), env, b"");
+    let env = [("CANARY", secret.as_str()), ("TOOLSEAL_INPUT_TINY_TOKEN", secret.as_str())];
+    let mut outputs = Vec::new();
+
+    // A dry run prints what it would write, redacted, and changes nothing.
+    let (status, out, err) = run(&args(true), &env);
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(out.contains("[[servers]]") && out.contains("\"<redacted>\""), "{out}");
+    assert!(!out_dir.exists(), "a dry run writes nothing");
+    outputs.push(("dry-run stdout".to_owned(), out));
+    outputs.push(("dry-run stderr".to_owned(), err));
+
+    let (status, out, err) = run(&args(false), &env);
+    assert_eq!(status, 0, "{out}{err}");
+    for key in ["\"tiny a\"", "\"b\"", "\"c\"", "\"d\""] {
+        assert!(err.contains(&format!("pinned 5 tools of {key}")), "{key}: {err}");
+    }
+    assert!(err.contains("\"old\" left out: an SSE server") && err.contains("\"gone\" left out"), "{err}");
+    outputs.push(("import stdout".to_owned(), out));
+    outputs.push(("import stderr".to_owned(), err));
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let manifest = out_dir.join("toolseal.toml");
+    let text = read(&manifest);
+    assert!(text.contains("name = \"tiny-a\"") && text.contains("\"TINY_TOKEN\" = \"${TOOLSEAL_TINY_A_TINY_TOKEN}\""), "{text}");
+    assert!(text.contains("\"TINY_TOKEN\" = \"${CANARY}\"") && text.contains("\"TINY_TOKEN\" = \"${TOOLSEAL_INPUT_TINY_TOKEN}\""), "{text}");
+    outputs.push(("the manifest".to_owned(), text));
+    for name in ["tiny-a", "b", "c", "d"] {
+        outputs.push((format!("{name}'s pin"), read(&out_dir.join(format!("pins/{name}.json")))));
+    }
+    // Each configuration starts the gateway now, its original kept beside it; what could not be imported stays.
+    for (path, original) in [&desktop, &code, &vscode, &cursor].iter().zip(&originals) {
+        assert_eq!(&read(&PathBuf::from(format!("{}.toolseal-backup", path.display()))), original);
+    }
+    let rewritten = |p: &PathBuf| -> Value { serde_json::from_str(&read(p)).expect("JSON") };
+    let desktop_now = rewritten(&desktop);
+    assert_eq!(desktop_now["globalShortcut"], "Ctrl+Space");
+    let entry = &desktop_now["mcpServers"]["toolseal"];
+    assert_eq!(entry["args"], json!(["gateway", "--manifest", manifest.display().to_string()]));
+    assert!(entry.get("env").is_none(), "{entry}");
+    assert!(desktop_now["mcpServers"].get("tiny a").is_none());
+    // The token written into Claude Desktop's configuration is in the secrets file, for its owner only.
+    let secrets = out_dir.join("secrets.env");
+    assert!(read(&secrets).contains(&format!("TOOLSEAL_TINY_A_TINY_TOKEN='{secret}'")));
+    #[cfg(unix)]
+    assert_eq!(std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&secrets).expect("secrets").permissions()) & 0o777, 0o600);
+    outputs.push(("the rewritten Claude Desktop config".to_owned(), read(&desktop)));
+    assert!(rewritten(&code)["mcpServers"]["old"].is_object(), "a server left out stays in its configuration");
+    assert_eq!(rewritten(&vscode)["servers"]["toolseal"]["env"]["TOOLSEAL_INPUT_TINY_TOKEN"], "${input:tiny-token}");
+    assert!(rewritten(&cursor)["mcpServers"]["gone"].is_object());
+    outputs.push(("the rewritten Claude Code config".to_owned(), read(&code)));
+    outputs.push(("the rewritten VS Code config".to_owned(), read(&vscode)));
+
+    // The gateway as a client starts it: the literal from the secrets file, the references from its environment.
+    runtime().block_on(async {
+        let mut command = tokio::process::Command::new(BIN);
+        command.args(["gateway", "--manifest"]).arg(&manifest).env("CANARY", &secret).env("TOOLSEAL_INPUT_TINY_TOKEN", &secret);
+        let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts");
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let client = tokio::time::timeout(Duration::from_secs(60), Listener(tx).serve(transport)).await.expect("initialize in time").expect("initialize");
+        let tools = client.list_all_tools().await.expect("tools/list");
+        let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+        for server in ["tiny-a", "b", "c", "d"] {
+            assert!(names.contains(&format!("{server}__echo")), "{names:?}");
+            let echo = call(&client, &format!("{server}__echo"), json!({ "text": server })).await.expect("a result");
+            assert_eq!(text_of(&echo), server);
+        }
+        let _ = client.cancel().await;
+    });
+    assert_unseen(&secret, &outputs);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -135,7 +135,7 @@ impl Core {
         let mut handle = handle.map_err(|e| format!("server {server:?} did not take the call: {e}"))?;
         *sent = true;
         let outcome = tokio::select! {
-            answer = tokio::time::timeout(self.options.timeout, &mut handle.rx) => Some(answer),
+            answer = tokio::time::timeout(downstream.timeout, &mut handle.rx) => Some(answer),
             () = context.ct.cancelled() => None,
         };
         if progress.is_some() {
@@ -147,7 +147,7 @@ impl Core {
             // The cancellation is sent on its own: a server that stopped reading must not hold this answer.
             Some(Err(_)) => {
                 tokio::spawn(handle.cancel(Some("the gateway's timeout".to_owned())));
-                return Err(format!("server {server:?} did not answer {tool:?} within {} s", self.options.timeout.as_secs()));
+                return Err(format!("server {server:?} did not answer {tool:?} within {} s", downstream.timeout.as_secs()));
             }
             None => {
                 tokio::spawn(handle.cancel(Some("the client cancelled".to_owned())));

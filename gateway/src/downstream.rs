@@ -11,11 +11,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock, Weak};
 use std::time::{Duration, Instant};
 
+use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{ClientConfig, Implementation, ProgressNotificationParam, ProgressToken, Tool};
 use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
 use tokio::sync::Notify;
+use toolseal_runtime::mcp::manifest::{DeploymentServer, Secrets};
 
 use super::Core;
 
@@ -81,31 +84,43 @@ pub enum Transport {
     Command {
         /// The program and its arguments.
         argv: Vec<String>,
-        /// Where it runs (the manifest's directory).
+        /// Where it runs (the manifest's `cwd`, or its directory).
         cwd: Option<PathBuf>,
+        /// What its environment gets on top of this process's own (`env_file`, `env`).
+        env: Secrets,
     },
     /// A Streamable HTTP endpoint.
     Http {
         /// Its URL (`http://127.0.0.1:3001/mcp`).
         url: String,
+        /// Headers sent with every request (`headers`).
+        headers: Secrets,
     },
 }
 
 impl Transport {
-    /// How the manifest says `server` is reached (`command` run in `dir`, the manifest's directory, or `url`).
-    pub fn of(server: &toolseal_runtime::mcp::manifest::DeploymentServer, dir: Option<&std::path::Path>) -> Option<Transport> {
+    /// How the manifest says `server` is reached: `command` run in its `cwd` (or
+    /// `dir`, the manifest's directory) with its `env`, or `url` with its
+    /// `headers` — as [`Deployment::expand`](toolseal_runtime::mcp::manifest::Deployment::expand) resolved them
+    /// (a server of a deployment not expanded has none).
+    pub fn of(server: &DeploymentServer, dir: Option<&std::path::Path>) -> Option<Transport> {
         match (&server.command, &server.url) {
-            (Some(argv), _) => Some(Transport::Command { argv: argv.clone(), cwd: dir.map(std::path::Path::to_path_buf) }),
-            (None, Some(url)) => Some(Transport::Http { url: url.clone() }),
+            (Some(argv), _) => Some(Transport::Command { argv: argv.clone(), cwd: server.cwd.clone().or_else(|| dir.map(std::path::Path::to_path_buf)), env: server.env.clone() }),
+            (None, Some(url)) => Some(Transport::Http { url: url.clone(), headers: server.headers.clone() }),
             (None, None) => None,
         }
     }
 
-    /// What to call it in messages.
+    /// A stdio server started with `argv` in `cwd`, with this process's environment.
+    pub fn command(argv: Vec<String>, cwd: Option<PathBuf>) -> Transport {
+        Transport::Command { argv, cwd, env: Secrets::new() }
+    }
+
+    /// What to call it in messages (never its environment or headers).
     pub fn describe(&self) -> String {
         match self {
             Transport::Command { argv, .. } => format!("`{}`", argv.join(" ")),
-            Transport::Http { url } => url.clone(),
+            Transport::Http { url, .. } => url.clone(),
         }
     }
 }
@@ -130,6 +145,9 @@ pub(crate) struct Downstream {
     pub name: String,
     /// How it is reached.
     pub transport: Transport,
+    /// The longest wait for it to start, list its tools or answer a call
+    /// (the manifest's `timeout`, or the gateway's).
+    pub timeout: Duration,
     link: RwLock<Link>,
     /// Progress tokens of calls in flight, by connection (rmcp numbers them
     /// afresh on each) → where their progress goes. Held across the send of a
@@ -145,10 +163,11 @@ pub(crate) struct Downstream {
 
 impl Downstream {
     /// A server not connected yet.
-    pub(crate) fn new(name: String, transport: Transport) -> Downstream {
+    pub(crate) fn new(name: String, transport: Transport, timeout: Duration) -> Downstream {
         Downstream {
             name,
             transport,
+            timeout,
             link: RwLock::new(Link::Starting),
             progress: tokio::sync::Mutex::new(HashMap::new()),
             generation: AtomicU64::new(0),
@@ -247,7 +266,7 @@ pub type Connection<H> = RunningService<RoleClient, H>;
 /// sends, and completes `initialize` within `timeout`.
 pub async fn connect<H: ClientHandler>(transport: &Transport, handler: H, timeout: Duration) -> Result<Connection<H>, DownstreamError> {
     let serving = match transport {
-        Transport::Command { argv, cwd } => {
+        Transport::Command { argv, cwd, env } => {
             let Some((program, args)) = argv.split_first() else {
                 return Err(DownstreamError::Start { what: transport.describe(), source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "the command is empty") });
             };
@@ -256,14 +275,17 @@ pub async fn connect<H: ClientHandler>(transport: &Transport, handler: H, timeou
             if let Some(cwd) = cwd {
                 command.current_dir(cwd);
             }
+            command.envs(env.iter());
             // The server's stderr is its own log; it must not hold this process's stderr open.
             let (child, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().map_err(|source| DownstreamError::Start { what: transport.describe(), source })?;
             tokio::time::timeout(timeout, handler.serve(child)).await
         }
-        Transport::Http { url } => {
+        Transport::Http { url, headers } => {
             // reqwest is built without a default TLS provider: ring serves https:// (a second install is a no-op).
             let _ = rustls::crypto::ring::default_provider().install_default();
-            tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::from_uri(url.as_str()))).await
+            let config =
+                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(header_map(headers).map_err(|source| DownstreamError::Start { what: transport.describe(), source })?);
+            tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::from_config(config))).await
         }
     };
     serving.map_err(|_| DownstreamError::Timeout { what: transport.describe(), step: Step::Initialize, secs: timeout.as_secs() })?.map_err(|e| DownstreamError::Protocol {
@@ -271,6 +293,22 @@ pub async fn connect<H: ClientHandler>(transport: &Transport, handler: H, timeou
         step: Step::Initialize,
         message: e.to_string(),
     })
+}
+
+/// The manifest's `headers` as rmcp sends them, each value marked sensitive; an
+/// error names the header, never its value. (rmcp's default client does not
+/// follow a redirect to another origin, so they go to `url`'s origin only.)
+fn header_map(headers: &Secrets) -> Result<HashMap<HeaderName, HeaderValue>, std::io::Error> {
+    let invalid = |name: &str| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("the manifest's header {name:?} is not a valid HTTP header"));
+    headers
+        .iter()
+        .map(|(name, value)| {
+            let header = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid(name))?;
+            let mut value = HeaderValue::from_str(value).map_err(|_| invalid(name))?;
+            value.set_sensitive(true);
+            Ok((header, value))
+        })
+        .collect()
 }
 
 /// Every tool `peer`'s server (`what` in errors) lists, following `nextCursor`, sorted by name, as JSON.
@@ -301,8 +339,8 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, started: tokio::sync::o
     loop {
         let generation = server.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let handler = Handler { server: s, generation, core: Arc::downgrade(&core) };
-        let attempt = match connect(&server.transport, handler, core.options.timeout).await {
-            Ok(connection) => match list_tools(connection.peer(), &server.transport.describe(), core.options.timeout).await {
+        let attempt = match connect(&server.transport, handler, server.timeout).await {
+            Ok(connection) => match list_tools(connection.peer(), &server.transport.describe(), server.timeout).await {
                 Ok(tools) => Ok((connection, tools)),
                 Err(e) => Err(e),
             },
@@ -381,7 +419,7 @@ pub(crate) async fn relist(core: Arc<Core>, s: usize) {
                 server.dirty.store(true, Ordering::SeqCst);
                 break;
             };
-            match list_tools(&peer, &server.transport.describe(), core.options.timeout).await {
+            match list_tools(&peer, &server.transport.describe(), server.timeout).await {
                 Ok(tools) if server.generation.load(Ordering::SeqCst) == generation => core.observe(s, tools),
                 Ok(_) => {}
                 Err(e) => {

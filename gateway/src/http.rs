@@ -1,16 +1,27 @@
 //! Streamable HTTP at `/mcp`: sessions for clients up to 2025-11-25,
 //! stateless requests for 2026-07-28, `Host` checked against the allowed
-//! hosts, and a bearer token on every request when one is configured
-//! (required by the command for any address but loopback).
+//! hosts, `Origin` (when sent) against the allowed origins, and a bearer
+//! token on every request when one is configured (required by the command
+//! for any address but loopback). A body that is not one JSON-RPC message is
+//! answered a JSON-RPC error (−32700, −32600), as is an `initialize` on a live
+//! session; a connection that does not send a request's headers within
+//! 10 s is closed.
 
+use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{Request, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::transport::streamable_http_server::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::{Gateway, GatewayError};
 
@@ -24,6 +35,60 @@ pub struct HttpOptions {
     pub bearer: Option<String>,
     /// `Host` values accepted (DNS-rebinding protection); empty: loopback names only.
     pub allowed_hosts: Vec<String>,
+    /// Browser origins (`scheme://host[:port]`) accepted as `Origin` besides the loopback ones of the bound port
+    /// (`http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`); a request that carries any other
+    /// `Origin` is answered 403, one without `Origin` (not from a browser) is not checked.
+    pub allowed_origins: Vec<String>,
+}
+
+impl HttpOptions {
+    /// Checks what can be checked before serving: every allowed origin is `http(s)://host[:port]`.
+    pub fn check(&self) -> Result<(), GatewayError> {
+        self.allowed_origins.iter().try_for_each(|o| origin(o).map(drop))
+    }
+}
+
+/// How long a connection may take to send a request's headers (from when it opens, or its previous response ends)
+/// before it is closed.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A web origin serialised as compared: `scheme://host:port`, scheme and host in lower case, the port always
+/// written (80 or 443 when omitted), an IPv6 host in its canonical form. Nothing else (no path, no user, no `null`).
+fn origin(value: &str) -> Result<String, GatewayError> {
+    let invalid = || GatewayError::Serve(format!("not an origin (http[s]://host[:port]): {value:?}"));
+    let (scheme, rest) = value.split_once("://").ok_or_else(invalid)?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => return Err(invalid()),
+    };
+    let (host, port) = if let Some(bracketed) = rest.strip_prefix('[') {
+        let (address, after) = bracketed.split_once(']').ok_or_else(invalid)?;
+        (format!("[{}]", address.parse::<std::net::Ipv6Addr>().map_err(|_| invalid())?), after)
+    } else {
+        let end = rest.find(':').unwrap_or(rest.len());
+        let host = &rest[..end];
+        if host.is_empty() || !host.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_')) {
+            return Err(invalid());
+        }
+        (host.to_ascii_lowercase(), &rest[end..])
+    };
+    let port = match port.strip_prefix(':') {
+        None if port.is_empty() => default_port,
+        Some(digits) if (1..=5).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) => digits.parse::<u16>().map_err(|_| invalid())?,
+        _ => return Err(invalid()),
+    };
+    Ok(format!("{scheme}://{host}:{port}"))
+}
+
+/// The origins accepted at `port`: the loopback ones, then `extra` (each already checked).
+fn allowed_origins(port: u16, extra: &[String]) -> Result<Vec<String>, GatewayError> {
+    let mut origins = vec![format!("http://127.0.0.1:{port}"), format!("http://localhost:{port}"), format!("http://[::1]:{port}")];
+    for given in extra {
+        origins.push(origin(given)?);
+    }
+    Ok(origins)
 }
 
 /// Compares without stopping at the first difference.
@@ -40,18 +105,139 @@ async fn bearer(State(token): State<Arc<str>>, request: Request, next: Next) -> 
     }
 }
 
+/// A request carrying `Origin` must carry one allowed origin (DNS rebinding, cross-site requests from a browser).
+async fn origin_check(State(allowed): State<Arc<[String]>>, request: Request, next: Next) -> Response {
+    let mut given = request.headers().get_all(header::ORIGIN).iter();
+    let allowed = match (given.next(), given.next()) {
+        (None, _) => true,
+        (Some(value), None) => value.to_str().ok().and_then(|v| origin(v).ok()).is_some_and(|o| allowed.contains(&o)),
+        (Some(_), Some(_)) => false,
+    };
+    if allowed { next.run(request).await } else { (StatusCode::FORBIDDEN, "Forbidden: Origin is not allowed").into_response() }
+}
+
+/// An HTTP 400 answer carrying a JSON-RPC error.
+fn jsonrpc_error(id: Value, code: i64, message: String) -> Response {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "error": { "code": code, "message": message } });
+    (StatusCode::BAD_REQUEST, [(header::CONTENT_TYPE, "application/json")], body.to_string()).into_response()
+}
+
+/// Whether the request says its body is JSON (otherwise rmcp answers 415).
+fn is_json(headers: &HeaderMap) -> bool {
+    headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|v| v.split(';').next().unwrap_or_default().trim().eq_ignore_ascii_case("application/json"))
+}
+
+/// The body, up to [`MAX_BODY`] bytes (413 beyond).
+async fn read_body(mut body: Body) -> Result<Bytes, Response> {
+    let too_large = || (StatusCode::PAYLOAD_TOO_LARGE, format!("Payload Too Large: request body exceeds {MAX_BODY} bytes")).into_response();
+    let mut collected = Vec::new();
+    while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await {
+        let frame = frame.map_err(|e| (StatusCode::BAD_REQUEST, format!("Bad Request: cannot read the body: {e}")).into_response())?;
+        if let Ok(data) = frame.into_data() {
+            if data.len() > MAX_BODY - collected.len() {
+                return Err(too_large());
+            }
+            collected.extend_from_slice(&data);
+        }
+    }
+    Ok(Bytes::from(collected))
+}
+
+/// A JSON POST body must be one JSON-RPC message (−32700 when it is not JSON, −32600 when it is not a message), and
+/// an `initialize` request must not reach a live session (its owner's session would change under it).
+async fn message_check(State(sessions): State<Arc<LocalSessionManager>>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST || !is_json(request.headers()) {
+        return next.run(request).await;
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = match read_body(body).await {
+        Ok(bytes) => bytes,
+        Err(response) => return response,
+    };
+    match serde_json::from_slice::<ClientJsonRpcMessage>(&bytes) {
+        Ok(ClientJsonRpcMessage::Request(request)) if matches!(request.request, ClientRequest::InitializeRequest(_)) || request.request.method() == "initialize" => {
+            let session = parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok());
+            if let Some(session) = session
+                && sessions.has_session(&session.into()).await.unwrap_or(false)
+            {
+                let id = serde_json::to_value(&request.id).unwrap_or(Value::Null);
+                return jsonrpc_error(id, -32600, "Invalid Request: Server already initialized".to_owned());
+            }
+        }
+        Ok(_) => {}
+        // Not a message: is it JSON at all?
+        Err(e) => {
+            return match serde_json::from_slice::<Value>(&bytes) {
+                Ok(value) => {
+                    let id = value.get("id").filter(|id| id.is_string() || id.is_number()).cloned().unwrap_or(Value::Null);
+                    jsonrpc_error(id, -32600, format!("Invalid Request: not a JSON-RPC message: {e}"))
+                }
+                Err(e) => jsonrpc_error(Value::Null, -32700, format!("Parse error: {e}")),
+            };
+        }
+    }
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
+}
+
 /// Serves `gateway` until it shuts down.
 pub(super) async fn serve(gateway: Gateway, listener: tokio::net::TcpListener, options: HttpOptions) -> Result<(), GatewayError> {
+    let port = listener.local_addr().map_err(|e| GatewayError::Serve(e.to_string()))?.port();
+    let origins: Arc<[String]> = allowed_origins(port, &options.allowed_origins)?.into();
     let stop = gateway.core.shutdown.clone();
     let mut config = StreamableHttpServerConfig::default().with_legacy_session_mode(true).with_cancellation_token(stop.child_token()).with_max_request_body_bytes(MAX_BODY);
     if !options.allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(options.allowed_hosts.clone());
     }
     let factory = gateway.clone();
-    let service = StreamableHttpService::new(move || Ok(factory.service()), Arc::new(LocalSessionManager::default()), config);
-    let mut router = axum::Router::new().route_service("/mcp", service);
+    let sessions = Arc::new(LocalSessionManager::default());
+    let service = StreamableHttpService::new(move || Ok(factory.service()), sessions.clone(), config);
+    // Layers run outermost last: Origin, then the token, then the body.
+    let mut router = axum::Router::new().route_service("/mcp", service).layer(axum::middleware::from_fn_with_state(sessions, message_check));
     if let Some(token) = &options.bearer {
         router = router.layer(axum::middleware::from_fn_with_state(Arc::<str>::from(token.as_str()), bearer));
     }
-    axum::serve(listener, router).with_graceful_shutdown(stop.cancelled_owned()).await.map_err(|e| GatewayError::Serve(e.to_string()))
+    let router = router.layer(axum::middleware::from_fn_with_state(origins, origin_check));
+    accept(listener, router, stop).await;
+    Ok(())
+}
+
+/// Serves HTTP/1.1 connections until `stop`, then waits for the open ones to finish (their streams end with `stop`).
+/// Unlike `axum::serve`, every connection has a header read timeout.
+async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: CancellationToken) {
+    let service = hyper_util::service::TowerToHyperService::new(router);
+    let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    // Out of file descriptors and the like: wait rather than spin.
+                    if !matches!(e.kind(), std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset) {
+                        tracing::warn!("accepting a connection failed: {e}");
+                        tokio::time::sleep(Duration::from_secs(1)).await;
+                    }
+                    continue;
+                }
+            },
+            () = stop.cancelled() => break,
+        };
+        let (service, stop, open) = (service.clone(), stop.clone(), open.clone());
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+            let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            tokio::select! {
+                _ = connection.as_mut() => {}
+                () = stop.cancelled() => {
+                    connection.as_mut().graceful_shutdown();
+                    let _ = connection.await;
+                }
+            }
+            drop(open);
+        });
+    }
+    drop(listener);
+    drop(open);
+    let _ = all_closed.recv().await;
 }

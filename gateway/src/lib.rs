@@ -49,7 +49,7 @@ use serde_json::Value;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 use toolseal_runtime::mcp::Change;
-use toolseal_runtime::mcp::manifest::{Deployment, read_manifest};
+use toolseal_runtime::mcp::manifest::{Deployment, read_manifest, read_manifest_expanded};
 
 pub use call::GatewayCall;
 use downstream::{Downstream, Link, Transport};
@@ -99,7 +99,8 @@ impl Default for GatewayOptions {
 }
 
 impl GatewayOptions {
-    /// The longest wait for a server: to start, to list its tools, to answer a call (default 60 s).
+    /// The longest wait for a server: to start, to list its tools, to answer a call (default 60 s;
+    /// a server's own `timeout` in the manifest overrides it).
     pub fn timeout(mut self, timeout: Duration) -> GatewayOptions {
         self.timeout = timeout;
         self
@@ -269,11 +270,12 @@ pub struct Gateway {
 }
 
 impl Gateway {
-    /// Reads the manifest at `path` and its pins, starts every server in
+    /// Reads the manifest at `path` and its pins, expands each server's `env`
+    /// and `headers` from this process's environment, starts every server in
     /// parallel and waits until each has connected or failed once (a failed
     /// server keeps being retried; its tools answer an error meanwhile).
     pub async fn start(path: &Path, options: GatewayOptions) -> Result<Gateway, GatewayError> {
-        let deployment = read_manifest(path)?;
+        let deployment = read_manifest_expanded(path)?;
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).map(Path::to_path_buf);
         let shown = path.display().to_string();
         let mut servers = Vec::new();
@@ -281,7 +283,7 @@ impl Gateway {
             let Some(transport) = Transport::of(server, dir.as_deref()) else {
                 return Err(GatewayError::Unreachable { path: shown, server: server.name.clone() });
             };
-            servers.push(Downstream::new(server.name.clone(), transport));
+            servers.push(Downstream::new(server.name.clone(), transport, server.timeout.unwrap_or(options.timeout)));
         }
         let listings = pinned_listings(&deployment)?;
         let naming = Naming { pins: deployment.pins.clone(), policy: deployment.policy, budget: options.name_budget };

@@ -199,7 +199,8 @@ fn detect(json: &Json<'static>) -> Result<(SourceFormat, Vec<Json<'static>>, &'s
 fn string_field(entry: &Json<'static>, key: &str, pointer: &str, required: bool) -> Result<Option<String>, RegistryError> {
     match entry.get(key) {
         Some(Json::String(s)) => Ok(Some(s.to_string())),
-        None if !required => Ok(None),
+        // Real servers write `"description": null` for "none" (pydantic, some SDKs).
+        None | Some(Json::Null) if !required => Ok(None),
         None => fail(pointer, format!("missing `{key}`")),
         Some(_) => fail(format!("{pointer}/{key}"), format!("`{key}` must be a string")),
     }
@@ -219,15 +220,28 @@ fn read_tool(format: SourceFormat, entry: &Json<'static>, pointer: &str) -> Resu
     let empty_object = || Json::Object(vec![("type".into(), Json::String("object".into()))]);
     match format {
         SourceFormat::McpToolsList | SourceFormat::McpTools => {
-            only_keys(entry, &["name", "title", "description", "inputSchema", "outputSchema", "annotations", "icons", "execution", "_meta"], pointer, "an MCP Tool")?;
+            // An MCP Tool may carry keys of a later revision or of a vendor (`icons`,
+            // `execution`, `_meta`, `x-…`): none of them is a constraint or part of the
+            // definition the digest identifies, so they are read past, and a server is
+            // never refused for one. `null` for an optional key means absent.
+            // A known key in another spelling (`inputschema`, `input_schema`) is a mistake that
+            // would change the definition, and is refused.
+            let Json::Object(members) = entry else { return fail(pointer, "an MCP Tool must be an object") };
+            const KNOWN: [&str; 5] = ["name", "title", "description", "inputSchema", "outputSchema"];
+            let fold = |k: &str| k.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect::<String>();
+            for (k, _) in members {
+                if let Some(known) = KNOWN.iter().find(|known| **known != k.as_ref() && fold(known) == fold(k)) {
+                    return fail(format!("{pointer}/{k}"), format!("unknown key `{k}` in an MCP Tool: did you mean `{known}`?"));
+                }
+            }
             let Some(input) = entry.get("inputSchema").cloned() else { return fail(pointer, "missing `inputSchema`") };
             Ok(ToolDef {
                 name: string_field(entry, "name", pointer, true)?.unwrap_or_default(),
                 title: string_field(entry, "title", pointer, false)?,
                 description: string_field(entry, "description", pointer, false)?,
                 input_schema: input,
-                output_schema: entry.get("outputSchema").cloned(),
-                annotations: entry.get("annotations").cloned(),
+                output_schema: entry.get("outputSchema").filter(|v| !matches!(v, Json::Null)).cloned(),
+                annotations: entry.get("annotations").filter(|v| !matches!(v, Json::Null)).cloned(),
                 pointer: pointer.to_owned(),
                 input_pointer: format!("{pointer}/inputSchema"),
             })
@@ -394,6 +408,23 @@ mod tests {
         }
         let twice = Registry::from_listed(json!([{"name": "a", "inputSchema": {}}, {"name": "a", "inputSchema": {}}]).as_array().unwrap()).unwrap_err();
         assert_eq!(twice.pointer, "/tools/1");
+    }
+
+    #[test]
+    fn real_servers_metadata_loads() {
+        // `null` for an optional key, and keys of a later revision or a vendor: the tool loads,
+        // with the same definition (and digest) as without them.
+        let plain = read_registry(br#"{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}"#).unwrap();
+        let odd = read_registry(
+            br#"{"tools":[{"name":"a","description":null,"title":null,"outputSchema":null,"annotations":null,"inputSchema":{"type":"object"},"x-vendor":{"k":1},"icons":[],"_meta":{}}]}"#,
+        )
+        .unwrap();
+        assert_eq!(odd.tools[0].description, None);
+        assert_eq!(odd.tools[0].digest(), plain.tools[0].digest());
+        // What is still refused: a tool that is not an object, a description that is neither a string nor null.
+        assert!(read_registry(br#"{"tools":[7]}"#).is_err());
+        let e = read_registry(br#"{"tools":[{"name":"a","description":7,"inputSchema":{"type":"object"}}]}"#).unwrap_err();
+        assert_eq!(e.pointer, "/tools/0/description");
     }
 
     #[test]

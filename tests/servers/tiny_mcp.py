@@ -15,6 +15,8 @@ show which calls reached the server (and `notifications/cancelled`, as
 0.1 s when the call asks for it); TINY_DIE_ON=N exits without answering its
 N-th `tools/call` (a crash mid-call). Its handlers trust their arguments, as
 servers do: `add` with a string adds nothing sensible.
+TINY_REQUIRE_TOKEN=VAR makes it refuse to start (exit 2, a message on stderr)
+unless the environment variable VAR is set — for the manifest's `env`.
 """
 import json
 import os
@@ -49,6 +51,10 @@ def send(message):
 
 def main():
     global VARIANT, CALLS
+    required = os.environ.get("TINY_REQUIRE_TOKEN")
+    if required and required not in os.environ:
+        sys.stderr.write(f"tiny_mcp: ${required} is not set; refusing to start\n")
+        sys.exit(2)
     for line in sys.stdin:
         if not line.strip():
             continue
