@@ -6,12 +6,14 @@
 #     directory and mcp-server-git in a temporary repository: honest calls are
 #     forwarded and return real results (a file written and read back), and
 #     hallucinated calls are rejected before the server (the file a rejected
-#     `write_file` names does not exist).
+#     `write_file` names does not exist);
+#  3. `toolseal gateway` between real clients and these servers (scripts/check_gateway.sh),
+#     and `toolseal import` of client configurations naming them (scripts/check_import.sh).
 # Needs node/npm and python3 (with venv); exits non-zero on any failure.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 toolseal=${TOOLSEAL:-$repo/target/debug/toolseal}
-[ -x "$toolseal" ] || (cd "$repo" && cargo build --locked --bin toolseal)
+[ -x "$toolseal" ] || (cd "$repo" && cargo build --locked -p toolseal-cli)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -116,4 +118,7 @@ print("real: merged session over filesystem, git and time: 3 calls routed and an
 PY
 # `toolseal gateway` between real clients (Python SDK, MCP Inspector) and these servers.
 TOOLSEAL="$toolseal" bash "$repo/scripts/check_gateway.sh" "$work"
+# `toolseal import` of a Claude Code and a VS Code configuration naming server-memory and
+# mcp-server-time, then the Python SDK client through the gateway it wrote.
+TOOLSEAL="$toolseal" bash "$repo/scripts/check_import.sh" "$work"
 echo "real: passed"

@@ -11,6 +11,12 @@ servers behind the gateway. Subcommands:
                              half hallucinated: every call answered once with the
                              right verdict, and no hallucinated write reached the disk
   latency NAME URL N         p50/p99 of N honest calls to URL (one JSON line)
+  imported TARGET CALLS      the gateway `toolseal import` wrote (run by
+                             scripts/check_import.sh): CALLS is JSON,
+                             {SERVER: [TOOL, ARGUMENTS]}; exactly those servers'
+                             tools listed, each one's call answered by it, an
+                             undeclared key rejected; one `import: ok|FAILED` line
+                             per check, exit 1 if any failed
 
 Exits non-zero on the first failed check.
 """
@@ -27,11 +33,12 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
 
 
-def connect(target, mode, **kw):
+def connect(target, mode, env=None, **kw):
+    """A client of TARGET; a stdio gateway gets `env` (the SDK's default passes only a few variables)."""
     if target.startswith("http"):
         return Client(target, mode=mode, **kw)
     command, *args = target.split()
-    return Client(StdioServerParameters(command=command, args=args), mode=mode, **kw)
+    return Client(StdioServerParameters(command=command, args=args, env=env), mode=mode, **kw)
 
 
 async def verdict(client, name, arguments):
@@ -173,6 +180,28 @@ async def latency(name, url, n):
     print(json.dumps({"name": name, "calls": n, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3)}))
 
 
+async def imported(target, calls):
+    results = []
+
+    def check(ok, what, detail=""):
+        results.append(ok)
+        print(f"import: {'ok' if ok else 'FAILED'} {what}{'' if ok else f': {detail}'}", flush=True)
+
+    with anyio.fail_after(300):
+        async with connect(target, "legacy", env=dict(os.environ)) as client:
+            names = [t.name for t in (await client.list_tools()).tools]
+            servers = sorted({n.split("__", 1)[0] for n in names})
+            check(servers == sorted(calls), f"the gateway lists the tools of {', '.join(sorted(calls))} and no other", servers)
+            for server, (tool, arguments) in calls.items():
+                listed = [n for n in names if n.startswith(f"{server}__")]
+                got = await verdict(client, f"{server}__{tool}", arguments)
+                check(got[0] == "ok", f"{server}: {len(listed)} tools listed, {server}__{tool} answered by the server", got)
+            server, (tool, arguments) = next(iter(calls.items()))
+            got = await verdict(client, f"{server}__{tool}", {**arguments, "zzz": 1})
+            check(got[0] == "H2", f"{server}__{tool} with an undeclared key rejected (H2) before the server", got)
+    sys.exit(0 if all(results) else 1)
+
+
 def main():
     command = sys.argv[1]
     if command == "session":
@@ -181,6 +210,8 @@ def main():
         asyncio.run(load(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])))
     elif command == "latency":
         asyncio.run(latency(sys.argv[2], sys.argv[3], int(sys.argv[4])))
+    elif command == "imported":
+        asyncio.run(imported(sys.argv[2], json.loads(sys.argv[3])))
     else:
         sys.exit(__doc__)
 

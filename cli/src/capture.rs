@@ -1,5 +1,6 @@
-//! `toolseal capture`: list a stdio MCP server's tools over rmcp and write the
-//! registry (sorted, pretty, with per-tool digests), or compare with one.
+//! `toolseal capture`: list an MCP server's tools over rmcp (a command over stdio,
+//! or a Streamable HTTP URL with its headers) and write the registry (sorted,
+//! pretty, with per-tool digests), or compare with one.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -11,6 +12,7 @@ use toolseal::mcp::{Change, ServerSpec, diff_listing};
 use toolseal_gateway::downstream::{Capture, Connection, DownstreamError, Step, Transport, connect};
 use toolseal_runtime::canonical::canonical_json;
 use toolseal_runtime::json::Json;
+use toolseal_runtime::mcp::manifest::{Secrets, expand_template};
 use toolseal_runtime::registry::{Registry, RegistryError, ToolDef, read_registry};
 
 use crate::Failure;
@@ -26,8 +28,57 @@ pub(crate) fn failure(e: DownstreamError, what: &str) -> Failure {
     }
 }
 
-async fn list(server: &[String], timeout: Duration) -> Result<Capture, Failure> {
-    let (client, listing) = open(&Transport::command(server.to_vec(), None), timeout, ()).await?;
+/// The server `capture` lists.
+pub(crate) enum Target {
+    /// A command started over stdio, its program first.
+    Command(Vec<String>),
+    /// A Streamable HTTP endpoint and the `--header` arguments, `Name: value` (templates, unexpanded).
+    Http {
+        /// The URL.
+        url: String,
+        /// The headers as given.
+        headers: Vec<String>,
+    },
+}
+
+impl Target {
+    /// How to reach it: each header's value expanded from this process's environment.
+    /// An error names the header, never a value.
+    fn transport(&self) -> Result<Transport, Failure> {
+        match self {
+            Target::Command(argv) => Ok(Transport::command(argv.clone(), None)),
+            Target::Http { url, headers } => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    return Err(Failure::new(2, format!("--url takes an http:// or https:// URL, not {url:?}")));
+                }
+                let lookup = |var: &str| std::env::var(var).ok();
+                let mut expanded = Secrets::new();
+                for (i, header) in headers.iter().enumerate() {
+                    let Some((name, value)) = header.split_once(':').map(|(n, v)| (n.trim(), v.trim())).filter(|(n, _)| !n.is_empty() && !n.contains(char::is_whitespace)) else {
+                        return Err(Failure::new(2, format!("--header number {} is not `Name: value` (its text is not shown: it may hold a secret)", i + 1)));
+                    };
+                    let value = expand_template(value, &lookup).map_err(|e| Failure::new(2, format!("--header {name:?}: {e}")))?;
+                    expanded.insert(name, value);
+                }
+                Ok(Transport::Http { url: url.clone(), headers: expanded })
+            }
+        }
+    }
+
+    /// The command line that captures it again into `file`, headers shown by name only.
+    fn again(&self, file: &Path) -> String {
+        match self {
+            Target::Command(argv) => format!("toolseal capture --out {} -- {}", file.display(), argv.join(" ")),
+            Target::Http { url, headers } => {
+                let names: String = headers.iter().filter_map(|h| h.split_once(':')).map(|(n, _)| format!(" --header '{}: …'", n.trim())).collect();
+                format!("toolseal capture --out {} --url {url}{names}", file.display())
+            }
+        }
+    }
+}
+
+async fn list(transport: &Transport, timeout: Duration) -> Result<Capture, Failure> {
+    let (client, listing) = open(transport, timeout, ()).await?;
     let _ = client.cancel().await;
     Ok(listing)
 }
@@ -88,15 +139,22 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 }
 
 /// Runs `capture`.
-pub(crate) fn run(server: &[String], out: Option<&Path>, check: Option<&Path>, timeout: Duration) -> Result<u8, Failure> {
+pub(crate) fn run(target: &Target, out: Option<&Path>, check: Option<&Path>, timeout: Duration) -> Result<u8, Failure> {
+    let transport = target.transport()?;
     let runtime = runtime()?;
     let listing = runtime.block_on(async {
-        let listing = list(server, timeout).await;
+        let listing = list(&transport, timeout).await;
         if listing.is_err() {
             // A dropped transport kills its server from a spawned task: let it run.
             tokio::time::sleep(Duration::from_millis(200)).await;
         }
         listing
+    });
+    let listing = listing.map_err(|mut f| {
+        if matches!(target, Target::Http { .. }) && f.message.contains("Auth required") {
+            f.message.push_str(" (the server wants credentials: pass them with --header, e.g. 'Authorization: Bearer ${TOKEN}' with TOKEN set)");
+        }
+        f
     })?;
     let (text, live) = registry_file(&listing)?;
     let Some(check) = check else {
@@ -129,6 +187,6 @@ pub(crate) fn run(server: &[String], out: Option<&Path>, check: Option<&Path>, t
     for line in &drift {
         println!("  {line}");
     }
-    println!("re-capture with `toolseal capture --out {} -- {}` and rebuild", check.display(), server.join(" "));
+    println!("re-capture with `{}` and rebuild", target.again(check));
     Ok(1)
 }

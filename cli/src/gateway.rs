@@ -34,6 +34,10 @@ pub(crate) struct Args {
     pub on_change: OnChange,
     /// The longest served tool name.
     pub name_budget: usize,
+    /// The longest message from a stdio server, in bytes.
+    pub max_message: usize,
+    /// The most HTTP connections open at once.
+    pub max_connections: usize,
     /// Only compare live listings with their pins.
     pub check: bool,
 }
@@ -58,7 +62,7 @@ fn http_options(address: SocketAddr, args: &Args) -> Result<HttpOptions, Failure
     if address.ip().is_unspecified() && args.allowed_hosts.is_empty() {
         return Err(Failure::new(2, format!("--http {address} listens on every interface: name the host clients reach it by with --allowed-host (repeatable)")));
     }
-    let options = HttpOptions { bearer, allowed_hosts: args.allowed_hosts.clone(), allowed_origins: args.allowed_origins.clone() };
+    let options = HttpOptions { bearer, allowed_hosts: args.allowed_hosts.clone(), allowed_origins: args.allowed_origins.clone(), max_connections: args.max_connections };
     options.check().map_err(|e| match e {
         toolseal_gateway::GatewayError::Serve(why) => Failure::new(2, format!("--allowed-origin: {why}")),
         e => Failure::new(2, e.to_string()),
@@ -108,12 +112,13 @@ fn change_word(change: &Change) -> &'static str {
 pub(crate) fn run(args: Args) -> Result<u8, Failure> {
     init_logging();
     let http = args.http.map(|address| http_options(address, &args).map(|o| (address, o))).transpose()?;
-    let mut options = GatewayOptions::default().timeout(args.timeout).on_change(args.on_change).name_budget(args.name_budget);
+    let mut options = GatewayOptions::default().timeout(args.timeout).on_change(args.on_change).name_budget(args.name_budget).max_message(args.max_message);
     if let Some(path) = &args.audit {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| Failure::new(2, format!("cannot open {}: {e}", path.display())))?;
         options = options.audit(JsonLines::new(std::io::LineWriter::new(file)));
     }
-    runtime()?.block_on(async {
+    let runtime = runtime()?;
+    let outcome = runtime.block_on(async {
         let gateway = Gateway::start(&args.manifest, options).await.map_err(|e| Failure::new(2, e.to_string()))?;
         if args.check {
             let all = print_report(&gateway, &args.manifest);
@@ -138,7 +143,10 @@ pub(crate) fn run(args: Args) -> Result<u8, Failure> {
         // The servers' connections close (and child processes stop) before the runtime goes.
         gateway.close().await;
         served.map(|()| 0).map_err(|e| Failure::new(2, e.to_string()))
-    })
+    });
+    // A blocking read of stdin cannot be cancelled: a client that keeps stdin open must not hold the exit.
+    runtime.shutdown_timeout(Duration::from_millis(500));
+    outcome
 }
 
 /// SIGHUP re-reads the pins (after `toolseal approve`); SIGINT and SIGTERM stop the gateway.

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! toolseal capture [--out FILE] [--check FILE] [--timeout SECS] -- <server command...>
+//! toolseal capture [--out FILE] [--check FILE] [--timeout SECS] --url URL [--header 'Name: value'...]
 //! toolseal resolve (--registry FILE | --manifest toolseal.toml) [--lenient]  < calls.jsonl
 //! toolseal host [--registry FILE] [--timeout SECS] -- <server command...>     < replies.jsonl
 //! toolseal host --manifest toolseal.toml [--on-change hold|accept]            < replies.jsonl
@@ -39,7 +40,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Start an MCP server over stdio and write its tool listing as a registry file.
+    /// Start an MCP server over stdio (or reach one over Streamable HTTP with --url) and write its tool listing as a
+    /// registry file.
     Capture {
         /// Where to write the registry (default: stdout).
         #[arg(long)]
@@ -50,8 +52,15 @@ enum Command {
         /// Seconds to wait for each of `initialize` and `tools/list`.
         #[arg(long, default_value_t = 60)]
         timeout: u64,
-        /// The server command and its arguments (after `--`).
-        #[arg(last = true, required = true)]
+        /// Reach a Streamable HTTP server at this URL instead of starting a command.
+        #[arg(long, conflicts_with = "server", required_unless_present = "server")]
+        url: Option<String>,
+        /// A header sent with every request to --url, `Name: value` (repeatable); `${VAR}` and `${VAR:-default}` in
+        /// the value are taken from the environment, so a token need not be typed. Values are never printed.
+        #[arg(long = "header", value_name = "NAME: VALUE", conflicts_with = "server")]
+        headers: Vec<String>,
+        /// The server command and its arguments (after `--`), unless --url.
+        #[arg(last = true, required_unless_present = "url")]
         server: Vec<String>,
     },
     /// Resolve tool calls, one reply per line on stdin (any wire format, a bare Responses output item or Anthropic
@@ -124,6 +133,13 @@ enum Command {
         /// The longest tool name served (≤ 64): leave room for a prefix the client adds, e.g. 50 for `mcp__gateway__`.
         #[arg(long, default_value_t = 64)]
         name_budget: usize,
+        /// The longest message a server may send, in MiB: a stdio server's longer answer is dropped as it is read and
+        /// its call answered at once with an error naming the limit (over HTTP the connection is closed and restarted).
+        #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..=4096))]
+        max_message_mib: u16,
+        /// The most HTTP connections open at once; one more is answered 503 and closed at once.
+        #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u32).range(1..))]
+        max_connections: u32,
         /// Start every server, compare each live listing with its pin, print the report and exit (1 on any difference).
         #[arg(long)]
         check: bool,
@@ -184,24 +200,34 @@ impl Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Capture { out, check, timeout, server } => capture::run(&server, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout)),
+        Command::Capture { out, check, timeout, url, headers, server } => {
+            let target = match url {
+                Some(url) => capture::Target::Http { url, headers },
+                None => capture::Target::Command(server),
+            };
+            capture::run(&target, out.as_deref(), check.as_deref(), std::time::Duration::from_secs(timeout))
+        }
         Command::Resolve { registry, manifest, lenient, strict } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient, strict),
         Command::Host { registry, manifest, timeout, on_change, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout), on_change),
-        Command::Gateway { manifest, http, token_env, allowed_hosts, allowed_origins, audit, timeout, on_change, name_budget, check } => gateway::run(gateway::Args {
-            manifest,
-            http,
-            token_env,
-            allowed_hosts,
-            allowed_origins,
-            audit,
-            timeout: std::time::Duration::from_secs(timeout),
-            on_change: match on_change {
-                host::OnChange::Hold => toolseal_gateway::OnChange::Hold,
-                host::OnChange::Accept => toolseal_gateway::OnChange::Accept,
-            },
-            name_budget,
-            check,
-        }),
+        Command::Gateway { manifest, http, token_env, allowed_hosts, allowed_origins, audit, timeout, on_change, name_budget, max_message_mib, max_connections, check } => {
+            gateway::run(gateway::Args {
+                manifest,
+                http,
+                token_env,
+                allowed_hosts,
+                allowed_origins,
+                audit,
+                timeout: std::time::Duration::from_secs(timeout),
+                on_change: match on_change {
+                    host::OnChange::Hold => toolseal_gateway::OnChange::Hold,
+                    host::OnChange::Accept => toolseal_gateway::OnChange::Accept,
+                },
+                name_budget,
+                max_message: usize::from(max_message_mib) << 20,
+                max_connections: usize::try_from(max_connections).unwrap_or(usize::MAX),
+                check,
+            })
+        }
         Command::Approve { server, manifest, timeout } => gateway::approve(&server, &manifest, std::time::Duration::from_secs(timeout)),
         Command::Import { configs, out, from, dry_run, timeout } => import::run(&import::Args { configs, out, from, dry_run, timeout: std::time::Duration::from_secs(timeout) }),
         Command::Lint { files } => lint::run(&files),

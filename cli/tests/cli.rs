@@ -81,6 +81,93 @@ fn servers_that_do_not_start_or_answer_are_clear_errors() {
     assert_eq!(usage.status.code(), Some(2));
 }
 
+/// A `toolseal gateway --http 127.0.0.1:0` over `manifest` that wants `token` as its bearer token, and its URL (from its stderr).
+fn http_gateway(manifest: &std::path::Path, token: &str) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolseal"))
+        .args(["gateway", "--http", "127.0.0.1:0", "--manifest"])
+        .arg(manifest)
+        .env("TOOLSEAL_GATEWAY_TOKEN", token)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gateway starts");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    let url = loop {
+        line.clear();
+        assert!(stderr.read_line(&mut line).expect("stderr") > 0, "the gateway exited before serving");
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_owned();
+        }
+    };
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (child, url)
+}
+
+#[test]
+fn capture_reaches_an_http_server_with_headers_from_the_environment_and_prints_no_value() {
+    let dir = two_tier_deployment("toolseal-capture-url", "");
+    let token = format!("capture-url-canary-{}", std::process::id());
+    let (mut gateway, url) = http_gateway(&dir.join("toolseal.toml"), &token);
+    let header = "Authorization: Bearer ${TOK}";
+    let mut outputs = Vec::new();
+
+    let run = toolseal(&["capture", "--url", &url, "--header", header], &[("TOK", &token)], b"");
+    assert_eq!(run.status.code(), Some(0), "{}", text(&run.stderr));
+    let listing: serde_json::Value = serde_json::from_slice(&run.stdout).expect("a registry on stdout");
+    let names: Vec<&str> = listing["tools"].as_array().expect("tools").iter().filter_map(|t| t["name"].as_str()).collect();
+    for name in ["alpha__add", "alpha__upper", "beta__echo", "beta__sleep"] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    assert!(names.len() == 10 && names.iter().all(|n| n.starts_with("alpha__") || n.starts_with("beta__")), "the gateway's qualified tools: {names:?}");
+    assert_eq!(listing["digests"].as_object().map(|d| d.len()), Some(10));
+    outputs.push(run);
+
+    // Written and checked against, with the header given as `Name:value` too.
+    let pin = dir.join("gateway.json");
+    let pin_arg = pin.to_string_lossy().into_owned();
+    let written = toolseal(&["capture", "--out", &pin_arg, "--url", &url, "--header", "Authorization:Bearer ${TOK}", "--header", "X-Client: ${UNSET_CLIENT:-test}"], &[("TOK", &token)], b"");
+    assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
+    let checked = toolseal(&["capture", "--check", &pin_arg, "--url", &url, "--header", header], &[("TOK", &token)], b"");
+    assert_eq!(checked.status.code(), Some(0), "{}{}", text(&checked.stdout), text(&checked.stderr));
+    assert!(text(&checked.stdout).contains("unchanged: 10 tools"), "{}", text(&checked.stdout));
+    outputs.extend([written, checked]);
+
+    // No header, a wrong token, a variable not set: clear failures, no value shown.
+    let refused = toolseal(&["capture", "--timeout", "20", "--url", &url], &[], b"");
+    assert_eq!(refused.status.code(), Some(4), "{}", text(&refused.stderr));
+    assert!(text(&refused.stderr).contains(&url) && text(&refused.stderr).contains("initialize"), "{}", text(&refused.stderr));
+    assert!(text(&refused.stderr).contains("the server wants credentials: pass them with --header"), "{}", text(&refused.stderr));
+    let wrong = toolseal(&["capture", "--timeout", "20", "--url", &url, "--header", header], &[("TOK", "not-the-token")], b"");
+    assert_eq!(wrong.status.code(), Some(4), "{}", text(&wrong.stderr));
+    assert!(!text(&wrong.stderr).contains("not-the-token"), "{}", text(&wrong.stderr));
+    let unset = toolseal(&["capture", "--url", &url, "--header", header], &[], b"");
+    assert_eq!(unset.status.code(), Some(2), "{}", text(&unset.stderr));
+    assert!(text(&unset.stderr).contains("\"Authorization\"") && text(&unset.stderr).contains("${TOK} is not set"), "{}", text(&unset.stderr));
+    let literal = format!("Authorization {token}");
+    let malformed = toolseal(&["capture", "--url", &url, "--header", &literal], &[], b"");
+    assert_eq!(malformed.status.code(), Some(2), "{}", text(&malformed.stderr));
+    assert!(text(&malformed.stderr).contains("not `Name: value`"), "{}", text(&malformed.stderr));
+    outputs.extend([refused, wrong, unset, malformed]);
+    for out in &outputs {
+        assert!(!text(&out.stdout).contains(&token) && !text(&out.stderr).contains(&token), "the token in an output: {}{}", text(&out.stdout), text(&out.stderr));
+    }
+    assert!(!std::fs::read_to_string(&pin).expect("pin").contains(&token));
+
+    // Exactly one of --url and a command; --header only with --url.
+    let both = toolseal(&["capture", "--url", &url, "--", SERVER[0], SERVER[1]], &[], b"");
+    assert_eq!(both.status.code(), Some(2), "{}", text(&both.stderr));
+    let stray = toolseal(&["capture", "--header", "X: y", "--", SERVER[0], SERVER[1]], &[], b"");
+    assert_eq!(stray.status.code(), Some(2), "{}", text(&stray.stderr));
+    let bad_url = toolseal(&["capture", "--url", "ftp://127.0.0.1/mcp"], &[], b"");
+    assert_eq!(bad_url.status.code(), Some(2), "{}", text(&bad_url.stderr));
+
+    let _ = gateway.kill();
+    let _ = gateway.wait();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn resolve_writes_one_verdict_per_call() {
     let input = concat!(

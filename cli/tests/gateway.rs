@@ -968,3 +968,311 @@ fn import_turns_each_clients_configuration_into_a_working_gateway_without_copyin
     assert_unseen(&secret, &outputs);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// Issue 36, the remaining doors: an answer over the limit on one message, calls in flight at shutdown, a cap on
+// HTTP connections.
+
+/// `toolseal gateway --manifest M EXTRA...` spoken to in raw JSON lines over stdio (answers of any size; rmcp's own
+/// client stops at 16 MiB), its answers read on a thread.
+struct RawStdio {
+    child: Child,
+    input: std::process::ChildStdin,
+    answers: std::sync::mpsc::Receiver<Value>,
+}
+
+impl RawStdio {
+    /// Starts the gateway and completes `initialize`.
+    fn start(deployment: &Deployment, extra: &[&str]) -> RawStdio {
+        let mut child = Command::new(BIN)
+            .args(["gateway", "--manifest"])
+            .arg(deployment.manifest())
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the gateway starts");
+        let input = child.stdin.take().expect("stdin");
+        let mut output = BufReader::new(child.stdout.take().expect("stdout"));
+        let (tx, answers) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut line = String::new();
+            while output.read_line(&mut line).is_ok_and(|n| n > 0) {
+                if let Ok(message) = serde_json::from_str::<Value>(&line)
+                    && tx.send(message).is_err()
+                {
+                    return;
+                }
+                line.clear();
+            }
+        });
+        let mut gateway = RawStdio { child, input, answers };
+        gateway.send(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "raw", "version": "1" } } }));
+        gateway.answer(1, Duration::from_secs(60));
+        gateway.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+        gateway
+    }
+
+    fn send(&mut self, message: &Value) {
+        writeln!(self.input, "{message}").expect("write to the gateway");
+    }
+
+    /// Sends `tools/call` `name` with `arguments` as request `id`.
+    fn call(&mut self, id: i64, name: &str, arguments: Value) {
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": name, "arguments": arguments } }));
+    }
+
+    /// The answer to request `id` (other messages are skipped), within `bound`.
+    fn answer(&mut self, id: i64, bound: Duration) -> Value {
+        let deadline = std::time::Instant::now() + bound;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            match self.answers.recv_timeout(left) {
+                Ok(message) if message["id"] == id => return message,
+                Ok(_) => {}
+                Err(e) => panic!("no answer to request {id} within {bound:?}: {e}"),
+            }
+        }
+    }
+}
+
+impl Drop for RawStdio {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The text of a `tools/call` answer's result.
+fn result_text(answer: &Value) -> String {
+    answer["result"]["content"].as_array().into_iter().flatten().filter_map(|c| c["text"].as_str()).collect()
+}
+
+/// The audit records in `path`.
+fn audit_records(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path).unwrap_or_default().lines().map(|l| serde_json::from_str(l).expect("an audit record")).collect()
+}
+
+/// Sends SIGTERM to `child` (the `kill` command: no libc here).
+fn terminate(child: &Child) {
+    let status = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().expect("kill runs");
+    assert!(status.success(), "kill -TERM {}", child.id());
+}
+
+/// How long `child` took to exit, if it did within `bound` (it is killed otherwise).
+fn exit_within(child: &mut Child, bound: Duration) -> Option<Duration> {
+    let started = std::time::Instant::now();
+    while started.elapsed() < bound {
+        if let Ok(Some(_)) = child.try_wait() {
+            return Some(started.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+/// Waits (20 s at most) until server `name` logged a call of `tool`.
+fn wait_for_call(deployment: &Deployment, name: &str, tool: &str) {
+    for _ in 0..200 {
+        if deployment.received(name).iter().any(|c| c["name"] == tool) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("{tool} never reached {name}: {:?}", deployment.received(name));
+}
+
+#[test]
+fn an_answer_over_the_message_limit_is_an_error_at_once_and_the_server_goes_on() {
+    // 24 MiB is 25,165,824 bytes: a's answer is over it, b's is under it but over rmcp's own 16 MiB.
+    let over = [("TINY_BIG", "26000000")];
+    let under = [("TINY_BIG", "20000000")];
+    let deployment = Deployment::new("big", &[Tiny { env: &over, ..Tiny::new("a", "first-party") }, Tiny { env: &under, ..Tiny::new("b", "community") }]);
+    let audit = deployment.dir.join("audit.jsonl");
+    let mut gateway = RawStdio::start(&deployment, &["--timeout", "60", "--max-message-mib", "24", "--audit", audit.to_str().unwrap()]);
+    let started = std::time::Instant::now();
+    gateway.call(2, "a__now", json!({}));
+    let answer = gateway.answer(2, Duration::from_secs(50));
+    let waited = started.elapsed();
+    assert!(waited < Duration::from_secs(20), "answered after {waited:?}, not at once (--timeout 60)");
+    assert_eq!(answer["result"]["isError"], true, "{}", &answer.to_string()[..answer.to_string().len().min(500)]);
+    let text = result_text(&answer);
+    assert!(text.contains("24 MiB") && text.contains("limit") && text.contains("\"now\""), "{text}");
+    // The server goes on serving on the same connection.
+    gateway.call(3, "a__add", json!({ "a": 1, "b": 2 }));
+    assert_eq!(result_text(&gateway.answer(3, Duration::from_secs(30))), "3");
+    // An answer over rmcp's 16 MiB but within the limit comes through whole.
+    gateway.call(4, "b__now", json!({}));
+    let big = gateway.answer(4, Duration::from_secs(50));
+    assert_eq!(big["result"]["isError"], false);
+    assert_eq!(result_text(&big).len(), 20_000_000);
+    drop(gateway);
+    let records = audit_records(&audit);
+    assert_eq!(records.len(), 3, "{records:?}");
+    assert_eq!((records[0]["ending"].as_str(), records[0]["executed"].as_bool()), (Some("failed"), Some(true)));
+    assert!(records[0]["error"].as_str().unwrap_or_default().contains("24 MiB"), "{}", records[0]);
+    assert_eq!(records[1]["ending"], "executed");
+    assert_eq!(records[2]["ending"], "executed");
+}
+
+#[test]
+fn sigterm_answers_a_call_in_flight_over_stdio_and_audits_it_as_cut_by_the_shutdown() {
+    let deployment = Deployment::new("sigterm-stdio", &[Tiny::new("a", "first-party")]);
+    let audit = deployment.dir.join("audit.jsonl");
+    let mut gateway = RawStdio::start(&deployment, &["--audit", audit.to_str().unwrap()]);
+    gateway.call(2, "a__sleep", json!({ "seconds": 8 }));
+    wait_for_call(&deployment, "a", "sleep");
+    let started = std::time::Instant::now();
+    terminate(&gateway.child);
+    // stdin stays open: the gateway must not wait for it.
+    let answer = gateway.answer(2, Duration::from_secs(6));
+    assert!(started.elapsed() < Duration::from_secs(4), "answered after {:?}", started.elapsed());
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(result_text(&answer).contains("the gateway is shutting down"), "{answer}");
+    let exited = exit_within(&mut gateway.child, Duration::from_secs(20));
+    assert!(exited.is_some(), "the gateway did not exit within 20 s of SIGTERM");
+    let records = audit_records(&audit);
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!((records[0]["ending"].as_str(), records[0]["executed"].as_bool()), (Some("shutdown"), Some(true)), "{}", records[0]);
+    assert!(records[0]["error"].as_str().unwrap_or_default().contains("shutting down"), "{}", records[0]);
+}
+
+#[test]
+fn sigterm_answers_a_call_in_flight_over_http_before_its_stream_ends() {
+    let deployment = Deployment::new("sigterm-http", &[Tiny::new("a", "first-party")]);
+    let audit = deployment.dir.join("audit.jsonl");
+    let (mut child, url) = http_gateway(&deployment, "", &["--audit", audit.to_str().unwrap()]);
+    let json = ("Content-Type", "application/json");
+    let (status, headers, body) = exchange(&url, "POST", &[json], INITIALIZE);
+    assert_eq!(status, 200, "{body}");
+    let session = header_of(&headers, "mcp-session-id").expect("a session").to_owned();
+    let (status, _, body) = exchange(&url, "POST", &[json, ("Mcp-Session-Id", session.as_str())], r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(status, 202, "{body}");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let call_url = url.clone();
+    std::thread::spawn(move || {
+        let sleep = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"a__sleep","arguments":{"seconds":8}}}"#;
+        let _ = tx.send(exchange(&call_url, "POST", &[json, ("Mcp-Session-Id", session.as_str())], sleep));
+    });
+    wait_for_call(&deployment, "a", "sleep");
+    let started = std::time::Instant::now();
+    terminate(&child);
+    let (status, _, body) = rx.recv_timeout(Duration::from_secs(6)).expect("the call's stream ended in time");
+    assert!(started.elapsed() < Duration::from_secs(4), "answered after {:?}", started.elapsed());
+    assert_eq!(status, 200, "{body}");
+    let answer: Value = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .find(|m| m["id"] == 2)
+        .unwrap_or_else(|| panic!("no answer in the stream: {body:?}"));
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(result_text(&answer).contains("the gateway is shutting down"), "{answer}");
+    assert!(exit_within(&mut child, Duration::from_secs(20)).is_some(), "the gateway did not exit within 20 s of SIGTERM");
+    let records = audit_records(&audit);
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert_eq!(records[0]["ending"], "shutdown", "{}", records[0]);
+}
+
+#[test]
+fn http_refuses_connections_over_its_cap_at_once_and_serves_again_once_some_close() {
+    let deployment = Deployment::new("cap", &[Tiny::new("a", "first-party")]);
+    let (code, out) = deployment.run(&["gateway", "--http", "127.0.0.1:0", "--max-connections", "0"]);
+    assert_eq!(code, 2, "--max-connections 0: {out}");
+    let (mut child, url) = http_gateway(&deployment, "", &["--max-connections", "8"]);
+    let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
+    // Twelve connections that send nothing: eight are held (until the header timeout), four answered 503 and closed.
+    let opened = std::time::Instant::now();
+    let idle: Vec<std::net::TcpStream> = (0..12).map(|_| std::net::TcpStream::connect(&authority).expect("connect")).collect();
+    let mut answers: Vec<Option<String>> = vec![None; idle.len()];
+    // Read what each has been sent so far, without waiting: the four refused ones are answered and closed at once.
+    let poll = |answers: &mut [Option<String>]| {
+        for (i, stream) in idle.iter().enumerate() {
+            if answers[i].is_some() {
+                continue;
+            }
+            stream.set_nonblocking(true).expect("non-blocking");
+            let mut answer = Vec::new();
+            match (&*stream).read_to_end(&mut answer) {
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && answer.is_empty() => {}
+                read => {
+                    assert!(read.is_ok(), "connection {i} closed after its answer, not reset: {read:?}");
+                    answers[i] = Some(String::from_utf8_lossy(&answer).into_owned());
+                }
+            }
+        }
+    };
+    while answers.iter().flatten().count() < 4 && opened.elapsed() < Duration::from_secs(5) {
+        poll(&mut answers);
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    poll(&mut answers);
+    assert!(opened.elapsed() < Duration::from_secs(8), "checked before the header timeout could close the eight");
+    let refused: Vec<usize> = (0..idle.len()).filter(|&i| answers[i].is_some()).collect();
+    assert_eq!(refused, [8, 9, 10, 11], "the connections over the cap: {answers:?}");
+    for answer in answers.iter().flatten() {
+        assert!(answer.starts_with("HTTP/1.1 503 ") && answer.contains("Retry-After: 1"), "{answer:?}");
+    }
+    // While the eight are held, one more is refused too…
+    let (status, _, _) = exchange(&url, "POST", &[("Content-Type", "application/json")], INITIALIZE);
+    assert!(status == 503 || status == 0, "over the cap: {status}");
+    // …and once they close, requests are served again.
+    drop(idle);
+    let mut served = 0;
+    for _ in 0..50 {
+        served = exchange(&url, "POST", &[("Content-Type", "application/json")], INITIALIZE).0;
+        if served == 200 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(served, 200, "served once the idle connections closed");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
+fn a_url_servers_answer_has_the_same_limit_on_one_message() {
+    // The server behind a URL: a gateway over HTTP in front of a tiny server whose `now` answers 20 MB.
+    let big = [("TINY_BIG", "20000000")];
+    let upstream = Deployment::new("big-up", &[Tiny { env: &big, ..Tiny::new("a", "first-party") }]);
+    let (mut child, url) = upstream_http(&upstream.manifest(), "");
+    let deployment = Deployment { dir: std::env::temp_dir().join(format!("toolseal-gateway-big-down-{}", std::process::id())) };
+    let _ = std::fs::remove_dir_all(&deployment.dir);
+    std::fs::create_dir_all(&deployment.dir).expect("scratch directory");
+    std::fs::write(deployment.dir.join("up.json"), "{\"tools\":[]}\n").expect("an empty pin");
+    std::fs::write(deployment.manifest(), format!("tiers = [\"t\"]\n\n[[servers]]\nname = \"up\"\ntier = \"t\"\nregistry = \"up.json\"\nurl = {url:?}\n")).expect("manifest written");
+    let (code, out) = deployment.run(&["approve", "up"]);
+    assert_eq!(code, 0, "{out}");
+    // Over rmcp's own 16 MiB, within the gateway's 64 MiB: through whole.
+    let mut gateway = RawStdio::start(&deployment, &["--timeout", "60"]);
+    gateway.call(2, "up__a__now", json!({}));
+    let answer = gateway.answer(2, Duration::from_secs(50));
+    assert_eq!(answer["result"]["isError"], false, "{}", &answer.to_string()[..answer.to_string().len().min(500)]);
+    assert_eq!(result_text(&answer).len(), 20_000_000);
+    drop(gateway);
+    // Over the limit: rmcp's HTTP client refuses the event and closes its transport, so the call is an error well
+    // before the timeout and the server is reconnected as after a crash.
+    let mut gateway = RawStdio::start(&deployment, &["--timeout", "60", "--max-message-mib", "16"]);
+    let started = std::time::Instant::now();
+    gateway.call(2, "up__a__now", json!({}));
+    let answer = gateway.answer(2, Duration::from_secs(50));
+    assert_eq!(answer["result"]["isError"], true, "{}", &answer.to_string()[..answer.to_string().len().min(500)]);
+    assert!(started.elapsed() < Duration::from_secs(20), "answered after {:?}", started.elapsed());
+    let mut served = String::new();
+    for id in 3..100 {
+        gateway.call(id, "up__a__add", json!({ "a": 1, "b": 2 }));
+        served = result_text(&gateway.answer(id, Duration::from_secs(30)));
+        if served == "3" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(served, "3", "the server serves again");
+    drop(gateway);
+    let _ = child.kill();
+    let _ = child.wait();
+}

@@ -94,8 +94,8 @@ impl Core {
                 record.ending = Ending::Executed;
                 Ok(response)
             }
-            Err(why) => {
-                record.ending = Ending::Failed;
+            Err((ending, why)) => {
+                record.ending = ending;
                 record.error = Some(why.clone());
                 Ok(refusal(why))
             }
@@ -103,14 +103,27 @@ impl Core {
     }
 
     /// Sends the resolved call to its server and waits for the answer, the
-    /// client's cancellation, or the timeout (both cancel the call downstream).
-    /// `sent` says whether the call reached the server.
-    async fn forward(&self, route: Route, server: &str, tool: &str, params: &CallToolRequestParams, context: &RequestContext<RoleServer>, sent: &mut bool) -> Result<CallToolResponse, String> {
+    /// client's cancellation, the timeout (both cancel the call downstream), or
+    /// the gateway's shutdown. `sent` says whether the call reached the server;
+    /// a failure says how the call ended ([`Ending::Failed`] or [`Ending::Shutdown`]) and why.
+    async fn forward(
+        &self,
+        route: Route,
+        server: &str,
+        tool: &str,
+        params: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+        sent: &mut bool,
+    ) -> Result<CallToolResponse, (Ending, String)> {
         let downstream = &self.servers[route.server];
+        if self.shutdown.is_cancelled() {
+            return Err((Ending::Shutdown, format!("the gateway is shutting down: {server}/{tool} was not sent to the server")));
+        }
+        let failed = |why: String| (Ending::Failed, why);
         let (peer, generation) = match downstream.link() {
             Link::Up(peer, generation) => (peer, generation),
-            Link::Starting => return Err(format!("server {server:?} is starting; try again shortly")),
-            Link::Down(why) => return Err(format!("server {server:?} is unavailable: {why}")),
+            Link::Starting => return Err(failed(format!("server {server:?} is starting; try again shortly"))),
+            Link::Down(why) => return Err(failed(format!("server {server:?} is unavailable: {why}"))),
         };
         let mut forwarded = params.clone();
         forwarded.name = Cow::Owned(tool.to_owned());
@@ -132,29 +145,55 @@ impl Core {
             }
             None => peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await,
         };
-        let mut handle = handle.map_err(|e| format!("server {server:?} did not take the call: {e}"))?;
+        let mut handle = handle.map_err(|e| failed(format!("server {server:?} did not take the call: {e}")))?;
         *sent = true;
+        // The shutdown first: it also ends the client's request (rmcp cancels it) and the server's connection.
         let outcome = tokio::select! {
-            answer = tokio::time::timeout(downstream.timeout, &mut handle.rx) => Some(answer),
-            () = context.ct.cancelled() => None,
+            biased;
+            () = self.shutdown.cancelled() => Outcome::Shutdown,
+            answer = tokio::time::timeout(downstream.timeout, &mut handle.rx) => match answer {
+                Ok(Ok(answer)) => Outcome::Answer(Box::new(answer)),
+                Ok(Err(_)) => Outcome::Answer(Box::new(Err(rmcp::ServiceError::TransportClosed))),
+                Err(_) => Outcome::Timeout,
+            },
+            () = context.ct.cancelled() => Outcome::Cancelled,
         };
         if progress.is_some() {
             downstream.progress.lock().await.remove(&(generation, handle.progress_token.clone()));
         }
+        let outcome = match outcome {
+            Outcome::Answer(answer) if answer.is_err() && self.shutdown.is_cancelled() => Outcome::Shutdown,
+            Outcome::Cancelled if self.shutdown.is_cancelled() => Outcome::Shutdown,
+            outcome => outcome,
+        };
         let answer = match outcome {
-            Some(Ok(Ok(answer))) => answer,
-            Some(Ok(Err(_))) => Err(rmcp::ServiceError::TransportClosed),
+            Outcome::Answer(answer) => *answer,
             // The cancellation is sent on its own: a server that stopped reading must not hold this answer.
-            Some(Err(_)) => {
+            Outcome::Timeout => {
                 tokio::spawn(handle.cancel(Some("the gateway's timeout".to_owned())));
-                return Err(format!("server {server:?} did not answer {tool:?} within {} s", downstream.timeout.as_secs()));
+                return Err(failed(format!("server {server:?} did not answer {tool:?} within {} s", downstream.timeout.as_secs())));
             }
-            None => {
+            Outcome::Cancelled => {
                 tokio::spawn(handle.cancel(Some("the client cancelled".to_owned())));
-                return Err("cancelled by the client".to_owned());
+                return Err(failed("cancelled by the client".to_owned()));
+            }
+            Outcome::Shutdown => {
+                tokio::spawn(handle.cancel(Some("the gateway is shutting down".to_owned())));
+                return Err((Ending::Shutdown, format!("the gateway is shutting down: {server}/{tool} was sent to the server, but its answer was not awaited")));
             }
         };
-        match answer.map_err(|e| format!("server {server:?} failed {tool:?}: {e}"))? {
+        let answer = answer.map_err(|e| match &e {
+            rmcp::ServiceError::McpError(error) if error.data.as_ref().is_some_and(|d| d["toolseal"] == crate::child::TOO_LARGE) => {
+                let limit = error.data.as_ref().and_then(|d| d["limit"].as_u64()).and_then(|l| usize::try_from(l).ok()).unwrap_or_default();
+                let size = error.data.as_ref().and_then(|d| d["size"].as_u64()).unwrap_or_default();
+                failed(format!(
+                    "server {server:?} answered {tool:?} with {size} bytes, over the gateway's limit of {} for one message from a server; the result was dropped",
+                    crate::child::bytes(limit)
+                ))
+            }
+            _ => failed(format!("server {server:?} failed {tool:?}: {e}")),
+        })?;
+        match answer {
             ServerResult::CallToolResult(mut result) => {
                 // A 2026-07-28 client needs `resultType`, which a server on an older version does not send.
                 if result.result_type.is_none() && context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()) {
@@ -164,9 +203,21 @@ impl Core {
             }
             ServerResult::InputRequiredResult(result) => Ok(CallToolResponse::InputRequired(result)),
             ServerResult::CreateTaskResult(result) => Ok(CallToolResponse::Task(result)),
-            _ => Err(format!("server {server:?} answered {tool:?} with something that is not a tool result")),
+            _ => Err(failed(format!("server {server:?} answered {tool:?} with something that is not a tool result"))),
         }
     }
+}
+
+/// How waiting for a forwarded call ended.
+enum Outcome {
+    /// The server answered (or its connection closed).
+    Answer(Box<Result<ServerResult, rmcp::ServiceError>>),
+    /// No answer within the server's timeout.
+    Timeout,
+    /// The client cancelled the call.
+    Cancelled,
+    /// The gateway is shutting down.
+    Shutdown,
 }
 
 /// The length of `value` as JSON, without keeping the text.

@@ -14,13 +14,14 @@ use std::time::{Duration, Instant};
 use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{ClientConfig, Implementation, ProgressNotificationParam, ProgressToken, Tool};
 use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
 use tokio::sync::Notify;
 use toolseal_runtime::mcp::manifest::{DeploymentServer, Secrets};
 
 use super::Core;
+pub use crate::child::MAX_MESSAGE;
 
 /// Why a downstream server could not be reached or listed. The variants
 /// are the failures a caller tells apart: the server did not start, did not
@@ -263,8 +264,15 @@ pub async fn capture(transport: &Transport, timeout: Duration) -> Result<Capture
 pub type Connection<H> = RunningService<RoleClient, H>;
 
 /// Starts or reaches the server at `transport`, with `handler` for what it
-/// sends, and completes `initialize` within `timeout`.
+/// sends, and completes `initialize` within `timeout`. A server's messages
+/// may be up to [`MAX_MESSAGE`] long (over stdio, an answer over it is an
+/// error naming the limit).
 pub async fn connect<H: ClientHandler>(transport: &Transport, handler: H, timeout: Duration) -> Result<Connection<H>, DownstreamError> {
+    connect_limited(transport, handler, timeout, MAX_MESSAGE).await
+}
+
+/// [`connect`], with `max_message` as a server's longest message (over HTTP: one SSE event or JSON body).
+async fn connect_limited<H: ClientHandler>(transport: &Transport, handler: H, timeout: Duration, max_message: usize) -> Result<Connection<H>, DownstreamError> {
     let serving = match transport {
         Transport::Command { argv, cwd, env } => {
             let Some((program, args)) = argv.split_first() else {
@@ -277,14 +285,18 @@ pub async fn connect<H: ClientHandler>(transport: &Transport, handler: H, timeou
             }
             command.envs(env.iter());
             // The server's stderr is its own log; it must not hold this process's stderr open.
-            let (child, _) = TokioChildProcess::builder(command).stderr(std::process::Stdio::null()).spawn().map_err(|source| DownstreamError::Start { what: transport.describe(), source })?;
+            command.stderr(std::process::Stdio::null());
+            let child = crate::child::Child::spawn(command, max_message).map_err(|source| DownstreamError::Start { what: transport.describe(), source })?;
             tokio::time::timeout(timeout, handler.serve(child)).await
         }
         Transport::Http { url, headers } => {
             // reqwest is built without a default TLS provider: ring serves https:// (a second install is a no-op).
             let _ = rustls::crypto::ring::default_provider().install_default();
-            let config =
-                StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(header_map(headers).map_err(|source| DownstreamError::Start { what: transport.describe(), source })?);
+            // The same limit on one message as over stdio (rmcp's default is 16 MiB; it refuses what is over).
+            let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                .custom_headers(header_map(headers).map_err(|source| DownstreamError::Start { what: transport.describe(), source })?)
+                .max_sse_event_size(max_message)
+                .max_json_response_size(max_message);
             tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::from_config(config))).await
         }
     };
@@ -339,7 +351,7 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, started: tokio::sync::o
     loop {
         let generation = server.generation.fetch_add(1, Ordering::SeqCst) + 1;
         let handler = Handler { server: s, generation, core: Arc::downgrade(&core) };
-        let attempt = match connect(&server.transport, handler, server.timeout).await {
+        let attempt = match connect_limited(&server.transport, handler, server.timeout, core.options.max_message).await {
             Ok(connection) => match list_tools(connection.peer(), &server.transport.describe(), server.timeout).await {
                 Ok(tools) => Ok((connection, tools)),
                 Err(e) => Err(e),

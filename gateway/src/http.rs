@@ -5,10 +5,14 @@
 //! for any address but loopback). A body that is not one JSON-RPC message is
 //! answered a JSON-RPC error (−32700, −32600), as is an `initialize` on a live
 //! session; a connection that does not send a request's headers within
-//! 10 s is closed.
+//! 10 s is closed, and one beyond [`HttpOptions::max_connections`] open at
+//! once is answered 503 and closed. At shutdown the answers of calls in
+//! flight (that the gateway is shutting down) are written before the streams end.
 
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes, HttpBody};
@@ -29,7 +33,7 @@ use super::{Gateway, GatewayError};
 const MAX_BODY: usize = 2 << 20;
 
 /// How the gateway serves HTTP.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct HttpOptions {
     /// A token every request must carry as `Authorization: Bearer …` (none: no check).
     pub bearer: Option<String>,
@@ -39,11 +43,27 @@ pub struct HttpOptions {
     /// (`http://127.0.0.1:PORT`, `http://localhost:PORT`, `http://[::1]:PORT`); a request that carries any other
     /// `Origin` is answered 403, one without `Origin` (not from a browser) is not checked.
     pub allowed_origins: Vec<String>,
+    /// The most connections open at once (default [`HttpOptions::DEFAULT_MAX_CONNECTIONS`]); one more is answered
+    /// 503 and closed at once, so a flood of idle connections cannot use up the process's file descriptors.
+    pub max_connections: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        HttpOptions { bearer: None, allowed_hosts: Vec::new(), allowed_origins: Vec::new(), max_connections: HttpOptions::DEFAULT_MAX_CONNECTIONS }
+    }
 }
 
 impl HttpOptions {
-    /// Checks what can be checked before serving: every allowed origin is `http(s)://host[:port]`.
+    /// The default of [`HttpOptions::max_connections`]: 256.
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 256;
+
+    /// Checks what can be checked before serving: every allowed origin is `http(s)://host[:port]`, and at least one
+    /// connection is allowed.
     pub fn check(&self) -> Result<(), GatewayError> {
+        if self.max_connections == 0 {
+            return Err(GatewayError::Serve("at least one connection must be allowed (max_connections 0)".to_owned()));
+        }
         self.allowed_origins.iter().try_for_each(|o| origin(o).map(drop))
     }
 }
@@ -179,12 +199,88 @@ async fn message_check(State(sessions): State<Arc<LocalSessionManager>>, request
     next.run(Request::from_parts(parts, Body::from(bytes))).await
 }
 
+/// Counts the POST requests whose answers are not written yet (their response bodies not dropped yet): at shutdown,
+/// rmcp's streams end only once these answers are out.
+#[derive(Default)]
+struct Busy {
+    count: AtomicUsize,
+    idle: tokio::sync::Notify,
+}
+
+impl Busy {
+    /// Resolves when no answer is being written.
+    async fn idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            if self.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// One answer being written, counted in [`Busy`] until dropped.
+struct Answering(Arc<Busy>);
+
+impl Answering {
+    fn new(busy: Arc<Busy>) -> Answering {
+        busy.count.fetch_add(1, Ordering::SeqCst);
+        Answering(busy)
+    }
+}
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
+
+/// A response body that keeps its request counted until hyper drops it (written whole, or the connection gone).
+struct Counted {
+    body: Body,
+    _answering: Answering,
+}
+
+impl HttpBody for Counted {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<hyper::body::Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// Counts every POST in [`Busy`] until its answer is written.
+async fn count_answers(State(busy): State<Arc<Busy>>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let answering = Answering::new(busy);
+    next.run(request).await.map(|body| Body::new(Counted { body, _answering: answering }))
+}
+
 /// Serves `gateway` until it shuts down.
 pub(super) async fn serve(gateway: Gateway, listener: tokio::net::TcpListener, options: HttpOptions) -> Result<(), GatewayError> {
     let port = listener.local_addr().map_err(|e| GatewayError::Serve(e.to_string()))?.port();
     let origins: Arc<[String]> = allowed_origins(port, &options.allowed_origins)?.into();
     let stop = gateway.core.shutdown.clone();
-    let mut config = StreamableHttpServerConfig::default().with_legacy_session_mode(true).with_cancellation_token(stop.child_token()).with_max_request_body_bytes(MAX_BODY);
+    // rmcp's streams and sessions end with this token: at shutdown, once the answers in flight are written.
+    let streams = CancellationToken::new();
+    let _end_streams = streams.clone().drop_guard();
+    let mut config = StreamableHttpServerConfig::default().with_legacy_session_mode(true).with_cancellation_token(streams.clone()).with_max_request_body_bytes(MAX_BODY);
     if !options.allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(options.allowed_hosts.clone());
     }
@@ -196,16 +292,31 @@ pub(super) async fn serve(gateway: Gateway, listener: tokio::net::TcpListener, o
     if let Some(token) = &options.bearer {
         router = router.layer(axum::middleware::from_fn_with_state(Arc::<str>::from(token.as_str()), bearer));
     }
-    let router = router.layer(axum::middleware::from_fn_with_state(origins, origin_check));
-    accept(listener, router, stop).await;
+    let busy = Arc::new(Busy::default());
+    let router = router.layer(axum::middleware::from_fn_with_state(origins, origin_check)).layer(axum::middleware::from_fn_with_state(busy.clone(), count_answers));
+    let mut all_closed = accept(listener, router, stop, options.max_connections.max(1)).await;
+    // The answers in flight (those of calls cut by the shutdown among them) go out before rmcp ends its streams;
+    // then every connection finishes.
+    let _ = tokio::time::timeout(super::DRAIN, busy.idle()).await;
+    streams.cancel();
+    let _ = tokio::time::timeout(super::DRAIN, all_closed.recv()).await;
     Ok(())
 }
 
-/// Serves HTTP/1.1 connections until `stop`, then waits for the open ones to finish (their streams end with `stop`).
+/// Answers a connection over the cap 503 and closes it, without reading from it or waiting on it.
+fn refuse(stream: &tokio::net::TcpStream, max_connections: usize) {
+    let body = format!("Service Unavailable: the gateway has {max_connections} connections open, its most\n");
+    let answer = format!("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n{body}", body.len());
+    let _ = stream.try_write(answer.as_bytes());
+}
+
+/// Serves HTTP/1.1 connections, at most `max_connections` at once (one more is refused), until `stop`; then asks the
+/// open ones to finish (a stream ends when rmcp's token is cancelled). What it returns hears when all have closed.
 /// Unlike `axum::serve`, every connection has a header read timeout.
-async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: CancellationToken) {
+async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: CancellationToken, max_connections: usize) -> tokio::sync::mpsc::Receiver<()> {
     let service = hyper_util::service::TowerToHyperService::new(router);
-    let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
+    let permits = Arc::new(tokio::sync::Semaphore::new(max_connections.min(tokio::sync::Semaphore::MAX_PERMITS)));
+    let (open, all_closed) = tokio::sync::mpsc::channel::<()>(1);
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -221,6 +332,11 @@ async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: C
             },
             () = stop.cancelled() => break,
         };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            tracing::debug!(target: "toolseal::gateway", max_connections, "a connection over the cap was refused");
+            refuse(&stream, max_connections);
+            continue;
+        };
         let (service, stop, open) = (service.clone(), stop.clone(), open.clone());
         tokio::spawn(async move {
             let mut builder = hyper::server::conn::http1::Builder::new();
@@ -234,10 +350,9 @@ async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: C
                     let _ = connection.await;
                 }
             }
+            drop(permit);
             drop(open);
         });
     }
-    drop(listener);
-    drop(open);
-    let _ = all_closed.recv().await;
+    all_closed
 }

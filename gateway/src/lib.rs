@@ -33,6 +33,7 @@
 //! ```
 
 mod call;
+mod child;
 pub mod downstream;
 mod http;
 mod listing;
@@ -88,13 +89,14 @@ pub struct GatewayOptions {
     timeout: Duration,
     on_change: OnChange,
     name_budget: usize,
+    max_message: usize,
     audit: Vec<Arc<dyn AuditSink>>,
     gate: Option<Arc<dyn CallGate>>,
 }
 
 impl Default for GatewayOptions {
     fn default() -> Self {
-        GatewayOptions { timeout: Duration::from_secs(60), on_change: OnChange::Hold, name_budget: toolseal_runtime::mcp::MAX_LEN, audit: Vec::new(), gate: None }
+        GatewayOptions { timeout: Duration::from_secs(60), on_change: OnChange::Hold, name_budget: toolseal_runtime::mcp::MAX_LEN, max_message: downstream::MAX_MESSAGE, audit: Vec::new(), gate: None }
     }
 }
 
@@ -117,6 +119,17 @@ impl GatewayOptions {
     /// the client adds, e.g. 64 − `mcp__gateway__`.
     pub fn name_budget(mut self, budget: usize) -> GatewayOptions {
         self.name_budget = budget;
+        self
+    }
+
+    /// The longest message a server may send, in bytes (default
+    /// [`MAX_MESSAGE`](downstream::MAX_MESSAGE), 64 MiB). A stdio server's longer
+    /// answer is dropped as it is read and its call answered at once with an
+    /// error naming the limit; the server goes on serving. Over HTTP rmcp refuses
+    /// a longer event or body and closes the connection: the call is answered an
+    /// error at once and the server reconnected, as after a crash.
+    pub fn max_message(mut self, bytes: usize) -> GatewayOptions {
+        self.max_message = bytes.max(1);
         self
     }
 
@@ -321,15 +334,24 @@ impl Gateway {
         GatewayService::new(self.core.clone())
     }
 
-    /// Serves one client over this process's stdin and stdout until it disconnects.
+    /// Serves one client over this process's stdin and stdout until it disconnects
+    /// or [`Gateway::shutdown`]. At shutdown, calls in flight are answered that the
+    /// gateway is shutting down before stdout closes. A blocking read of stdin cannot
+    /// be cancelled: a host that exits while its client keeps stdin open shuts its
+    /// runtime down with a timeout (`Runtime::shutdown_timeout`), as the command does.
     pub async fn serve_stdio(&self) -> Result<(), GatewayError> {
         use rmcp::ServiceExt;
         let running = self.service().serve(rmcp::transport::stdio()).await.map_err(|e| GatewayError::Serve(e.to_string()))?;
         let stop = running.cancellation_token();
+        let waiting = running.waiting();
+        tokio::pin!(waiting);
         tokio::select! {
-            quit = running.waiting() => quit.map(drop).map_err(|e| GatewayError::Serve(e.to_string())),
+            quit = &mut waiting => quit.map(drop).map_err(|e| GatewayError::Serve(e.to_string())),
             () = self.core.shutdown.cancelled() => {
+                // Calls in flight answer at once that the gateway is shutting down; rmcp writes
+                // the answers of its handlers (up to 2 s) before it closes the transport.
                 stop.cancel();
+                let _ = tokio::time::timeout(DRAIN, waiting).await;
                 Ok(())
             }
         }
@@ -375,7 +397,10 @@ impl Gateway {
         Ok(())
     }
 
-    /// Stops serving and stops every server.
+    /// Stops serving and stops every server. Calls in flight are answered at once
+    /// with an `isError` result saying the gateway is shutting down (and audited
+    /// with [`Ending::Shutdown`](toolseal_runtime::pipeline::Ending::Shutdown)); their answers are written before
+    /// the client's stream ends.
     pub fn shutdown(&self) {
         self.core.shutdown.cancel();
     }
@@ -393,6 +418,9 @@ impl Gateway {
         let _ = tokio::time::timeout(downstream::CLOSE + Duration::from_secs(1), futures_join(tasks)).await;
     }
 }
+
+/// The longest wait at shutdown for the answers of calls in flight to be written to their clients.
+pub(crate) const DRAIN: Duration = Duration::from_secs(3);
 
 /// Every server of `deployment` with its pin as the accepted listing.
 fn pinned_listings(deployment: &Deployment) -> Result<Vec<ServerListing>, GatewayError> {

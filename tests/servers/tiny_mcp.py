@@ -15,6 +15,8 @@ show which calls reached the server (and `notifications/cancelled`, as
 0.1 s when the call asks for it); TINY_DIE_ON=N exits without answering its
 N-th `tools/call` (a crash mid-call). Its handlers trust their arguments, as
 servers do: `add` with a string adds nothing sensible.
+TINY_BIG=N makes `now` answer a text of N bytes (one line of N+ bytes of
+JSON-RPC), for the limits on one message.
 TINY_REQUIRE_TOKEN=VAR makes it refuse to start (exit 2, a message on stderr)
 unless the environment variable VAR is set — for the manifest's `env`.
 """
@@ -99,6 +101,8 @@ def main():
                     if token is not None:
                         send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": step + 1, "total": steps}})
                 text = "slept"
+            elif name == "now" and os.environ.get("TINY_BIG"):
+                text = "x" * int(os.environ["TINY_BIG"])
             else:
                 text = "ok"
             CALLS += 1

@@ -29,6 +29,10 @@ pub enum Ending {
     Failed,
     /// The executor ran the call.
     Executed,
+    /// The host shut down while the call was in flight: the call was answered
+    /// an error saying so, and its result, if any, was not awaited (`executed`
+    /// says whether it had been handed on).
+    Shutdown,
 }
 
 /// The rejection part of a record.
