@@ -81,35 +81,11 @@ fn servers_that_do_not_start_or_answer_are_clear_errors() {
     assert_eq!(usage.status.code(), Some(2));
 }
 
-/// A `toolseal gateway --http 127.0.0.1:0` over `manifest` that wants `token` as its bearer token, and its URL (from its stderr).
-fn http_gateway(manifest: &std::path::Path, token: &str) -> (std::process::Child, String) {
-    use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolseal"))
-        .args(["gateway", "--http", "127.0.0.1:0", "--manifest"])
-        .arg(manifest)
-        .env("TOOLSEAL_GATEWAY_TOKEN", token)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the gateway starts");
-    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    let url = loop {
-        line.clear();
-        assert!(stderr.read_line(&mut line).expect("stderr") > 0, "the gateway exited before serving");
-        if let Some(at) = line.find("http://") {
-            break line[at..].trim().to_owned();
-        }
-    };
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    (child, url)
-}
-
 #[test]
 fn capture_reaches_an_http_server_with_headers_from_the_environment_and_prints_no_value() {
     let dir = two_tier_deployment("toolseal-capture-url", "");
     let token = format!("capture-url-canary-{}", std::process::id());
-    let (mut gateway, url) = http_gateway(&dir.join("toolseal.toml"), &token);
+    let (mut gateway, url) = support::http_gateway(&dir.join("toolseal.toml"), &token, &[]);
     let header = "Authorization: Bearer ${TOK}";
     let mut outputs = Vec::new();
 

@@ -299,30 +299,6 @@ fn a_crash_is_restarted_and_a_silent_or_slow_server_does_not_hold_the_others() {
     });
 }
 
-/// Starts `toolseal gateway --http 127.0.0.1:0` with `token`; the child and its URL.
-fn http_gateway(deployment: &Deployment, token: &str, extra: &[&str]) -> (Child, String) {
-    let mut child = Command::new(BIN)
-        .args(["gateway", "--http", "127.0.0.1:0", "--manifest"])
-        .arg(deployment.manifest())
-        .args(extra)
-        .env("TOOLSEAL_GATEWAY_TOKEN", token)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the gateway starts");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    let url = loop {
-        line.clear();
-        assert!(stderr.read_line(&mut line).expect("stderr") > 0, "the gateway exited before serving");
-        if let Some(at) = line.find("http://") {
-            break line[at..].trim().to_owned();
-        }
-    };
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    (child, url)
-}
-
 /// The status line of a bare `initialize` POST to `url` with `host` as `Host` and `token` as bearer, if any.
 fn status(url: &str, host: Option<&str>, token: Option<&str>) -> String {
     let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
@@ -351,7 +327,7 @@ fn http_needs_its_bearer_token_and_serves_concurrent_clients_exactly() {
     assert_eq!(out.status.code(), Some(2), "every interface without --allowed-host");
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allowed-host"), "{}", String::from_utf8_lossy(&out.stderr));
     let audit = deployment.dir.join("audit.jsonl");
-    let (mut child, url) = http_gateway(&deployment, "s3cret", &["--audit", audit.to_str().unwrap()]);
+    let (mut child, url) = support::http_gateway(&deployment.manifest(), "s3cret", &["--audit", audit.to_str().unwrap()]);
     assert!(status(&url, None, None).contains(" 401 "), "no token: {}", status(&url, None, None));
     assert!(status(&url, None, Some("wrong")).contains(" 401 "), "a wrong token: {}", status(&url, None, Some("wrong")));
     assert!(status(&url, Some("evil.example"), Some("s3cret")).contains(" 403 "), "a Host that is not allowed: {}", status(&url, Some("evil.example"), Some("s3cret")));
@@ -525,7 +501,7 @@ fn http_answers_403_to_an_origin_it_does_not_allow() {
         assert_eq!(code, 2, "--allowed-origin {bad}: {out}");
         assert!(out.contains("--allowed-origin"), "{out}");
     }
-    let (mut child, url) = http_gateway(&deployment, "s3cret", &["--allowed-origin", "https://App.Example:8443", "--allowed-origin", "http://tool.example"]);
+    let (mut child, url) = support::http_gateway(&deployment.manifest(), "s3cret", &["--allowed-origin", "https://App.Example:8443", "--allowed-origin", "http://tool.example"]);
     let port: u16 = url.trim_start_matches("http://127.0.0.1:").split('/').next().unwrap().parse().expect("a port");
     let other = port.checked_add(1).unwrap_or(port - 1);
     let post = |origin: Option<&str>, token: Option<&str>| {
@@ -585,7 +561,7 @@ fn http_answers_403_to_an_origin_it_does_not_allow() {
 #[test]
 fn http_refuses_initialize_on_a_live_session_and_answers_what_is_not_json_rpc_in_json_rpc() {
     let deployment = Deployment::new("reinitialize", &[Tiny::new("a", "first-party")]);
-    let (mut child, url) = http_gateway(&deployment, "", &[]);
+    let (mut child, url) = support::http_gateway(&deployment.manifest(), "", &[]);
     let json = ("Content-Type", "application/json");
     let (status, headers, body) = exchange(&url, "POST", &[json], INITIALIZE);
     assert_eq!(status, 200, "{body}");
@@ -636,7 +612,7 @@ fn http_refuses_initialize_on_a_live_session_and_answers_what_is_not_json_rpc_in
 #[test]
 fn http_closes_a_connection_that_never_finishes_its_headers() {
     let deployment = Deployment::new("slow-headers", &[Tiny::new("a", "first-party")]);
-    let (mut child, url) = http_gateway(&deployment, "", &[]);
+    let (mut child, url) = support::http_gateway(&deployment.manifest(), "", &[]);
     let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
     let mut slow = std::net::TcpStream::connect(&authority).expect("connect");
     slow.set_read_timeout(Some(Duration::from_secs(40))).expect("a read timeout");
@@ -765,35 +741,12 @@ fn a_servers_env_reaches_it_from_the_manifest_and_its_value_appears_in_no_output
     assert_unseen(&secret, &outputs);
 }
 
-/// `toolseal gateway --http 127.0.0.1:0 --manifest M` with bearer `token`, and its URL.
-fn upstream_http(manifest: &std::path::Path, token: &str) -> (Child, String) {
-    let mut child = Command::new(BIN)
-        .args(["gateway", "--http", "127.0.0.1:0", "--manifest"])
-        .arg(manifest)
-        .env("TOOLSEAL_GATEWAY_TOKEN", token)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the gateway starts");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    let url = loop {
-        line.clear();
-        assert!(stderr.read_line(&mut line).expect("stderr") > 0, "the gateway exited before serving");
-        if let Some(at) = line.find("http://") {
-            break line[at..].trim().to_owned();
-        }
-    };
-    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
-    (child, url)
-}
-
 #[test]
 fn a_url_servers_headers_carry_its_token_and_the_token_appears_in_no_output() {
     let secret = canary("headers");
     // The server behind a URL: a gateway over HTTP that wants `secret` as its bearer token.
     let upstream = Deployment::new("headers-up", &[Tiny::new("a", "first-party")]);
-    let (mut child, url) = upstream_http(&upstream.manifest(), &secret);
+    let (mut child, url) = support::http_gateway(&upstream.manifest(), &secret, &[]);
     let dir = std::env::temp_dir().join(format!("toolseal-gateway-headers-down-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch directory");
@@ -1143,7 +1096,7 @@ fn sigterm_answers_a_call_in_flight_over_stdio_and_audits_it_as_cut_by_the_shutd
 fn sigterm_answers_a_call_in_flight_over_http_before_its_stream_ends() {
     let deployment = Deployment::new("sigterm-http", &[Tiny::new("a", "first-party")]);
     let audit = deployment.dir.join("audit.jsonl");
-    let (mut child, url) = http_gateway(&deployment, "", &["--audit", audit.to_str().unwrap()]);
+    let (mut child, url) = support::http_gateway(&deployment.manifest(), "", &["--audit", audit.to_str().unwrap()]);
     let json = ("Content-Type", "application/json");
     let (status, headers, body) = exchange(&url, "POST", &[json], INITIALIZE);
     assert_eq!(status, 200, "{body}");
@@ -1181,7 +1134,7 @@ fn http_refuses_connections_over_its_cap_at_once_and_serves_again_once_some_clos
     let deployment = Deployment::new("cap", &[Tiny::new("a", "first-party")]);
     let (code, out) = deployment.run(&["gateway", "--http", "127.0.0.1:0", "--max-connections", "0"]);
     assert_eq!(code, 2, "--max-connections 0: {out}");
-    let (mut child, url) = http_gateway(&deployment, "", &["--max-connections", "8"]);
+    let (mut child, url) = support::http_gateway(&deployment.manifest(), "", &["--max-connections", "8"]);
     let authority = url.trim_start_matches("http://").split('/').next().unwrap().to_owned();
     // Twelve connections that send nothing: eight are held (until the header timeout), four answered 503 and closed.
     let opened = std::time::Instant::now();
@@ -1239,7 +1192,7 @@ fn a_url_servers_answer_has_the_same_limit_on_one_message() {
     // The server behind a URL: a gateway over HTTP in front of a tiny server whose `now` answers 20 MB.
     let big = [("TINY_BIG", "20000000")];
     let upstream = Deployment::new("big-up", &[Tiny { env: &big, ..Tiny::new("a", "first-party") }]);
-    let (mut child, url) = upstream_http(&upstream.manifest(), "");
+    let (mut child, url) = support::http_gateway(&upstream.manifest(), "", &[]);
     let deployment = Deployment { dir: std::env::temp_dir().join(format!("toolseal-gateway-big-down-{}", std::process::id())) };
     let _ = std::fs::remove_dir_all(&deployment.dir);
     std::fs::create_dir_all(&deployment.dir).expect("scratch directory");
