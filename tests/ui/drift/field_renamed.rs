@@ -3,7 +3,7 @@
 mod calc {
     // The registry changed under this implementation: `calc_renamed` is the new `calc`.
     #[allow(unused_imports)]
-    pub use toolseal_fixtures::calc_renamed::*;
+    pub use toolseal_ui::calc_renamed::*;
 }
 
 #[toolseal::tool(registry = "calc_renamed", module = crate::calc)]

@@ -3,7 +3,7 @@
 mod calc {
     // The registry changed under this implementation: `calc_retyped` is the new `calc`.
     #[allow(unused_imports)]
-    pub use toolseal_fixtures::calc_retyped::*;
+    pub use toolseal_ui::calc_retyped::*;
 }
 
 #[toolseal::tool(registry = "calc_retyped", module = crate::calc, name = "get-sum")]

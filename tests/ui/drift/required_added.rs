@@ -3,7 +3,7 @@
 mod calc {
     // The registry changed under this implementation: `calc_required` is the new `calc`.
     #[allow(unused_imports)]
-    pub use toolseal_fixtures::calc_required::*;
+    pub use toolseal_ui::calc_required::*;
 }
 
 #[toolseal::tool(registry = "calc_required", module = crate::calc)]

@@ -3,7 +3,7 @@
 mod calc {
     // The registry changed under this implementation: `calc_removed` is the new `calc`.
     #[allow(unused_imports)]
-    pub use toolseal_fixtures::calc_removed::*;
+    pub use toolseal_ui::calc_removed::*;
 }
 
 #[toolseal::tool(registry = "calc_removed", module = crate::calc)]

@@ -2,7 +2,7 @@
 
 mod bank {
     #[allow(unused_imports)]
-    pub use toolseal_fixtures::bank::*;
+    pub use toolseal_ui::bank::*;
 }
 
 struct Session;

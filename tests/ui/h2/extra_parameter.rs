@@ -2,7 +2,7 @@
 
 mod calc {
     #[allow(unused_imports)]
-    pub use toolseal_fixtures::calc::*;
+    pub use toolseal_ui::calc::*;
 }
 
 #[toolseal::tool(registry = "calc")]

@@ -1,7 +1,7 @@
 // A context parameter, marked `#[ctx]`, passed through `dispatch`.
 
 mod calc {
-    pub use toolseal_fixtures::calc::*;
+    pub use toolseal_ui::calc::*;
 }
 
 use std::cell::Cell;

@@ -1,7 +1,7 @@
 // An async function returning `Result<Output, E>`.
 
 mod calc {
-    pub use toolseal_fixtures::calc::*;
+    pub use toolseal_ui::calc::*;
 }
 
 #[toolseal::tool(registry = "calc", name = "get-sum")]

@@ -1,7 +1,7 @@
 // A free, synchronous function taking the arguments field by field.
 
 mod calc {
-    pub use toolseal_fixtures::calc::*;
+    pub use toolseal_ui::calc::*;
 }
 
 #[toolseal::tool(registry = "calc")]

@@ -1,7 +1,7 @@
 // `#[tool]` on methods of an ordinary impl, sync and async.
 
 mod calc {
-    pub use toolseal_fixtures::calc::*;
+    pub use toolseal_ui::calc::*;
 }
 
 struct Calc {

@@ -1,7 +1,7 @@
 // Two registries in one crate, each with its own exhaustive toolset; one reached by an explicit `module` path.
 
 mod calc {
-    pub use toolseal_fixtures::calc::*;
+    pub use toolseal_ui::calc::*;
 }
 
 struct Calc;
@@ -21,23 +21,23 @@ impl Calc {
     fn r#type(&self) {}
 }
 
-#[toolseal::toolset(registry = "bank", module = toolseal_fixtures::bank)]
+#[toolseal::toolset(registry = "bank", module = toolseal_ui::bank)]
 impl Bank {
     #[tool]
-    fn transfer_funds(&mut self, args: toolseal_fixtures::bank::TransferFundsArgs) -> bool {
+    fn transfer_funds(&mut self, args: toolseal_ui::bank::TransferFundsArgs) -> bool {
         args.amount.get() < &100.0
     }
     #[tool]
-    fn get_balance(&mut self, args: toolseal_fixtures::bank::GetBalanceArgs) -> f64 {
+    fn get_balance(&mut self, args: toolseal_ui::bank::GetBalanceArgs) -> f64 {
         let _ = args;
         1.0
     }
     #[tool]
-    fn list_transactions(&mut self, args: toolseal_fixtures::bank::ListTransactionsArgs) -> Vec<String> {
+    fn list_transactions(&mut self, args: toolseal_ui::bank::ListTransactionsArgs) -> Vec<String> {
         vec![args.account_id.into_inner()]
     }
     #[tool]
-    fn freeze_account(&mut self, args: toolseal_fixtures::bank::FreezeAccountArgs) {
+    fn freeze_account(&mut self, args: toolseal_ui::bank::FreezeAccountArgs) {
         let _ = args;
     }
 }
@@ -45,6 +45,6 @@ impl Bank {
 fn main() {
     let sum = Calc.dispatch(calc::ToolCall::from_json(br#"{"name":"get-sum","arguments":{"a":1,"b":2}}"#).unwrap()).unwrap();
     assert_eq!(sum, serde_json::json!({ "sum": 3 }));
-    let call = toolseal_fixtures::bank::ToolCall::from_json(br#"{"name":"list_transactions","arguments":{"account_id":"acct-9"}}"#).unwrap();
+    let call = toolseal_ui::bank::ToolCall::from_json(br#"{"name":"list_transactions","arguments":{"account_id":"acct-9"}}"#).unwrap();
     assert_eq!(Bank.dispatch(call).unwrap(), serde_json::json!(["acct-9"]));
 }

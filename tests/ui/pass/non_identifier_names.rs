@@ -1,7 +1,7 @@
 // Tool names that are not Rust identifiers (`get-sum`) or are keywords (`type`).
 
 mod calc {
-    pub use toolseal_fixtures::calc::*;
+    pub use toolseal_ui::calc::*;
 }
 
 #[toolseal::tool(registry = "calc", name = "get-sum")]

@@ -1,7 +1,7 @@
 // The whole generated argument struct as the one parameter.
 
 mod bank {
-    pub use toolseal_fixtures::bank::*;
+    pub use toolseal_ui::bank::*;
 }
 
 #[toolseal::tool(registry = "bank")]

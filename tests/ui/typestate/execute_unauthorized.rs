@@ -1,7 +1,7 @@
 // An executor takes only an `Authorized` call: a resolved one has not passed the gate.
 
 use toolseal::pipeline::{Authorized, Execute, Resolved};
-use toolseal_fixtures::bank::ToolCall;
+use toolseal_ui::bank::ToolCall;
 
 fn main() {
     let call = ToolCall::from_json(br#"{"name":"get_balance","arguments":{"account_id":"acct-1"}}"#).unwrap();

@@ -1,7 +1,7 @@
 // `Resolved` is minted by resolution only: its constructor is private to toolseal.
 
 use toolseal::pipeline::Resolved;
-use toolseal_fixtures::bank::ToolCall;
+use toolseal_ui::bank::ToolCall;
 
 fn main() {
     let call = ToolCall::from_json(br#"{"name":"get_balance","arguments":{"account_id":"acct-1"}}"#).unwrap();
