@@ -1,0 +1,175 @@
+//! The type model between a tool's JSON Schema and Cedar: which arguments a
+//! policy can read, with which Cedar type, and which it cannot (and why). A
+//! type is given only where it is exact — every value the schema accepts is a
+//! value of that Cedar type and means the same thing — never an approximation.
+
+use serde_json::{Map, Value};
+
+/// The Cedar type of an argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// `String`: JSON Schema `type: "string"` (or an `enum`/`const` of strings).
+    String,
+    /// `Long`: `type: "integer"`; a value beyond 64 bits is refused by the gate, not rounded.
+    Long,
+    /// `Bool`: `type: "boolean"`.
+    Bool,
+    /// `Set<T>`: `type: "array"` whose `items` has a type (order and repeats are not kept).
+    Set(Box<Shape>),
+    /// A record: `type: "object"` with `properties`.
+    Record(Vec<Attribute>),
+}
+
+/// One property of an object schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attribute {
+    /// Its key.
+    pub name: String,
+    /// Whether the schema lists it in `required`.
+    pub required: bool,
+    /// Its type, or why it has none a policy could use.
+    pub shape: Result<Shape, String>,
+}
+
+/// The Cedar type of the values `schema` accepts, or why there is no exact one.
+pub fn shape_of(schema: &Value) -> Result<Shape, String> {
+    let Value::Object(schema) = schema else {
+        return Err("a boolean schema: no single type".to_owned());
+    };
+    let kind = match schema.get("type") {
+        Some(Value::String(kind)) => kind.as_str(),
+        Some(Value::Array(kinds)) if kinds.len() == 1 => kinds[0].as_str().unwrap_or_default(),
+        Some(Value::Array(kinds)) => {
+            let kinds: Vec<&str> = kinds.iter().filter_map(Value::as_str).collect();
+            return Err(format!("one of several types ({}): Cedar has no union type", kinds.join(", ")));
+        }
+        _ => return literal_shape(schema),
+    };
+    match kind {
+        "string" => Ok(Shape::String),
+        "integer" => Ok(Shape::Long),
+        "boolean" => Ok(Shape::Bool),
+        "number" => Err("a number: floats have no exact Cedar type".to_owned()),
+        "null" => Err("always null: Cedar has no null".to_owned()),
+        "array" => match schema.get("items") {
+            _ if schema.contains_key("prefixItems") => Err("an array with `prefixItems` (a tuple): Cedar sets have one element type".to_owned()),
+            Some(items @ Value::Object(_)) => shape_of(items).map(|item| Shape::Set(Box::new(item))).map_err(|why| format!("an array of items that are {why}")),
+            _ => Err("an array without `items`: its elements have no single type".to_owned()),
+        },
+        "object" => Ok(Shape::Record(record(schema))),
+        other => Err(format!("type {other:?} is not a JSON Schema type")),
+    }
+}
+
+/// A schema without `type`: an `enum` or `const` whose values are all of one kind.
+fn literal_shape(schema: &Map<String, Value>) -> Result<Shape, String> {
+    let values: Vec<&Value> = match (schema.get("enum"), schema.get("const")) {
+        (Some(Value::Array(values)), _) => values.iter().collect(),
+        (None, Some(value)) => vec![value],
+        _ if schema.contains_key("$ref") => return Err("a `$ref`: policies see arguments whose schema states their type".to_owned()),
+        _ if schema.contains_key("anyOf") || schema.contains_key("oneOf") => {
+            return Err(format!("an `{}` of schemas: Cedar has no union type", if schema.contains_key("anyOf") { "anyOf" } else { "oneOf" }));
+        }
+        _ => return Err("no `type`: its values have no single type".to_owned()),
+    };
+    if !values.is_empty() && values.iter().all(|v| v.is_string()) {
+        Ok(Shape::String)
+    } else if !values.is_empty() && values.iter().all(|v| v.as_i64().is_some()) {
+        Ok(Shape::Long)
+    } else if !values.is_empty() && values.iter().all(|v| v.is_boolean()) {
+        Ok(Shape::Bool)
+    } else {
+        Err("an `enum` or `const` of mixed or unsupported values".to_owned())
+    }
+}
+
+/// The attributes of an object schema's `properties`, in their order.
+pub fn record(schema: &Map<String, Value>) -> Vec<Attribute> {
+    let required: Vec<&str> = schema.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+    let Some(Value::Object(properties)) = schema.get("properties") else { return Vec::new() };
+    properties.iter().map(|(name, property)| Attribute { name: name.clone(), required: required.contains(&name.as_str()), shape: shape_of(property) }).collect()
+}
+
+/// `value` as the JSON Cedar reads for `shape`: keys without a type dropped, an
+/// integer written `3.0` as `3`. A value that does not fit (an integer beyond
+/// 64 bits; anything the schema itself would have refused) is an error naming
+/// where, and the gate denies the call rather than guess.
+pub fn project(shape: &Shape, value: &Value, at: &mut String) -> Result<Value, String> {
+    match (shape, value) {
+        (Shape::String, Value::String(_)) | (Shape::Bool, Value::Bool(_)) => Ok(value.clone()),
+        (Shape::Long, Value::Number(n)) => match n.as_i64() {
+            Some(i) => Ok(Value::from(i)),
+            None => match n.as_f64() {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+                Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Ok(Value::from(f as i64)),
+                _ => Err(format!("{at} is {n}, beyond the 64-bit integers Cedar compares")),
+            },
+        },
+        (Shape::Set(item), Value::Array(items)) => {
+            let len = at.len();
+            let mut out = Vec::with_capacity(items.len());
+            for (i, element) in items.iter().enumerate() {
+                at.push_str(&format!("/{i}"));
+                out.push(project(item, element, at)?);
+                at.truncate(len);
+            }
+            Ok(Value::Array(out))
+        }
+        (Shape::Record(attributes), Value::Object(members)) => project_record(attributes, members, at),
+        _ => Err(format!("{at} does not have the type its schema declares")),
+    }
+}
+
+/// [`project`] of an object's members onto a record's attributes.
+pub fn project_record(attributes: &[Attribute], members: &Map<String, Value>, at: &mut String) -> Result<Value, String> {
+    let len = at.len();
+    let mut out = Map::new();
+    for attribute in attributes {
+        let (Ok(shape), Some(member)) = (&attribute.shape, members.get(&attribute.name)) else { continue };
+        at.push('/');
+        at.push_str(&attribute.name.replace('~', "~0").replace('/', "~1"));
+        out.insert(attribute.name.clone(), project(shape, member, at)?);
+        at.truncate(len);
+    }
+    Ok(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn exact_types_only() {
+        assert_eq!(shape_of(&json!({"type": "string", "maxLength": 3})), Ok(Shape::String));
+        assert_eq!(shape_of(&json!({"type": ["integer"]})), Ok(Shape::Long));
+        assert_eq!(shape_of(&json!({"enum": ["a", "b"]})), Ok(Shape::String));
+        assert_eq!(shape_of(&json!({"type": "array", "items": {"type": "boolean"}})), Ok(Shape::Set(Box::new(Shape::Bool))));
+        for refused in [
+            json!({"type": "number"}),
+            json!({"type": ["string", "null"]}),
+            json!({}),
+            json!(true),
+            json!({"type": "array"}),
+            json!({"$ref": "#/$defs/x"}),
+            json!({"enum": [1, "a"]}),
+            json!({"type": "array", "items": {"type": "number"}}),
+        ] {
+            assert!(shape_of(&refused).is_err(), "{refused}");
+        }
+        let Ok(Shape::Record(attributes)) = shape_of(&json!({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}, "required": ["a"]})) else { panic!() };
+        assert_eq!(attributes.len(), 2);
+        assert!(attributes[0].required && attributes[0].shape.is_ok());
+        assert!(!attributes[1].required && attributes[1].shape.is_err());
+    }
+
+    #[test]
+    fn projection_keeps_typed_keys_and_refuses_what_does_not_fit() {
+        let shape = shape_of(&json!({"type": "object", "properties": {"n": {"type": "integer"}, "x": {"type": "number"}, "tags": {"type": "array", "items": {"type": "string"}}}})).unwrap();
+        let projected = project(&shape, &json!({"n": 3.0, "x": 1.5, "tags": ["a"], "extra": 1}), &mut String::new()).unwrap();
+        assert_eq!(projected, json!({"n": 3, "tags": ["a"]}));
+        let why = project(&shape, &json!({"n": 1e30}), &mut String::new()).unwrap_err();
+        assert!(why.starts_with("/n is "), "{why}");
+        assert!(project(&shape, &json!({"n": "3"}), &mut String::new()).is_err());
+    }
+}
