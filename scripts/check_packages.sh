@@ -5,7 +5,7 @@
 # compressed. The published crates are the workspace members without `publish = false`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-crates=(toolseal toolseal-runtime toolseal-build toolseal-macros toolseal-gateway toolseal-cli)
+crates=(toolseal toolseal-runtime toolseal-build toolseal-macros toolseal-gateway toolseal-policy toolseal-cli)
 # The list above must be exactly the members that can be published.
 publishable=$(cargo metadata --no-deps --format-version 1 --locked | python3 -c '
 import json, sys
@@ -30,7 +30,7 @@ for c in "${crates[@]}"; do
   files=$(tar tzf "$file" | sed "s|^$c-$version/||")
   n=$(printf '%s\n' "$files" | wc -l)
   bytes=$(stat -c %s "$file")
-  bad=$(printf '%s\n' "$files" | grep -E '^(tests/(registries|suite|deployments|snapshots|wire|ui)|data/|bench/|fuzz/|runtime/|macros/|build-support/|gateway/|cli/|scripts/|\.ci/)' || true)
+  bad=$(printf '%s\n' "$files" | grep -E '^(tests/(registries|suite|deployments|snapshots|wire|ui)|data/|bench/|fuzz/|runtime/|macros/|build-support/|gateway/|policy/|cli/|scripts/|\.ci/)' || true)
   missing=""
   for need in Cargo.toml README.md; do printf '%s\n' "$files" | grep -qx "$need" || missing="$missing $need"; done
   printf '%s\n' "$files" | grep -qE '^src/(lib|main)\.rs$' || missing="$missing src/lib.rs|src/main.rs"

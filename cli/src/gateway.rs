@@ -40,6 +40,8 @@ pub(crate) struct Args {
     pub max_connections: usize,
     /// Only compare live listings with their pins.
     pub check: bool,
+    /// Cedar policy files besides the manifest's.
+    pub policies: Vec<PathBuf>,
 }
 
 /// Logs go to stderr (stdout may be the MCP stream); `RUST_LOG` overrides the default.
@@ -113,6 +115,9 @@ pub(crate) fn run(args: Args) -> Result<u8, Failure> {
     init_logging();
     let http = args.http.map(|address| http_options(address, &args).map(|o| (address, o))).transpose()?;
     let mut options = GatewayOptions::default().timeout(args.timeout).on_change(args.on_change).name_budget(args.name_budget).max_message(args.max_message);
+    for file in &args.policies {
+        options = options.policy_file(file);
+    }
     if let Some(path) = &args.audit {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(|e| Failure::new(2, format!("cannot open {}: {e}", path.display())))?;
         options = options.audit(JsonLines::new(std::io::LineWriter::new(file)));

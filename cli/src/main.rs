@@ -23,6 +23,8 @@ mod gateway;
 mod host;
 mod import;
 mod lint;
+#[cfg(feature = "policy")]
+mod policy;
 mod resolve;
 mod route;
 
@@ -36,6 +38,27 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+}
+
+/// `toolseal policy …`.
+#[cfg(feature = "policy")]
+#[derive(Subcommand)]
+enum PolicyAction {
+    /// Type-check the policies against the pinned registries (exit 0, or 1 with each problem's file:line:column).
+    Check {
+        /// The deployment manifest; its `policies` are checked.
+        #[arg(long)]
+        manifest: PathBuf,
+        /// A policy file to check too (repeatable).
+        #[arg(long = "policy", value_name = "FILE")]
+        policies: Vec<PathBuf>,
+    },
+    /// Print the Cedar schema generated from the pinned registries: an action per tool, `context.input` its arguments.
+    Schema {
+        /// The deployment manifest.
+        #[arg(long)]
+        manifest: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -143,6 +166,16 @@ enum Command {
         /// Start every server, compare each live listing with its pin, print the report and exit (1 on any difference).
         #[arg(long)]
         check: bool,
+        /// A Cedar policy file deciding every resolved call, besides the manifest's `policies` (repeatable). With any
+        /// policy, what no policy permits is denied.
+        #[arg(long = "policy", value_name = "FILE")]
+        policies: Vec<PathBuf>,
+    },
+    /// Cedar policies over the deployment's pinned tools: `check` them, or print the `schema` they are checked against.
+    #[cfg(feature = "policy")]
+    Policy {
+        #[command(subcommand)]
+        action: PolicyAction,
     },
     /// Pin a manifest server's current listing (after reviewing a change): writes its `registry` file.
     Approve {
@@ -209,7 +242,7 @@ fn main() -> ExitCode {
         }
         Command::Resolve { registry, manifest, lenient, strict } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient, strict),
         Command::Host { registry, manifest, timeout, on_change, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout), on_change),
-        Command::Gateway { manifest, http, token_env, allowed_hosts, allowed_origins, audit, timeout, on_change, name_budget, max_message_mib, max_connections, check } => {
+        Command::Gateway { manifest, http, token_env, allowed_hosts, allowed_origins, audit, timeout, on_change, name_budget, max_message_mib, max_connections, check, policies } => {
             gateway::run(gateway::Args {
                 manifest,
                 http,
@@ -226,8 +259,13 @@ fn main() -> ExitCode {
                 max_message: usize::from(max_message_mib) << 20,
                 max_connections: usize::try_from(max_connections).unwrap_or(usize::MAX),
                 check,
+                policies,
             })
         }
+        #[cfg(feature = "policy")]
+        Command::Policy { action: PolicyAction::Check { manifest, policies } } => policy::check(&manifest, &policies),
+        #[cfg(feature = "policy")]
+        Command::Policy { action: PolicyAction::Schema { manifest } } => policy::schema(&manifest),
         Command::Approve { server, manifest, timeout } => gateway::approve(&server, &manifest, std::time::Duration::from_secs(timeout)),
         Command::Import { configs, out, from, dry_run, timeout } => import::run(&import::Args { configs, out, from, dry_run, timeout: std::time::Duration::from_secs(timeout) }),
         Command::Lint { files } => lint::run(&files),

@@ -1229,3 +1229,137 @@ fn a_url_servers_answer_has_the_same_limit_on_one_message() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Writes `policies/test.cedar` and appends `extra` (principals, `policies`, `secrets`) to the manifest, before its servers.
+fn with_policies(deployment: &Deployment, top: &str, extra: &str, policy: &str) {
+    std::fs::create_dir_all(deployment.dir.join("policies")).expect("policies directory");
+    std::fs::write(deployment.dir.join("policies/test.cedar"), policy).expect("policy written");
+    let manifest = std::fs::read_to_string(deployment.manifest()).expect("manifest");
+    std::fs::write(deployment.manifest(), format!("{top}{manifest}\n{extra}")).expect("manifest written");
+}
+
+const POLICY: &str = r#"@id("everyone")
+permit(principal, action, resource);
+
+@id("no-shouting") @reason("the operator asked for quiet output")
+forbid(principal, action == Action::"a__upper", resource) when { context.input.text like "*!*" };
+
+@id("community-read-only")
+forbid(principal, action, resource) when { resource.tier == "community" } unless { action == Action::"b__now" };
+
+@id("big-sums") @confirm("add numbers over a million?")
+permit(principal, action == Action::"a__add", resource) when { context.input.a > 1000000 };
+"#;
+
+#[test]
+fn policies_decide_every_resolved_call_and_the_model_reads_why() {
+    let deployment = Deployment::new("policy", &[Tiny::new("a", "first-party"), Tiny::new("b", "community")]);
+    with_policies(&deployment, "policies = [\"policies/*.cedar\"]\n", "[principals.alice]\nlocal = true\ngroups = [\"operators\"]\n", POLICY);
+    let audit = deployment.dir.join("audit.jsonl");
+    runtime().block_on(async {
+        let (client, _) = stdio_client(&deployment, &["--audit", audit.to_str().unwrap()]).await;
+        let quiet = call(&client, "a__upper", json!({ "text": "ok" })).await.expect("a result");
+        assert_eq!(text_of(&quiet), "OK");
+        let loud = call(&client, "a__upper", json!({ "text": "hey!" })).await.expect("a result");
+        assert_eq!(loud.is_error, Some(true));
+        assert_eq!(text_of(&loud), "H4: a/upper is not allowed now: denied by policy `no-shouting`: the operator asked for quiet output");
+        let community = call(&client, "b__echo", json!({ "text": "x" })).await.expect("a result");
+        assert_eq!(text_of(&community), "H4: b/echo is not allowed now: denied by policy `community-read-only`");
+        let now = call(&client, "b__now", json!({})).await.expect("a result");
+        assert_eq!(now.is_error, Some(false), "{now:?}");
+        let big = call(&client, "a__add", json!({ "a": 2_000_000, "b": 1 })).await.expect("a result");
+        assert_eq!(text_of(&big), "H4: a/add needs a person to confirm it first, and this client cannot ask: add numbers over a million?");
+        // Resolution comes first: an unresolved call never reaches the policies.
+        let wrong = call(&client, "a__add", json!({ "a": 1, "b": "x" })).await.expect("a result");
+        assert_eq!(class_of(&wrong).as_deref(), Some("H3"));
+        let _ = client.cancel().await;
+    });
+    let a: Vec<Value> = deployment.received("a").iter().map(|c| c["arguments"].clone()).collect();
+    assert_eq!(a, [json!({ "text": "ok" })], "only the allowed call reached a");
+    assert_eq!(deployment.received("b").len(), 1, "only b__now reached b");
+    let records = audit_records(&audit);
+    let seen: Vec<(&str, &str, Vec<&str>)> = records
+        .iter()
+        .map(|r| (r["ending"].as_str().unwrap(), r["principal"].as_str().unwrap_or("-"), r["policies"].as_array().map(|p| p.iter().filter_map(Value::as_str).collect()).unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            ("executed", "alice", vec!["everyone"]),
+            ("denied", "alice", vec!["no-shouting"]),
+            ("denied", "alice", vec!["community-read-only"]),
+            ("executed", "alice", vec!["everyone"]),
+            ("pending", "alice", vec!["big-sums", "everyone"]),
+            ("rejected", "-", vec![]),
+        ]
+    );
+    assert_eq!(records[1]["decision"], json!({ "decision": "deny", "reason": "denied by policy `no-shouting`: the operator asked for quiet output" }));
+}
+
+#[test]
+fn a_policy_that_does_not_hold_is_refused_with_its_place_before_any_server_starts() {
+    let deployment = Deployment::new("policy-check", &[Tiny::new("a", "first-party")]);
+    with_policies(&deployment, "", "", "permit(principal, action, resource);\nforbid(principal, action == Action::\"a__upper\", resource)\n  when { context.input.txt like \"*!*\" };\n");
+    let policy = deployment.dir.join("policies/test.cedar");
+    let (code, out) = deployment.run(&["policy", "check", "--policy", policy.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("policies/test.cedar:3:10: tool `a__upper` declares no argument `txt`; did you mean `text`?"), "{out}");
+    let (code, out) = deployment.run(&["gateway", "--check", "--policy", policy.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("declares no argument `txt`"), "{out}");
+    assert!(deployment.received("a").is_empty());
+    // A number (no exact Cedar type) cannot be read; a misspelled tool is named with the nearest one.
+    std::fs::write(&policy, "forbid(principal, action == Action::\"a__sleep\", resource) when { context.input has seconds };\nforbid(principal, action == Action::\"a__uper\", resource);\n")
+        .expect("written");
+    let (code, out) = deployment.run(&["policy", "check", "--policy", policy.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains(":1:") && out.contains("argument `seconds` of `a__sleep` is a number: floats have no exact Cedar type"), "{out}");
+    assert!(out.contains(":2:") && out.contains("`a__uper` is not a tool of this deployment; did you mean `a__upper`?"), "{out}");
+    std::fs::write(&policy, POLICY.replace("b__now", "a__now").replace("\"community\"", "\"vetted\"")).expect("written");
+    let (code, out) = deployment.run(&["policy", "check", "--policy", policy.to_str().unwrap()]);
+    assert_eq!((code, out.trim()), (0, format!("4 policies in {} hold for {}", policy.display(), deployment.manifest().display()).as_str()));
+    let (code, schema) = deployment.run(&["policy", "schema"]);
+    assert_eq!(code, 0);
+    assert!(schema.contains("action \"a__add\" appliesTo") && schema.contains("\"a\": Long,") && schema.contains("// \"seconds\": a number"), "{schema}");
+}
+
+#[test]
+fn over_http_the_bearer_token_names_the_principal_policies_decide_for() {
+    let deployment = Deployment::new("policy-http", &[Tiny::new("a", "first-party")]);
+    std::fs::write(deployment.dir.join("secrets.env"), "ALICE_TOKEN=alice-t0ken\nCI_TOKEN=ci-t0ken\n").expect("secrets");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(deployment.dir.join("secrets.env"), std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    let principals = "[principals.alice]\ntoken = \"${ALICE_TOKEN}\"\ngroups = [\"admins\"]\n\n[principals.ci]\ntoken = \"${CI_TOKEN}\"\ngroups = [\"readers\"]\n";
+    let policy = "permit(principal, action, resource);\n@id(\"readers-read\") @reason(\"the CI token reads only\")\nforbid(principal, action, resource) when { principal.groups.contains(\"readers\") } unless { action == Action::\"a__now\" };\n";
+    with_policies(&deployment, "policies = [\"policies/test.cedar\"]\nsecrets = \"secrets.env\"\n", principals, policy);
+    let audit = deployment.dir.join("audit.jsonl");
+    let (mut child, url) = support::http_gateway(&deployment.manifest(), "", &["--audit", audit.to_str().unwrap()]);
+    assert!(status(&url, None, None).contains(" 401 "), "a token is required once principals have tokens");
+    assert!(status(&url, None, Some("wrong")).contains(" 401 "));
+    let answers = runtime().block_on(async {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut answers = Vec::new();
+        for token in ["alice-t0ken", "ci-t0ken"] {
+            let transport = StreamableHttpClientTransport::from_config(StreamableHttpClientTransportConfig::with_uri(url.clone()).auth_header(token));
+            let client = Listener(mpsc::unbounded_channel().0).serve(transport).await.expect("initialize over HTTP");
+            for (tool, arguments) in [("a__add", json!({ "a": 1, "b": 2 })), ("a__now", json!({}))] {
+                let result = call(&client, tool, arguments).await.expect("a result");
+                answers.push((token, tool, result.is_error == Some(true), text_of(&result)));
+            }
+            let _ = client.cancel().await;
+        }
+        answers
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let outcomes: Vec<(&str, &str, bool)> = answers.iter().map(|(token, tool, error, _)| (*token, *tool, *error)).collect();
+    assert_eq!(outcomes, [("alice-t0ken", "a__add", false), ("alice-t0ken", "a__now", false), ("ci-t0ken", "a__add", true), ("ci-t0ken", "a__now", false)]);
+    assert_eq!(answers[2].3, "H4: a/add is not allowed now: denied by policy `readers-read`: the CI token reads only");
+    let principals: Vec<String> = audit_records(&audit).iter().map(|r| r["principal"].as_str().unwrap_or("-").to_owned()).collect();
+    assert_eq!(principals, ["alice", "alice", "ci", "ci"]);
+    let written = std::fs::read_to_string(&audit).expect("audit");
+    assert!(!written.contains("t0ken"), "no token in the audit");
+}

@@ -33,6 +33,8 @@ pub struct GatewayCall<'a> {
     pub called: &'a str,
     /// The arguments, resolved against the tool's schema.
     pub arguments: Option<&'a Map<String, Value>>,
+    /// Who calls (the principal's name: the manifest's `[principals]`, or the local user).
+    pub principal: &'a str,
 }
 
 impl Core {
@@ -74,19 +76,21 @@ impl Core {
         };
         let (server, tool) = (catalog.server(route).name.as_str(), catalog.tool(route).name.as_str());
         record.tool = Some(served_name(state, route));
+        let principal = self.callers.of(context);
+        record.principal = Some(principal.to_string());
+        // The policies first (H4 by the deployment's Cedar policies), then the host's own gate.
+        #[cfg(feature = "policy")]
+        if let Some(gate) = &state.gate {
+            let verdict = gate.decide(&principal, catalog.qualified(route), server, params.arguments.as_ref());
+            record.policies = verdict.policies;
+            if let Some(answer) = decided(verdict.decision, server, tool, record) {
+                return Ok(answer);
+            }
+        }
         if let Some(gate) = &self.options.gate {
-            let decision = gate.decide(&GatewayCall { server, tool, called: &params.name, arguments: params.arguments.as_ref() });
-            record.decision = Some(decision.clone());
-            match decision {
-                Decision::Allow => {}
-                Decision::Deny { reason } => {
-                    record.ending = Ending::Denied;
-                    return Ok(refusal(format!("{server}/{tool} is not allowed now: {reason}")));
-                }
-                Decision::Confirm { prompt } => {
-                    record.ending = Ending::Pending;
-                    return Ok(refusal(format!("{server}/{tool} needs confirmation first: {prompt}")));
-                }
+            let decision = gate.decide(&GatewayCall { server, tool, called: &params.name, arguments: params.arguments.as_ref(), principal: &principal });
+            if let Some(answer) = decided(decision, server, tool, record) {
+                return Ok(answer);
             }
         }
         match self.forward(route, server, tool, params, context, &mut record.executed).await {
@@ -245,6 +249,24 @@ fn typed_output(state: &super::State, name: &str) -> bool {
 /// The name a client calls `route` by.
 fn served_name(state: &super::State, route: Route) -> String {
     state.names.get(&route).cloned().unwrap_or_else(|| state.deployment.catalog().qualified(route).to_owned())
+}
+
+/// Records `decision`; the answer to give instead of forwarding, unless it allows the call.
+/// A denied call is H4: a real tool, resolved, not allowed now — the model reads why and
+/// can choose another way.
+fn decided(decision: Decision, server: &str, tool: &str, record: &mut AuditRecord) -> Option<CallToolResponse> {
+    record.decision = Some(decision.clone());
+    match decision {
+        Decision::Allow => None,
+        Decision::Deny { reason } => {
+            record.ending = Ending::Denied;
+            Some(refusal(format!("H4: {server}/{tool} is not allowed now: {reason}")))
+        }
+        Decision::Confirm { prompt } => {
+            record.ending = Ending::Pending;
+            Some(refusal(format!("H4: {server}/{tool} needs a person to confirm it first, and this client cannot ask: {prompt}")))
+        }
+    }
 }
 
 /// A tool result with `isError: true` and `text`: the model reads why.

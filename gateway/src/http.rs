@@ -27,6 +27,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
+use super::caller::{Caller, Tokens};
 use super::{Gateway, GatewayError};
 
 /// The largest request body accepted (a call over the resolver's 1 MiB limit is refused with a clear error before it).
@@ -35,7 +36,8 @@ const MAX_BODY: usize = 2 << 20;
 /// How the gateway serves HTTP.
 #[derive(Debug, Clone)]
 pub struct HttpOptions {
-    /// A token every request must carry as `Authorization: Bearer …` (none: no check).
+    /// A token a request may carry as `Authorization: Bearer …` to call as the local principal. When it or any
+    /// principal of the manifest has a token, every request must carry one of them (401 otherwise).
     pub bearer: Option<String>,
     /// `Host` values accepted (DNS-rebinding protection); empty: loopback names only.
     pub allowed_hosts: Vec<String>,
@@ -116,12 +118,17 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-async fn bearer(State(token): State<Arc<str>>, request: Request, next: Next) -> Response {
+/// A request must carry one of the tokens; it is then made by the principal that token names.
+async fn bearer(State(tokens): State<Tokens>, mut request: Request, next: Next) -> Response {
     let given = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
-    if given.is_some_and(|g| same(g.as_bytes(), token.as_bytes())) {
-        next.run(request).await
-    } else {
-        (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")], "a bearer token is required").into_response()
+    // Every token is compared, whichever matches.
+    let caller = given.and_then(|g| tokens.iter().fold(None, |found, (token, name)| if same(g.as_bytes(), token.as_bytes()) { Some(name.clone()) } else { found }));
+    match caller {
+        Some(name) => {
+            request.extensions_mut().insert(Caller(name));
+            next.run(request).await
+        }
+        None => (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, "Bearer")], "a bearer token is required").into_response(),
     }
 }
 
@@ -289,8 +296,9 @@ pub(super) async fn serve(gateway: Gateway, listener: tokio::net::TcpListener, o
     let service = StreamableHttpService::new(move || Ok(factory.service()), sessions.clone(), config);
     // Layers run outermost last: Origin, then the token, then the body.
     let mut router = axum::Router::new().route_service("/mcp", service).layer(axum::middleware::from_fn_with_state(sessions, message_check));
-    if let Some(token) = &options.bearer {
-        router = router.layer(axum::middleware::from_fn_with_state(Arc::<str>::from(token.as_str()), bearer));
+    let tokens = gateway.core.callers.tokens(options.bearer.as_deref());
+    if !tokens.is_empty() {
+        router = router.layer(axum::middleware::from_fn_with_state(tokens, bearer));
     }
     let busy = Arc::new(Busy::default());
     let router = router.layer(axum::middleware::from_fn_with_state(origins, origin_check)).layer(axum::middleware::from_fn_with_state(busy.clone(), count_answers));

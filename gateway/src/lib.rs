@@ -33,13 +33,16 @@
 //! ```
 
 mod call;
+mod caller;
 mod child;
 pub mod downstream;
 mod http;
 mod listing;
+#[cfg(feature = "policy")]
+mod policy;
 mod service;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -53,10 +56,13 @@ use toolseal_runtime::mcp::Change;
 use toolseal_runtime::mcp::manifest::{Deployment, read_manifest, read_manifest_expanded};
 
 pub use call::GatewayCall;
+use caller::Callers;
 use downstream::{Downstream, Link, Transport};
 pub use http::HttpOptions;
 pub use listing::{CompileError, Listing, ServerListing};
 use listing::{Naming, State};
+#[cfg(feature = "policy")]
+pub use policy::{check_policies, policy_schema};
 pub use service::GatewayService;
 pub use toolseal_runtime::mcp::manifest::ManifestError;
 pub use toolseal_runtime::pipeline::{AuditRecord, AuditSink, Decision, JsonLines};
@@ -92,11 +98,20 @@ pub struct GatewayOptions {
     max_message: usize,
     audit: Vec<Arc<dyn AuditSink>>,
     gate: Option<Arc<dyn CallGate>>,
+    policies: Vec<PathBuf>,
 }
 
 impl Default for GatewayOptions {
     fn default() -> Self {
-        GatewayOptions { timeout: Duration::from_secs(60), on_change: OnChange::Hold, name_budget: toolseal_runtime::mcp::MAX_LEN, max_message: downstream::MAX_MESSAGE, audit: Vec::new(), gate: None }
+        GatewayOptions {
+            timeout: Duration::from_secs(60),
+            on_change: OnChange::Hold,
+            name_budget: toolseal_runtime::mcp::MAX_LEN,
+            max_message: downstream::MAX_MESSAGE,
+            audit: Vec::new(),
+            gate: None,
+            policies: Vec::new(),
+        }
     }
 }
 
@@ -139,9 +154,19 @@ impl GatewayOptions {
         self
     }
 
-    /// Runs `gate` on every resolved call before it is forwarded.
+    /// Runs `gate` on every resolved call before it is forwarded (after the
+    /// Cedar policies, when they allowed it).
     pub fn gate(mut self, gate: impl CallGate) -> GatewayOptions {
         self.gate = Some(Arc::new(gate));
+        self
+    }
+
+    /// Decides every resolved call by the Cedar policies of `file` too, besides the
+    /// manifest's `policies` (feature `policy`; without it a gateway with policies
+    /// refuses to start). With any policy, Cedar's default holds: what no policy
+    /// permits is denied.
+    pub fn policy_file(mut self, file: impl Into<PathBuf>) -> GatewayOptions {
+        self.policies.push(file.into());
         self
     }
 }
@@ -169,6 +194,9 @@ pub enum GatewayError {
         #[source]
         source: CompileError,
     },
+    /// The policies cannot be read, or this build has no policy support.
+    #[error("{0}")]
+    Policy(String),
     /// Serving failed (stdio closed with an error, an address that cannot be bound…).
     #[error("serving failed: {0}")]
     Serve(String),
@@ -178,6 +206,9 @@ pub enum GatewayError {
 pub(crate) struct Core {
     options: GatewayOptions,
     naming: Naming,
+    callers: Callers,
+    #[cfg(feature = "policy")]
+    policy: Option<policy::PolicySources>,
     servers: Vec<Downstream>,
     listings: Mutex<Vec<ServerListing>>,
     state: RwLock<Arc<State>>,
@@ -229,7 +260,7 @@ impl Core {
 
     /// Compiles `listings` and puts the result in force; tells clients when the served tool list changed.
     fn recompile(&self, listings: &[ServerListing]) -> Result<(), CompileError> {
-        let state = State::compile(listings, &self.naming)?;
+        let state = self.compile(listings)?;
         let mut current = self.state.write().unwrap_or_else(|e| e.into_inner());
         let changed = current.digest != state.digest;
         *current = Arc::new(state);
@@ -238,6 +269,16 @@ impl Core {
             self.announce();
         }
         Ok(())
+    }
+
+    /// Compiles `listings`, and checks the policies against the result.
+    fn compile(&self, listings: &[ServerListing]) -> Result<State, CompileError> {
+        compile(
+            listings,
+            &self.naming,
+            #[cfg(feature = "policy")]
+            self.policy.as_ref(),
+        )
     }
 
     /// Tells every client that the tool list changed.
@@ -300,13 +341,30 @@ impl Gateway {
         }
         let listings = pinned_listings(&deployment)?;
         let naming = Naming { pins: deployment.pins.clone(), policy: deployment.policy, budget: options.name_budget };
-        let state = State::compile(&listings, &naming).map_err(|source| GatewayError::Deployment { path: shown.clone(), source })?;
+        let callers = Callers::new(&deployment);
+        let policy_files: Vec<PathBuf> = deployment.policies.iter().chain(&options.policies).cloned().collect();
+        #[cfg(feature = "policy")]
+        let policy = policy::PolicySources::read(&policy_files, &deployment, &callers).map_err(|e| GatewayError::Policy(e.to_string()))?;
+        #[cfg(not(feature = "policy"))]
+        if let Some(file) = policy_files.first() {
+            return Err(GatewayError::Policy(format!("{}: this build of toolseal-gateway has no policy support (feature `policy`)", file.display())));
+        }
+        let state = compile(
+            &listings,
+            &naming,
+            #[cfg(feature = "policy")]
+            policy.as_ref(),
+        )
+        .map_err(|source| GatewayError::Deployment { path: shown.clone(), source })?;
         for (server, tool, e) in state.deployment.quarantined() {
             tracing::warn!(target: "toolseal::gateway", server, tool, "quarantined (not listed, every call refused): {e}");
         }
         let core = Arc::new(Core {
             options,
             naming,
+            callers,
+            #[cfg(feature = "policy")]
+            policy,
             servers,
             listings: Mutex::new(listings),
             state: RwLock::new(Arc::new(state)),
@@ -421,6 +479,17 @@ impl Gateway {
 
 /// The longest wait at shutdown for the answers of calls in flight to be written to their clients.
 pub(crate) const DRAIN: Duration = Duration::from_secs(3);
+
+/// Compiles `listings` and, with policies, checks them against the result.
+fn compile(listings: &[ServerListing], naming: &Naming, #[cfg(feature = "policy")] policy: Option<&policy::PolicySources>) -> Result<State, CompileError> {
+    #[cfg_attr(not(feature = "policy"), allow(unused_mut))]
+    let mut state = State::compile(listings, naming)?;
+    #[cfg(feature = "policy")]
+    if let Some(policy) = policy {
+        state.gate = Some(policy.gate(&state, listings)?);
+    }
+    Ok(state)
+}
 
 /// Every server of `deployment` with its pin as the accepted listing.
 fn pinned_listings(deployment: &Deployment) -> Result<Vec<ServerListing>, GatewayError> {

@@ -175,6 +175,12 @@ pub enum CompileError {
         #[source]
         source: serde_json::Error,
     },
+    /// The policies do not type-check against the deployment (feature `policy`).
+    #[error("the policies do not hold for this deployment:\n{message}")]
+    Policy {
+        /// Every problem, each with its file, line and column.
+        message: String,
+    },
     /// Two tools shortened to one served name.
     #[error("two tools are served as {name:?}; raise --name-budget")]
     NameClash {
@@ -199,6 +205,9 @@ pub(crate) struct State {
     pub typed_output: HashSet<Route>,
     /// SHA-256 of the served tool list: a client is told of a change only when it changes.
     pub digest: String,
+    /// The policy gate checked against this deployment (feature `policy`; `None` without policies).
+    #[cfg(feature = "policy")]
+    pub gate: Option<std::sync::Arc<toolseal_policy::PolicyGate>>,
 }
 
 /// How the served listing is named and compiled.
@@ -246,6 +255,30 @@ impl State {
             }
         }
         let digest = sha256_hex(serde_json::to_string(&tools).unwrap_or_default().as_bytes());
-        Ok(State { deployment, stale, tools, served, names, typed_output, digest })
+        Ok(State {
+            deployment,
+            stale,
+            tools,
+            served,
+            names,
+            typed_output,
+            digest,
+            #[cfg(feature = "policy")]
+            gate: None,
+        })
+    }
+
+    /// Every tool of the deployment as the policy schema sees it: `(qualified name, server, tier, inputSchema)`.
+    #[cfg(feature = "policy")]
+    pub(crate) fn policy_tools(&self, servers: &[ServerListing]) -> Vec<(String, String, String, Value)> {
+        let catalog = self.deployment.catalog();
+        catalog
+            .routes()
+            .map(|route| {
+                let (server, tool) = (&servers[route.server], &catalog.tool(route).name);
+                let input = server.accepted.registry.tools.iter().find(|t| t.name == *tool).map_or_else(|| json!({ "type": "object" }), |t| t.input_schema.to_value());
+                (catalog.qualified(route).to_owned(), server.name.clone(), server.tier_name.clone(), input)
+            })
+            .collect()
     }
 }

@@ -26,7 +26,7 @@ pub struct Principal {
 pub struct Verdict {
     /// Allow, deny (H4, with the policies' `@reason`s) or confirm (`@confirm`).
     pub decision: Decision,
-    /// The determining policies' labels (`@id`, or `<file>#<n>`): the permits of an
+    /// The determining policies' labels (`@id`, or `<file>#<n>`), sorted: the permits of an
     /// allowed call, the forbids of a denied one; empty for Cedar's default deny.
     pub policies: Vec<String>,
 }
@@ -106,7 +106,8 @@ impl PolicyGate {
         if !errors.is_empty() {
             return deny(format!("a policy failed to evaluate ({}); a call the policies cannot fully judge is denied", errors.join("; ")));
         }
-        let determining: Vec<&crate::load::Meta> = response.diagnostics().reason().filter_map(|id| self.policies.meta.get(id)).collect();
+        let mut determining: Vec<&crate::load::Meta> = response.diagnostics().reason().filter_map(|id| self.policies.meta.get(id)).collect();
+        determining.sort_unstable_by(|a, b| a.label.cmp(&b.label));
         let policies = determining.iter().map(|m| m.label.clone()).collect();
         let decision = match response.decision() {
             cedar_policy::Decision::Allow => match determining.iter().find(|m| m.confirm.is_some()) {

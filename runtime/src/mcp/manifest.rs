@@ -24,6 +24,18 @@
 //!
 //! [pins]                                           # settles same-tier collisions under pin-assisted
 //! read_file = "filesystem"
+//!
+//! # Cedar policies the gateway decides every resolved call by (`toolseal policy check`):
+//! # files relative to this file, `*` in a file name matching any run of characters.
+//! # policies = ["policies/*.cedar"]
+//!
+//! [principals.alice]                               # `User::"alice"` in policies
+//! groups = ["admins"]                              # `principal.groups`
+//! local = true                                     # the caller over stdio (default: $USER, no groups)
+//!
+//! [principals.ci]
+//! token = "${CI_TOKEN}"                            # HTTP: `Authorization: Bearer <token>` calls as `ci`
+//! groups = ["readers"]
 //! ```
 //!
 //! `env` and `headers` values are expanded from the environment of the process
@@ -100,6 +112,25 @@ struct ManifestFile {
     /// A file of `KEY=VALUE` lines that `${KEY}` in `env` and `headers` read before the environment.
     #[serde(default)]
     secrets: Option<PathBuf>,
+    /// Cedar policy files (relative paths; `*` in a file name).
+    #[serde(default)]
+    policies: Vec<String>,
+    /// Who may call, by the name policies give them.
+    #[serde(default)]
+    principals: BTreeMap<String, PrincipalEntry>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrincipalEntry {
+    #[serde(default)]
+    groups: Vec<String>,
+    /// The caller over stdio.
+    #[serde(default)]
+    local: bool,
+    /// A template (`${VAR}`) of the bearer token an HTTP caller presents.
+    #[serde(default)]
+    token: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -149,6 +180,44 @@ pub struct Deployment {
     /// The manifest's `secrets` file, resolved against its directory: `${VAR}` in `env` and
     /// `headers` reads it before the environment ([`read_manifest_expanded`]).
     pub secrets: Option<PathBuf>,
+    /// The Cedar policy files `policies` names, resolved against the manifest's directory
+    /// (each pattern's matches in name order).
+    pub policies: Vec<PathBuf>,
+    /// The principals, in name order.
+    pub principals: Vec<DeploymentPrincipal>,
+}
+
+/// Who calls through a gateway: `User::"<name>"` in its policies.
+#[derive(Debug, Clone)]
+pub struct DeploymentPrincipal {
+    /// The entity id.
+    pub name: String,
+    /// `principal.groups`.
+    pub groups: Vec<String>,
+    /// Whether it is the caller over stdio.
+    pub local: bool,
+    /// The bearer token an HTTP caller presents to call as it, expanded. Empty until
+    /// [`Deployment::expand`]; `None` when it has none.
+    pub token: Option<Secret>,
+    /// The token's template, until expanded.
+    pending: Option<String>,
+}
+
+/// A value that must not be shown (a bearer token). `Debug` prints `<redacted>`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    /// The value.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<redacted>")
+    }
 }
 
 /// One server of a [`Deployment`].
@@ -507,6 +576,20 @@ impl Deployment {
             server.env = env;
             server.headers = headers;
         }
+        for principal in &mut self.principals {
+            let Some(template) = principal.pending.take() else { continue };
+            let name = principal.name.clone();
+            let token = expand_template(&template, &lookup).map_err(|why| manifest_error(path, format!("principal {name:?}: `token`: {why}")))?;
+            if token.is_empty() || token.chars().any(|c| c.is_control() || c == ' ') {
+                return Err(manifest_error(path, format!("principal {name:?}: `token` is empty or holds a space or a control character")));
+            }
+            principal.token = Some(Secret(token));
+        }
+        let tokens: Vec<&str> = self.principals.iter().filter_map(|p| p.token.as_ref().map(Secret::expose)).collect();
+        if let Some((i, _)) = tokens.iter().enumerate().find(|(i, t)| tokens[..*i].contains(t)) {
+            let names: Vec<&str> = self.principals.iter().filter(|p| p.token.as_ref().map(Secret::expose) == Some(tokens[i])).map(|p| p.name.as_str()).collect();
+            return Err(manifest_error(path, format!("principals {} have the same `token`: each token names one principal", names.join(" and "))));
+        }
         Ok(())
     }
 }
@@ -534,6 +617,49 @@ pub fn read_manifest_expanded(path: &Path) -> Result<Deployment, ManifestError> 
     }
     deployment.expand(path, |name| secrets.get(name).cloned().or_else(|| std::env::var(name).ok()))?;
     Ok(deployment)
+}
+
+/// The files `pattern` (relative to `base`) names: the file itself, or when its file
+/// name holds `*`, every file of its directory whose name matches, in name order.
+/// A pattern that names no file is an error: a policy file left out by a typo would
+/// change what the gateway allows.
+fn policy_files(base: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
+    let path = base.join(pattern);
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    if !name.contains('*') {
+        return if path.is_file() { Ok(vec![path]) } else { Err(format!("{} is not a file", path.display())) };
+    }
+    let dir = path.parent().unwrap_or(base);
+    if dir.to_string_lossy().contains('*') {
+        return Err("`*` is allowed in the file name only".to_owned());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut found: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).filter(|p| p.is_file() && p.file_name().is_some_and(|n| wildcard(&name, &n.to_string_lossy()))).collect();
+    found.sort();
+    if found.is_empty() {
+        return Err(format!("no file in {} matches", dir.display()));
+    }
+    Ok(found)
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
+fn wildcard(pattern: &str, name: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if parts.len() == 1 {
+        return pattern == name;
+    }
+    if name.len() < first.len() + last.len() || !name.starts_with(first) || !name.ends_with(last) {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        match rest.find(part) {
+            Some(at) => rest = &rest[at + part.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// A deserialization message without the string it quotes (`invalid type: string "…"`):
@@ -614,7 +740,28 @@ pub fn read_manifest(path: &Path) -> Result<Deployment, ManifestError> {
     }
     let pins = manifest.pins.iter().map(|(t, s)| (t.clone(), s.clone())).collect();
     let secrets = manifest.secrets.map(|file| base.join(file));
-    Ok(Deployment { policy: manifest.policy, servers, pins, shadowing: manifest.shadowing, secrets })
+    let mut policies = Vec::new();
+    for pattern in &manifest.policies {
+        policies.extend(policy_files(base, pattern).map_err(|why| manifest_error(path, format!("`policies` {pattern:?}: {why}")))?);
+    }
+    let mut principals = Vec::new();
+    for (name, entry) in &manifest.principals {
+        if name.is_empty() || name.chars().any(char::is_control) {
+            return Err(manifest_error(path, format!("principal {name:?}: a name is not empty and holds no control character")));
+        }
+        if let Some(template) = &entry.token {
+            parse_template(template).map_err(|why| manifest_error(path, format!("principal {name:?}: `token`: {why}")))?;
+            if !template.contains("${") {
+                return Err(manifest_error(path, format!("principal {name:?}: `token` is written in the manifest; write `${{VAR}}` and keep the token in the environment or the `secrets` file")));
+            }
+        }
+        principals.push(DeploymentPrincipal { name: name.clone(), groups: entry.groups.clone(), local: entry.local, token: None, pending: entry.token.clone() });
+    }
+    let locals: Vec<&str> = principals.iter().filter(|p| p.local).map(|p| p.name.as_str()).collect();
+    if locals.len() > 1 {
+        return Err(manifest_error(path, format!("principals {} are all `local`: one caller uses stdio", locals.join(" and "))));
+    }
+    Ok(Deployment { policy: manifest.policy, servers, pins, shadowing: manifest.shadowing, secrets, policies, principals })
 }
 
 #[cfg(test)]
@@ -724,6 +871,49 @@ mod tests {
     impl Drop for Scratch {
         fn drop(&mut self) {
             let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    #[test]
+    fn wildcards_match_runs_of_characters() {
+        for (pattern, name, matches) in
+            [("*.cedar", "a.cedar", true), ("*.cedar", "a.cedar.bak", false), ("p-*-x*.cedar", "p-1-x2.cedar", true), ("a*b", "ab", true), ("a*a", "a", false), ("x", "x", true)]
+        {
+            assert_eq!(wildcard(pattern, name), matches, "{pattern} {name}");
+        }
+    }
+
+    #[test]
+    fn policies_and_principals_are_read_and_tokens_expanded() {
+        let scratch = Scratch::new("policies", "command = [\"x\"]\n");
+        std::fs::create_dir_all(scratch.0.join("policies")).unwrap();
+        for file in ["b.cedar", "a.cedar", "notes.txt"] {
+            std::fs::write(scratch.0.join("policies").join(file), "").unwrap();
+        }
+        let text = std::fs::read_to_string(scratch.manifest()).unwrap();
+        let principals = "\n[principals.alice]\ngroups = [\"admins\"]\nlocal = true\n\n[principals.ci]\ntoken = \"${CI_TOKEN}\"\n";
+        std::fs::write(scratch.manifest(), format!("policies = [\"policies/*.cedar\"]\n{text}{principals}")).unwrap();
+        let mut deployment = scratch.read().unwrap();
+        let names: Vec<String> = deployment.policies.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, ["a.cedar", "b.cedar"]);
+        assert_eq!(deployment.principals.len(), 2);
+        assert!(deployment.principals[0].local && deployment.principals[0].groups == ["admins"]);
+        assert!(deployment.principals[1].token.is_none());
+        deployment.expand(&scratch.manifest(), |v| (v == "CI_TOKEN").then(|| "s3cr3t".to_owned())).unwrap();
+        assert_eq!(deployment.principals[1].token.as_ref().map(Secret::expose), Some("s3cr3t"));
+        assert!(!format!("{deployment:?}").contains("s3cr3t"));
+        // A pattern that names nothing, a token written down, two locals.
+        for (name, extra, want) in [
+            ("none", "policies = [\"*.rego\"]\n", "no file in"),
+            ("literal", "[principals.x]\ntoken = \"s3cr3t\"\n", "`token` is written in the manifest"),
+            ("locals", "[principals.x]\nlocal = true\n[principals.y]\nlocal = true\n", "are all `local`"),
+        ] {
+            let case = Scratch::new(name, "command = [\"x\"]\n");
+            let text = std::fs::read_to_string(case.manifest()).unwrap();
+            let text = if extra.starts_with("policies") { format!("{extra}{text}") } else { format!("{text}\n{extra}") };
+            std::fs::write(case.manifest(), text).unwrap();
+            let e = case.read().expect_err(name);
+            assert!(e.contains(want) && !e.contains("s3cr3t"), "{name}: {e}");
         }
     }
 

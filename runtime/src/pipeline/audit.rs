@@ -79,8 +79,14 @@ pub struct AuditRecord {
     pub rejection: Option<RejectionRecord>,
     /// Why the contract check stopped it.
     pub contract: Option<String>,
+    /// Who called, when the host knows (the gateway's principal: `User::"<name>"` in its policies).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub principal: Option<String>,
     /// The gate's decision (`None` when the gate did not run).
     pub decision: Option<Decision>,
+    /// The policies that decided it (a Cedar gate: the permits of an allowed call, the forbids of a denied one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub policies: Vec<String>,
     /// Whether the executor was called.
     pub executed: bool,
     /// The executor's error, if any.
@@ -114,7 +120,9 @@ impl AuditRecord {
             ending: Ending::Rejected,
             rejection: None,
             contract: None,
+            principal: None,
             decision: None,
+            policies: Vec::new(),
             executed: false,
             error: None,
             verdict: None,
