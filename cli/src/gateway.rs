@@ -154,7 +154,7 @@ pub(crate) fn run(args: Args) -> Result<u8, Failure> {
     outcome
 }
 
-/// SIGHUP re-reads the pins (after `toolseal approve`); SIGINT and SIGTERM stop the gateway.
+/// SIGHUP re-reads the pins (after `toolseal approve`) and the policies; SIGINT and SIGTERM stop the gateway.
 async fn signals(gateway: Gateway, manifest: PathBuf) {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut hangup), Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::hangup()), signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
@@ -162,9 +162,9 @@ async fn signals(gateway: Gateway, manifest: PathBuf) {
     };
     loop {
         tokio::select! {
-            _ = hangup.recv() => match gateway.reload_pins(&manifest) {
-                Ok(()) => eprintln!("toolseal: pins re-read from {}", manifest.display()),
-                Err(e) => eprintln!("toolseal: pins not re-read, the previous ones stay in force: {e}"),
+            _ = hangup.recv() => match gateway.reload(&manifest) {
+                Ok(()) => eprintln!("toolseal: pins and policies re-read from {}", manifest.display()),
+                Err(e) => eprintln!("toolseal: pins and policies not re-read, the previous ones stay in force: {e}"),
             },
             _ = interrupt.recv() => break,
             _ = terminate.recv() => break,

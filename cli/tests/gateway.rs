@@ -1268,7 +1268,7 @@ fn policies_decide_every_resolved_call_and_the_model_reads_why() {
         let now = call(&client, "b__now", json!({})).await.expect("a result");
         assert_eq!(now.is_error, Some(false), "{now:?}");
         let big = call(&client, "a__add", json!({ "a": 2_000_000, "b": 1 })).await.expect("a result");
-        assert_eq!(text_of(&big), "H4: a/add needs a person to confirm it first, and this client cannot ask: add numbers over a million?");
+        assert_eq!(text_of(&big), "H4: a/add needs a person to confirm it first, and this client cannot ask (no elicitation capability): add numbers over a million?");
         // Resolution comes first: an unresolved call never reaches the policies.
         let wrong = call(&client, "a__add", json!({ "a": 1, "b": "x" })).await.expect("a result");
         assert_eq!(class_of(&wrong).as_deref(), Some("H3"));
@@ -1362,4 +1362,117 @@ fn over_http_the_bearer_token_names_the_principal_policies_decide_for() {
     assert_eq!(principals, ["alice", "alice", "ci", "ci"]);
     let written = std::fs::read_to_string(&audit).expect("audit");
     assert!(!written.contains("t0ken"), "no token in the audit");
+}
+
+/// A client with a person behind it who answers every confirmation `yes` or not.
+#[derive(Clone)]
+struct Person {
+    yes: bool,
+    asked: mpsc::UnboundedSender<String>,
+}
+
+impl ClientHandler for Person {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default().with_protocol_version(rmcp::model::ProtocolVersion::V_2025_11_25);
+        info.capabilities.elicitation = Some(rmcp::model::ElicitationCapability::default());
+        info
+    }
+
+    async fn create_elicitation(&self, request: rmcp::model::ElicitRequestParams, _: rmcp::service::RequestContext<RoleClient>) -> Result<rmcp::model::ElicitResult, rmcp::ErrorData> {
+        if let rmcp::model::ElicitRequestParams::FormElicitationParams { message, .. } = request {
+            let _ = self.asked.send(message);
+        }
+        let action = if self.yes { rmcp::model::ElicitationAction::Accept } else { rmcp::model::ElicitationAction::Decline };
+        let answer = rmcp::model::ElicitResult::new(action);
+        Ok(if self.yes { answer.with_content(json!({})) } else { answer })
+    }
+}
+
+#[test]
+fn a_call_to_confirm_is_put_to_the_person_and_goes_on_only_if_they_accept() {
+    let deployment = Deployment::new("policy-confirm", &[Tiny::new("a", "first-party")]);
+    with_policies(
+        &deployment,
+        "policies = [\"policies/test.cedar\"]\n",
+        "",
+        "@id(\"ask\") @confirm(\"add numbers over a million?\")\npermit(principal, action == Action::\"a__add\", resource) when { context.input.a > 1000000 };\npermit(principal, action, resource) unless { action == Action::\"a__add\" && context.input.a > 1000000 };\n",
+    );
+    let audit = deployment.dir.join("audit.jsonl");
+    let answers = runtime().block_on(async {
+        let mut answers = Vec::new();
+        for yes in [true, false] {
+            let mut command = tokio::process::Command::new(BIN);
+            command.arg("gateway").arg("--manifest").arg(deployment.manifest()).args(["--audit", audit.to_str().unwrap()]);
+            let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts");
+            let (asked, mut questions) = mpsc::unbounded_channel();
+            let client = Person { yes, asked }.serve(transport).await.expect("initialize");
+            let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(params("a__add", json!({ "a": 2_000_000, "b": 1 })))).await.expect("in time").expect("a result");
+            let rmcp::model::CallToolResponse::Complete(result) = result else { panic!("a complete result") };
+            answers.push((yes, questions.try_recv().ok(), result.is_error, text_of(&result)));
+            let _ = client.cancel().await;
+        }
+        answers
+    });
+    assert_eq!(answers[0], (true, Some("Allow a/add? add numbers over a million?".to_owned()), Some(false), "2000001".to_owned()));
+    assert_eq!(
+        answers[1],
+        (false, Some("Allow a/add? add numbers over a million?".to_owned()), Some(true), "H4: a/add was not confirmed: the person declined (add numbers over a million?)".to_owned())
+    );
+    assert_eq!(deployment.received("a").len(), 1, "only the confirmed call reached the server");
+    let records = audit_records(&audit);
+    let seen: Vec<(&str, Option<bool>)> = records.iter().map(|r| (r["ending"].as_str().unwrap(), r["confirmed"].as_bool())).collect();
+    assert_eq!(seen, [("executed", Some(true)), ("denied", Some(false))]);
+}
+
+#[test]
+fn sighup_rereads_the_policies_and_a_bad_file_keeps_the_set_in_force() {
+    let deployment = Deployment::new("policy-reload", &[Tiny::new("a", "first-party")]);
+    let deny_add = "permit(principal, action, resource);\n@id(\"no-add\") forbid(principal, action == Action::\"a__add\", resource);\n";
+    with_policies(&deployment, "policies = [\"policies/test.cedar\"]\n", "", deny_add);
+    let mut child = Command::new(BIN)
+        .args(["gateway", "--http", "127.0.0.1:0", "--manifest"])
+        .arg(deployment.manifest())
+        .env_remove("TOOLSEAL_GATEWAY_TOKEN")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the gateway starts");
+    let (lines, heard) = std::sync::mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            let _ = lines.send(line);
+        }
+    });
+    let wait_for = |needle: &str| loop {
+        let line = heard.recv_timeout(Duration::from_secs(30)).unwrap_or_else(|_| panic!("no line with {needle:?}"));
+        if line.contains(needle) {
+            break line;
+        }
+    };
+    let url = wait_for("http://");
+    let url = url[url.find("http://").unwrap()..].trim().to_owned();
+    let hangup = |child: &Child| assert!(Command::new("kill").args(["-HUP", &child.id().to_string()]).status().expect("kill runs").success());
+    let add = |url: &str| {
+        runtime().block_on(async {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
+            let client = Listener(mpsc::unbounded_channel().0).serve(transport).await.expect("initialize over HTTP");
+            let result = call(&client, "a__add", json!({ "a": 1, "b": 2 })).await.expect("a result");
+            let _ = client.cancel().await;
+            text_of(&result)
+        })
+    };
+    assert_eq!(add(&url), "H4: a/add is not allowed now: denied by policy `no-add`");
+    std::fs::write(deployment.dir.join("policies/test.cedar"), "permit(principal, action == Action::\"a__ad\", resource);\n").expect("written");
+    hangup(&child);
+    let refused = wait_for("not re-read");
+    assert!(refused.contains("`a__ad` is not a tool of this deployment; did you mean `a__add`?") || refused.contains("policies do not hold"), "{refused}");
+    assert_eq!(add(&url), "H4: a/add is not allowed now: denied by policy `no-add`", "the set in force stays");
+    std::fs::write(deployment.dir.join("policies/test.cedar"), "permit(principal, action, resource);\n").expect("written");
+    hangup(&child);
+    wait_for("pins and policies re-read");
+    assert_eq!(add(&url), "3");
+    let _ = child.kill();
+    let _ = child.wait();
 }

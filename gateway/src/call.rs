@@ -6,8 +6,11 @@ use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
 use rmcp::RoleServer;
-use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock, ErrorData, ProtocolVersion, ResultType, ServerResult};
-use rmcp::service::{PeerRequestOptions, RequestContext};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock, ElicitRequestParams, ElicitationAction, ElicitationSchema, ErrorData, ProtocolVersion,
+    ResultType, ServerResult,
+};
+use rmcp::service::{ElicitationMode, PeerRequestOptions, RequestContext};
 use serde_json::{Map, Value};
 use toolseal_runtime::call::Options;
 use toolseal_runtime::canonical::sha256_hex;
@@ -83,13 +86,13 @@ impl Core {
         if let Some(gate) = &state.gate {
             let verdict = gate.decide(&principal, catalog.qualified(route), server, params.arguments.as_ref());
             record.policies = verdict.policies;
-            if let Some(answer) = decided(verdict.decision, server, tool, record) {
+            if let Some(answer) = decided(verdict.decision, server, tool, context, record).await {
                 return Ok(answer);
             }
         }
         if let Some(gate) = &self.options.gate {
             let decision = gate.decide(&GatewayCall { server, tool, called: &params.name, arguments: params.arguments.as_ref(), principal: &principal });
-            if let Some(answer) = decided(decision, server, tool, record) {
+            if let Some(answer) = decided(decision, server, tool, context, record).await {
                 return Ok(answer);
             }
         }
@@ -253,8 +256,10 @@ fn served_name(state: &super::State, route: Route) -> String {
 
 /// Records `decision`; the answer to give instead of forwarding, unless it allows the call.
 /// A denied call is H4: a real tool, resolved, not allowed now — the model reads why and
-/// can choose another way.
-fn decided(decision: Decision, server: &str, tool: &str, record: &mut AuditRecord) -> Option<CallToolResponse> {
+/// can choose another way. A call to confirm is put to the person through MCP elicitation
+/// when the client can ask (a form with no fields: accept or decline, within
+/// [`CONFIRM_WAIT`]); it goes on only if they accept.
+async fn decided(decision: Decision, server: &str, tool: &str, context: &RequestContext<RoleServer>, record: &mut AuditRecord) -> Option<CallToolResponse> {
     record.decision = Some(decision.clone());
     match decision {
         Decision::Allow => None,
@@ -263,9 +268,36 @@ fn decided(decision: Decision, server: &str, tool: &str, record: &mut AuditRecor
             Some(refusal(format!("H4: {server}/{tool} is not allowed now: {reason}")))
         }
         Decision::Confirm { prompt } => {
-            record.ending = Ending::Pending;
-            Some(refusal(format!("H4: {server}/{tool} needs a person to confirm it first, and this client cannot ask: {prompt}")))
+            let asked = ask(context, format!("Allow {server}/{tool}? {prompt}")).await;
+            record.confirmed = asked.as_ref().ok().copied();
+            match asked {
+                Ok(true) => None,
+                Ok(false) => {
+                    record.ending = Ending::Denied;
+                    Some(refusal(format!("H4: {server}/{tool} was not confirmed: the person declined ({prompt})")))
+                }
+                Err(why) => {
+                    record.ending = Ending::Pending;
+                    Some(refusal(format!("H4: {server}/{tool} needs a person to confirm it first, and {why}: {prompt}")))
+                }
+            }
         }
+    }
+}
+
+/// The longest wait for a person to answer a confirmation.
+pub(crate) const CONFIRM_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Asks the person behind the client; whether they accepted, or why they could not be asked.
+async fn ask(context: &RequestContext<RoleServer>, message: String) -> Result<bool, String> {
+    if !context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
+        return Err("this client cannot ask (no elicitation capability)".to_owned());
+    }
+    let request = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: ElicitationSchema::new(std::collections::BTreeMap::new()) };
+    match context.peer.create_elicitation_with_timeout(request, Some(CONFIRM_WAIT)).await {
+        Ok(answer) => Ok(answer.action == ElicitationAction::Accept),
+        Err(rmcp::ServiceError::Timeout { .. }) => Err(format!("no answer came within {} s", CONFIRM_WAIT.as_secs())),
+        Err(e) => Err(format!("the client could not be asked ({e})")),
     }
 }
 

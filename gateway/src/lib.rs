@@ -207,8 +207,9 @@ pub(crate) struct Core {
     options: GatewayOptions,
     naming: Naming,
     callers: Callers,
+    /// The policy files as last read (replaced by a reload whose deployment compiles with them).
     #[cfg(feature = "policy")]
-    policy: Option<policy::PolicySources>,
+    policy: Mutex<Option<Arc<policy::PolicySources>>>,
     servers: Vec<Downstream>,
     listings: Mutex<Vec<ServerListing>>,
     state: RwLock<Arc<State>>,
@@ -261,6 +262,12 @@ impl Core {
     /// Compiles `listings` and puts the result in force; tells clients when the served tool list changed.
     fn recompile(&self, listings: &[ServerListing]) -> Result<(), CompileError> {
         let state = self.compile(listings)?;
+        self.put_in_force(state);
+        Ok(())
+    }
+
+    /// Serves `state` from now on; tells clients when the served tool list changed.
+    fn put_in_force(&self, state: State) {
         let mut current = self.state.write().unwrap_or_else(|e| e.into_inner());
         let changed = current.digest != state.digest;
         *current = Arc::new(state);
@@ -268,7 +275,6 @@ impl Core {
         if changed {
             self.announce();
         }
-        Ok(())
     }
 
     /// Compiles `listings`, and checks the policies against the result.
@@ -277,7 +283,7 @@ impl Core {
             listings,
             &self.naming,
             #[cfg(feature = "policy")]
-            self.policy.as_ref(),
+            self.policy.lock().unwrap_or_else(|e| e.into_inner()).as_deref(),
         )
     }
 
@@ -346,9 +352,7 @@ impl Gateway {
         #[cfg(feature = "policy")]
         let policy = policy::PolicySources::read(&policy_files, &deployment, &callers).map_err(|e| GatewayError::Policy(e.to_string()))?;
         #[cfg(not(feature = "policy"))]
-        if let Some(file) = policy_files.first() {
-            return Err(GatewayError::Policy(format!("{}: this build of toolseal-gateway has no policy support (feature `policy`)", file.display())));
-        }
+        unsupported(&policy_files)?;
         let state = compile(
             &listings,
             &naming,
@@ -364,7 +368,7 @@ impl Gateway {
             naming,
             callers,
             #[cfg(feature = "policy")]
-            policy,
+            policy: Mutex::new(policy.map(Arc::new)),
             servers,
             listings: Mutex::new(listings),
             state: RwLock::new(Arc::new(state)),
@@ -439,9 +443,13 @@ impl Gateway {
             .collect()
     }
 
-    /// Reads the manifest's pins again (after `toolseal approve`) and compares
-    /// every server's newest live listing with them; clients hear of a change.
-    pub fn reload_pins(&self, path: &Path) -> Result<(), GatewayError> {
+    /// Reads the manifest's pins and policies again (after `toolseal approve`, or an
+    /// edited policy file: the command does it on SIGHUP) and compares every server's
+    /// newest live listing with the pins; clients hear of a change. If the new pins or
+    /// policies do not compile together — a policy that no longer type-checks — nothing
+    /// changes: the deployment in force keeps serving, and the error says why. Principals'
+    /// groups are read again; their tokens are the ones the gateway started with.
+    pub fn reload(&self, path: &Path) -> Result<(), GatewayError> {
         let deployment = read_manifest(path)?;
         let mut listings = self.core.listings.lock().unwrap_or_else(|e| e.into_inner());
         let mut next = listings.clone();
@@ -450,7 +458,19 @@ impl Gateway {
                 listing.repin(Listing::pinned(server)?);
             }
         }
-        self.core.recompile(&next).map_err(|source| GatewayError::Deployment { path: path.display().to_string(), source })?;
+        #[cfg(feature = "policy")]
+        {
+            let files: Vec<PathBuf> = deployment.policies.iter().chain(&self.core.options.policies).cloned().collect();
+            let sources = policy::PolicySources::read(&files, &deployment, &self.core.callers).map_err(|e| GatewayError::Policy(e.to_string()))?.map(Arc::new);
+            let state = compile(&next, &self.core.naming, sources.as_deref()).map_err(|source| GatewayError::Deployment { path: path.display().to_string(), source })?;
+            *self.core.policy.lock().unwrap_or_else(|e| e.into_inner()) = sources;
+            self.core.put_in_force(state);
+        }
+        #[cfg(not(feature = "policy"))]
+        {
+            unsupported(&deployment.policies)?;
+            self.core.recompile(&next).map_err(|source| GatewayError::Deployment { path: path.display().to_string(), source })?;
+        }
         *listings = next;
         Ok(())
     }
@@ -479,6 +499,15 @@ impl Gateway {
 
 /// The longest wait at shutdown for the answers of calls in flight to be written to their clients.
 pub(crate) const DRAIN: Duration = Duration::from_secs(3);
+
+/// Without feature `policy`, a gateway given policies does not start: it would allow what they deny.
+#[cfg(not(feature = "policy"))]
+fn unsupported(files: &[PathBuf]) -> Result<(), GatewayError> {
+    match files.first() {
+        Some(file) => Err(GatewayError::Policy(format!("{}: this build of toolseal-gateway has no policy support (feature `policy`)", file.display()))),
+        None => Ok(()),
+    }
+}
 
 /// Compiles `listings` and, with policies, checks them against the result.
 fn compile(listings: &[ServerListing], naming: &Naming, #[cfg(feature = "policy")] policy: Option<&policy::PolicySources>) -> Result<State, CompileError> {

@@ -84,6 +84,9 @@ pub struct AuditRecord {
     pub principal: Option<String>,
     /// The gate's decision (`None` when the gate did not run).
     pub decision: Option<Decision>,
+    /// The person's answer when the decision asked them to confirm (`None`: not asked, or could not be).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<bool>,
     /// The policies that decided it (a Cedar gate: the permits of an allowed call, the forbids of a denied one).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub policies: Vec<String>,
@@ -122,6 +125,7 @@ impl AuditRecord {
             contract: None,
             principal: None,
             decision: None,
+            confirmed: None,
             policies: Vec::new(),
             executed: false,
             error: None,
