@@ -8,7 +8,8 @@
 #     hallucinated calls are rejected before the server (the file a rejected
 #     `write_file` names does not exist);
 #  3. `toolseal gateway` between real clients and these servers (scripts/check_gateway.sh),
-#     and `toolseal import` of client configurations naming them (scripts/check_import.sh).
+#     `toolseal import` of client configurations naming them (scripts/check_import.sh),
+#     and Cedar policies deciding calls to server-filesystem (scripts/check_policy.sh).
 # Needs node/npm and python3 (with venv); exits non-zero on any failure.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -121,4 +122,7 @@ TOOLSEAL="$toolseal" bash "$repo/scripts/check_gateway.sh" "$work"
 # `toolseal import` of a Claude Code and a VS Code configuration naming server-memory and
 # mcp-server-time, then the Python SDK client through the gateway it wrote.
 TOOLSEAL="$toolseal" bash "$repo/scripts/check_import.sh" "$work"
+# Cedar policies (examples/policies) in front of server-filesystem, the Python SDK client
+# with and without an elicitation handler.
+TOOLSEAL="$toolseal" bash "$repo/scripts/check_policy.sh" "$work"
 echo "real: passed"

@@ -17,6 +17,13 @@ servers behind the gateway. Subcommands:
                              tools listed, each one's call answered by it, an
                              undeclared key rejected; one `import: ok|FAILED` line
                              per check, exit 1 if any failed
+  policy TARGET DEMO         the gateway of examples/policies (Cedar policies) in
+                             front of the real filesystem server rooted at DEMO (run
+                             by scripts/check_policy.sh): allowed, denied (H4 with
+                             the policy's @id and @reason) and confirmed calls, with
+                             an elicitation handler that accepts, declines, or is
+                             absent; what reached the disk checked; prints what the
+                             model reads
 
 Exits non-zero on the first failed check.
 """
@@ -202,6 +209,59 @@ async def imported(target, calls):
     sys.exit(0 if all(results) else 1)
 
 
+async def policy(target, demo):
+    from mcp import types
+
+    asked = []
+
+    def person(answer):
+        async def callback(context, params):
+            asked.append(params.message)
+            return types.ElicitResult(action=answer, content={} if answer == "accept" else None)
+
+        return callback
+
+    out = os.path.join(demo, "out")
+    env = dict(os.environ)
+
+    def show(what, got):
+        print(f"policy: {what}: {got[1]}", flush=True)
+
+    def refused(got, prefix, what):
+        if got[0] != "isError" or not got[1].startswith(prefix):
+            sys.exit(f"policy: FAILED {what}: got {got!r}, want an isError result starting {prefix!r}")
+
+    with anyio.fail_after(300):
+        async with connect(target, "legacy", env=env, elicitation_callback=person("accept")) as client:
+            expect(await verdict(client, "files__write_file", {"path": f"{out}/notes.txt", "content": "allowed"}), ("ok",), "a write the policies allow")
+            got = await verdict(client, "files__write_file", {"path": f"{out}/secret.txt", "content": "x"})
+            refused(got, "H4: files/write_file is not allowed now: denied by policy `no-secrets`: files named like secrets", "a forbidden write")
+            show("denied", got)
+            got = await verdict(client, "files__write_file", {"path": f"{demo}/elsewhere.txt", "content": "x"})
+            refused(got, "H4: files/write_file is not allowed now: denied by policy `writes-stay-in-out`: writes go under", "a write outside out/")
+            got = await verdict(client, "files__read_text_file", {"path": f"{out}/notes.txt", "tail": 1})
+            expect(got, ("ok",), "a read with an argument policies cannot see (a number)")
+            # Resolution first: an unresolved call never reaches the policies.
+            expect(await verdict(client, "files__write_file", {"path": f"{out}/x.txt", "content": "x", "mode": "0777"}), ("H2",), "an undeclared key")
+            expect(await verdict(client, "files__delete_file", {"path": f"{out}/notes.txt"}), ("error", -32602, "M1"), "an unknown tool")
+            got = await verdict(client, "files__move_file", {"source": f"{out}/notes.txt", "destination": f"{out}/moved.txt"})
+            expect(got, ("ok",), "a move the person confirmed")
+            print(f"policy: confirmed: the person was asked {asked[-1]!r} and accepted; {got[1]}", flush=True)
+        async with connect(target, "legacy", env=env, elicitation_callback=person("decline")) as client:
+            got = await verdict(client, "files__move_file", {"source": f"{out}/moved.txt", "destination": f"{out}/back.txt"})
+            refused(got, "H4: files/move_file was not confirmed: the person declined", "a move the person declined")
+            show("declined", got)
+        async with connect(target, "legacy", env=env) as client:
+            got = await verdict(client, "files__move_file", {"source": f"{out}/moved.txt", "destination": f"{out}/back.txt"})
+            refused(got, "H4: files/move_file needs a person to confirm it first, and this client cannot ask", "a move without an elicitation handler")
+            show("no handler", got)
+    # What reached the server, on its disk.
+    present = sorted(os.listdir(out))
+    if present != ["moved.txt"] or os.path.exists(os.path.join(demo, "elsewhere.txt")):
+        sys.exit(f"policy: FAILED the disk holds {present} (want only moved.txt) or a write outside out/")
+    print(f"policy: ok: on the server's disk only what was allowed or confirmed ({', '.join(present)}); {len(asked)} confirmations asked", flush=True)
+
+
 def main():
     command = sys.argv[1]
     if command == "session":
@@ -212,6 +272,8 @@ def main():
         asyncio.run(latency(sys.argv[2], sys.argv[3], int(sys.argv[4])))
     elif command == "imported":
         asyncio.run(imported(sys.argv[2], json.loads(sys.argv[3])))
+    elif command == "policy":
+        asyncio.run(policy(sys.argv[2], sys.argv[3]))
     else:
         sys.exit(__doc__)
 

@@ -128,7 +128,7 @@ impl Policies {
             }
         }
         if !problems.is_empty() {
-            return Err(PolicyError::Invalid(problems));
+            return Err(PolicyError::Invalid(merged(problems)));
         }
         let mut by_action: HashMap<String, PolicySet> = HashMap::new();
         for (action, info) in &schema.actions {
@@ -158,6 +158,38 @@ impl Policies {
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
+}
+
+/// `problems` in file order (each file's, by line and column), one line per place: the
+/// same misspelled argument under several tools (`action in [...]`) is one problem naming them all.
+fn merged(mut problems: Vec<Problem>) -> Vec<Problem> {
+    const NO_ARGUMENT: &str = "` declares no argument ";
+    let file_order: Vec<String> = problems.iter().fold(Vec::new(), |mut order, p| {
+        if !order.contains(&p.file) {
+            order.push(p.file.clone());
+        }
+        order
+    });
+    problems.sort_by(|a, b| (file_order.iter().position(|f| *f == a.file), a.line, a.column, &a.message).cmp(&(file_order.iter().position(|f| *f == b.file), b.line, b.column, &b.message)));
+    let mut out: Vec<Problem> = Vec::new();
+    let mut tools: Vec<String> = Vec::new();
+    for problem in problems {
+        let split = problem.message.strip_prefix("tool `").and_then(|rest| rest.split_once(NO_ARGUMENT));
+        if let (Some((tool, rest)), Some(last)) = (split, out.last_mut())
+            && last.file == problem.file
+            && (last.line, last.column) == (problem.line, problem.column)
+            && !tools.is_empty()
+            && last.message.ends_with(rest)
+        {
+            tools.push(tool.to_owned());
+            let named: Vec<String> = tools.iter().map(|t| format!("`{t}`")).collect();
+            last.message = format!("tools {} declare no argument {rest}", named.join(", "));
+            continue;
+        }
+        tools = split.map(|(tool, _)| vec![tool.to_owned()]).unwrap_or_default();
+        out.push(problem);
+    }
+    out
 }
 
 /// The first place `diagnostic` points at in `file`.

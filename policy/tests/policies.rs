@@ -62,6 +62,11 @@ fn a_misspelled_tool_is_refused_with_its_place_and_the_nearest_tool() {
     let far = refused("forbid(principal, action == Action::\"github__delete_repo\", resource);");
     assert!(far.ends_with("`github__delete_repo` is not a tool of this deployment (`toolseal policy schema` lists them)"), "{far}");
     // A tool in an `in [...]` list too.
+    // One line for a misspelled argument under several tools.
+    let several = refused(
+        "forbid(principal, action in [Action::\"filesystem__write_file\", Action::\"filesystem__read_text_file\", Action::\"filesystem__edit_file\"], resource) when { context.input.pth == \"x\" };",
+    );
+    assert!(several.ends_with("tools `filesystem__edit_file`, `filesystem__read_text_file`, `filesystem__write_file` declare no argument `pth`; did you mean `path`?"), "{several}");
     let listed = refused("forbid(principal, action in [Action::\"git__git_status\", Action::\"git__git_stats\"], resource);");
     assert!(listed.contains("`git__git_stats` is not a tool of this deployment; did you mean `git__git_status`?"), "{listed}");
 }
