@@ -40,6 +40,8 @@ pub struct PolicySchema {
 #[derive(Debug, Clone)]
 pub(crate) struct Action {
     pub(crate) uid: EntityUid,
+    /// The server its tool belongs to (the resource of every call).
+    pub(crate) server: String,
     pub(crate) input: Shape,
     /// The arguments a policy cannot read, with why.
     pub(crate) untyped: Vec<(String, String)>,
@@ -66,7 +68,7 @@ impl PolicySchema {
             text.push_str("    }\n  }\n};\n");
             let untyped = attributes.iter().filter_map(|a| a.shape.as_ref().err().map(|why| (a.name.clone(), why.clone()))).collect();
             let uid = entity_uid("Action", tool.action);
-            actions.insert(tool.action.to_owned(), Action { uid, input: Shape::Record(attributes), untyped });
+            actions.insert(tool.action.to_owned(), Action { uid, server: tool.server.to_owned(), input: Shape::Record(attributes), untyped });
         }
         let schema = Schema::from_cedarschema_str(&text).map(|(schema, _warnings)| schema).map_err(|e| PolicyError::Schema(format!("{e}: {}", crate::load::help_of(&e))))?;
         Ok(PolicySchema { schema, text, actions, servers })

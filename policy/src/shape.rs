@@ -90,50 +90,6 @@ pub fn record(schema: &Map<String, Value>) -> Vec<Attribute> {
     properties.iter().map(|(name, property)| Attribute { name: name.clone(), required: required.contains(&name.as_str()), shape: shape_of(property) }).collect()
 }
 
-/// `value` as the JSON Cedar reads for `shape`: keys without a type dropped, an
-/// integer written `3.0` as `3`. A value that does not fit (an integer beyond
-/// 64 bits; anything the schema itself would have refused) is an error naming
-/// where, and the gate denies the call rather than guess.
-pub fn project(shape: &Shape, value: &Value, at: &mut String) -> Result<Value, String> {
-    match (shape, value) {
-        (Shape::String, Value::String(_)) | (Shape::Bool, Value::Bool(_)) => Ok(value.clone()),
-        (Shape::Long, Value::Number(n)) => match n.as_i64() {
-            Some(i) => Ok(Value::from(i)),
-            None => match n.as_f64() {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-                Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Ok(Value::from(f as i64)),
-                _ => Err(format!("{at} is {n}, beyond the 64-bit integers Cedar compares")),
-            },
-        },
-        (Shape::Set(item), Value::Array(items)) => {
-            let len = at.len();
-            let mut out = Vec::with_capacity(items.len());
-            for (i, element) in items.iter().enumerate() {
-                at.push_str(&format!("/{i}"));
-                out.push(project(item, element, at)?);
-                at.truncate(len);
-            }
-            Ok(Value::Array(out))
-        }
-        (Shape::Record(attributes), Value::Object(members)) => project_record(attributes, members, at),
-        _ => Err(format!("{at} does not have the type its schema declares")),
-    }
-}
-
-/// [`project`] of an object's members onto a record's attributes.
-pub fn project_record(attributes: &[Attribute], members: &Map<String, Value>, at: &mut String) -> Result<Value, String> {
-    let len = at.len();
-    let mut out = Map::new();
-    for attribute in attributes {
-        let (Ok(shape), Some(member)) = (&attribute.shape, members.get(&attribute.name)) else { continue };
-        at.push('/');
-        at.push_str(&attribute.name.replace('~', "~0").replace('/', "~1"));
-        out.insert(attribute.name.clone(), project(shape, member, at)?);
-        at.truncate(len);
-    }
-    Ok(Value::Object(out))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,15 +117,5 @@ mod tests {
         assert_eq!(attributes.len(), 2);
         assert!(attributes[0].required && attributes[0].shape.is_ok());
         assert!(!attributes[1].required && attributes[1].shape.is_err());
-    }
-
-    #[test]
-    fn projection_keeps_typed_keys_and_refuses_what_does_not_fit() {
-        let shape = shape_of(&json!({"type": "object", "properties": {"n": {"type": "integer"}, "x": {"type": "number"}, "tags": {"type": "array", "items": {"type": "string"}}}})).unwrap();
-        let projected = project(&shape, &json!({"n": 3.0, "x": 1.5, "tags": ["a"], "extra": 1}), &mut String::new()).unwrap();
-        assert_eq!(projected, json!({"n": 3, "tags": ["a"]}));
-        let why = project(&shape, &json!({"n": 1e30}), &mut String::new()).unwrap_err();
-        assert!(why.starts_with("/n is "), "{why}");
-        assert!(project(&shape, &json!({"n": "3"}), &mut String::new()).is_err());
     }
 }

@@ -186,3 +186,18 @@ fn without_a_permit_cedar_denies() {
     assert_eq!(verdict.decision, Decision::deny("no policy permits User::\"alice\" to call `git__git_status`"));
     assert!(verdict.policies.is_empty());
 }
+
+#[test]
+fn scopes_leave_out_only_policies_that_cannot_apply() {
+    let gate = gate(
+        "@id(\"all\") permit(principal, action, resource);\n@id(\"ci\") forbid(principal == User::\"ci\", action, resource);\n@id(\"git\") forbid(principal, action, resource == Server::\"git\") when { context has input && principal.name == \"alice\" };\n@id(\"users\") forbid(principal is User in User::\"ci\", action == Action::\"git__git_status\", resource is Server);\n",
+    );
+    assert_eq!(gate.applicable("alice", "filesystem__write_file"), 1);
+    assert_eq!(gate.applicable("alice", "git__git_status"), 2);
+    assert_eq!(gate.applicable("ci", "git__git_status"), 4);
+    assert_eq!(gate.applicable("ci", "filesystem__write_file"), 2);
+    let call = |principal: &str, action: &str, server: &str, arguments: Value| gate.decide(principal, action, server, arguments.as_object()).policies;
+    assert_eq!(call("alice", "filesystem__write_file", "filesystem", json!({"path": "/a", "content": ""})), ["all"]);
+    assert_eq!(call("alice", "git__git_status", "git", json!({"repo_path": "/r"})), ["git"]);
+    assert_eq!(call("ci", "git__git_status", "git", json!({"repo_path": "/r"})), ["ci", "users"]);
+}
