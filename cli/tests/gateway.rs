@@ -1333,7 +1333,8 @@ fn over_http_the_bearer_token_names_the_principal_policies_decide_for() {
         std::fs::set_permissions(deployment.dir.join("secrets.env"), std::fs::Permissions::from_mode(0o600)).expect("chmod");
     }
     let principals = "[principals.alice]\ntoken = \"${ALICE_TOKEN}\"\ngroups = [\"admins\"]\n\n[principals.ci]\ntoken = \"${CI_TOKEN}\"\ngroups = [\"readers\"]\n";
-    let policy = "permit(principal, action, resource);\n@id(\"readers-read\") @reason(\"the CI token reads only\")\nforbid(principal, action, resource) when { principal.groups.contains(\"readers\") } unless { action == Action::\"a__now\" };\n";
+    // A forbid without conditions also takes the tools out of `ci`'s listing; one with conditions would not.
+    let policy = "permit(principal, action, resource);\n@id(\"readers-read\") @reason(\"the CI token reads only\")\nforbid(principal == User::\"ci\", action in [Action::\"a__add\", Action::\"a__echo\", Action::\"a__sleep\", Action::\"a__upper\"], resource);\n@id(\"no-readers-upper\")\nforbid(principal, action == Action::\"a__upper\", resource) when { principal.groups.contains(\"readers\") };\n";
     with_policies(&deployment, "policies = [\"policies/test.cedar\"]\nsecrets = \"secrets.env\"\n", principals, policy);
     let audit = deployment.dir.join("audit.jsonl");
     let (mut child, url) = support::http_gateway(&deployment.manifest(), "", &["--audit", audit.to_str().unwrap()]);
@@ -1345,6 +1346,8 @@ fn over_http_the_bearer_token_names_the_principal_policies_decide_for() {
         for token in ["alice-t0ken", "ci-t0ken"] {
             let transport = StreamableHttpClientTransport::from_config(StreamableHttpClientTransportConfig::with_uri(url.clone()).auth_header(token));
             let client = Listener(mpsc::unbounded_channel().0).serve(transport).await.expect("initialize over HTTP");
+            let listed: Vec<String> = client.list_all_tools().await.expect("tools/list").iter().map(|t| t.name.to_string()).collect();
+            answers.push((token, "listed", false, listed.join(" ")));
             for (tool, arguments) in [("a__add", json!({ "a": 1, "b": 2 })), ("a__now", json!({}))] {
                 let result = call(&client, tool, arguments).await.expect("a result");
                 answers.push((token, tool, result.is_error == Some(true), text_of(&result)));
@@ -1355,9 +1358,11 @@ fn over_http_the_bearer_token_names_the_principal_policies_decide_for() {
     });
     let _ = child.kill();
     let _ = child.wait();
-    let outcomes: Vec<(&str, &str, bool)> = answers.iter().map(|(token, tool, error, _)| (*token, *tool, *error)).collect();
+    let listings: Vec<(&str, &str)> = answers.iter().filter(|a| a.1 == "listed").map(|a| (a.0, a.3.as_str())).collect();
+    assert_eq!(listings, [("alice-t0ken", "a__add a__echo a__now a__sleep a__upper"), ("ci-t0ken", "a__now")]);
+    let outcomes: Vec<(&str, &str, bool)> = answers.iter().filter(|a| a.1 != "listed").map(|(token, tool, error, _)| (*token, *tool, *error)).collect();
     assert_eq!(outcomes, [("alice-t0ken", "a__add", false), ("alice-t0ken", "a__now", false), ("ci-t0ken", "a__add", true), ("ci-t0ken", "a__now", false)]);
-    assert_eq!(answers[2].3, "H4: a/add is not allowed now: denied by policy `readers-read`: the CI token reads only");
+    assert_eq!(answers[4].3, "H4: a/add is not allowed now: denied by policy `readers-read`: the CI token reads only", "a tool not listed is still refused by the policy");
     let principals: Vec<String> = audit_records(&audit).iter().map(|r| r["principal"].as_str().unwrap_or("-").to_owned()).collect();
     assert_eq!(principals, ["alice", "alice", "ci", "ci"]);
     let written = std::fs::read_to_string(&audit).expect("audit");

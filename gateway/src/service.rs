@@ -37,8 +37,19 @@ impl ServerHandler for GatewayService {
         info
     }
 
-    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.core.state().tools.clone()))
+    async fn list_tools(&self, _request: Option<PaginatedRequestParams>, context: RequestContext<RoleServer>) -> Result<ListToolsResult, ErrorData> {
+        let state = self.core.state();
+        // With policies, a principal is not shown a tool that no policy could let it call.
+        #[cfg(feature = "policy")]
+        if let Some(gate) = &state.gate {
+            let principal = self.core.callers.of(&context);
+            let catalog = state.deployment.catalog();
+            let listed = state.tools.iter().filter(|tool| state.served.get(tool.name.as_ref()).is_none_or(|&route| gate.may_allow(&principal, catalog.qualified(route)))).cloned().collect();
+            return Ok(ListToolsResult::with_all_items(listed));
+        }
+        #[cfg(not(feature = "policy"))]
+        let _ = context;
+        Ok(ListToolsResult::with_all_items(state.tools.clone()))
     }
 
     async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {

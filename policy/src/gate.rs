@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use cedar_policy::{Authorizer, Context, Entities, Entity, EntityUid, PolicySet, PrincipalConstraint, Request, ResourceConstraint, RestrictedExpression};
+use cedar_policy::{Authorizer, Context, Effect, Entities, Entity, EntityUid, PolicySet, PrincipalConstraint, Request, ResourceConstraint, RestrictedExpression};
 use serde_json::{Map, Value};
 use toolseal_runtime::pipeline::Decision;
 
@@ -81,6 +81,15 @@ impl PolicyGate {
             }
         }
         Ok(PolicyGate { schema, policies, entities, users, servers, scoped, authorizer: Authorizer::new() })
+    }
+
+    /// Whether some call of `action` by `principal` could be allowed: a permit applies to
+    /// it by its scope, and no forbid without conditions does. Conditions are not
+    /// evaluated, so `true` is a could, never a will; `false` is certain — every such
+    /// call is denied — and the gateway leaves the tool out of that principal's listing.
+    pub fn may_allow(&self, principal: &str, action: &str) -> bool {
+        let Some(set) = self.scoped.get(principal).and_then(|a| a.get(action)) else { return false };
+        set.policies().any(|p| p.effect() == Effect::Permit) && !set.policies().any(|p| p.effect() == Effect::Forbid && !p.has_non_scope_constraint())
     }
 
     /// How many policies can apply to `principal`'s calls of `action`, by their scope.

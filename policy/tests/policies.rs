@@ -189,15 +189,19 @@ fn without_a_permit_cedar_denies() {
 
 #[test]
 fn scopes_leave_out_only_policies_that_cannot_apply() {
-    let gate = gate(
+    let scoped = gate(
         "@id(\"all\") permit(principal, action, resource);\n@id(\"ci\") forbid(principal == User::\"ci\", action, resource);\n@id(\"git\") forbid(principal, action, resource == Server::\"git\") when { context has input && principal.name == \"alice\" };\n@id(\"users\") forbid(principal is User in User::\"ci\", action == Action::\"git__git_status\", resource is Server);\n",
     );
-    assert_eq!(gate.applicable("alice", "filesystem__write_file"), 1);
-    assert_eq!(gate.applicable("alice", "git__git_status"), 2);
-    assert_eq!(gate.applicable("ci", "git__git_status"), 4);
-    assert_eq!(gate.applicable("ci", "filesystem__write_file"), 2);
-    let call = |principal: &str, action: &str, server: &str, arguments: Value| gate.decide(principal, action, server, arguments.as_object()).policies;
+    assert_eq!(scoped.applicable("alice", "filesystem__write_file"), 1);
+    assert_eq!(scoped.applicable("alice", "git__git_status"), 2);
+    assert_eq!(scoped.applicable("ci", "git__git_status"), 4);
+    assert_eq!(scoped.applicable("ci", "filesystem__write_file"), 2);
+    let call = |principal: &str, action: &str, server: &str, arguments: Value| scoped.decide(principal, action, server, arguments.as_object()).policies;
     assert_eq!(call("alice", "filesystem__write_file", "filesystem", json!({"path": "/a", "content": ""})), ["all"]);
     assert_eq!(call("alice", "git__git_status", "git", json!({"repo_path": "/r"})), ["git"]);
     assert_eq!(call("ci", "git__git_status", "git", json!({"repo_path": "/r"})), ["ci", "users"]);
+    // `ci` is forbidden everything without a condition: no tool could be allowed; `git` has a condition.
+    assert!(!scoped.may_allow("ci", "filesystem__write_file") && scoped.may_allow("alice", "git__git_status") && scoped.may_allow("alice", "filesystem__write_file"));
+    let only_reads = gate("permit(principal, action in [Action::\"git__git_status\", Action::\"git__git_log\"], resource);");
+    assert!(only_reads.may_allow("alice", "git__git_log") && !only_reads.may_allow("alice", "git__git_commit"));
 }
