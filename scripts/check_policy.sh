@@ -7,7 +7,8 @@
 #  2. the example's gateway in front of the real server, the Python SDK client calling
 #     through it: allowed, denied (H4, the policy's @id and @reason) and confirmed calls,
 #     with an elicitation handler that accepts, declines, or is absent; the server's disk
-#     holds only what was allowed or confirmed (scripts/gateway_clients.py `policy`).
+#     holds only what was allowed or confirmed (scripts/gateway_clients.py `policy`);
+#  3. the latency of one honest call through the gateway with the policies and without (printed).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 toolseal=${TOOLSEAL:-$repo/target/debug/toolseal}
@@ -31,4 +32,15 @@ fi
 grep -q "typo.cedar:7:10: tools .* declare no argument \`pth\`; did you mean \`path\`?" typo.out || { echo "policy: FAILED the refusal does not name the place and the argument:"; cat typo.out; exit 1; }
 sed "s#^#policy: refused: #; s#$work/##" typo.out
 venv-client/bin/python "$repo/scripts/gateway_clients.py" policy "$toolseal gateway --manifest $work/policy/toolseal.toml" "$demo"
+# The latency of one honest call through the gateway with the example's policies and without
+# (the same gateway and server, the Python SDK client over stdio; printed, not asserted).
+for manifest in toolseal bare; do
+  venv-client/bin/python "$repo/scripts/gateway_clients.py" latency "$manifest" "$toolseal gateway --manifest $work/policy/$manifest.toml" 300 list_allowed_directories '{}'
+done > policy-latency.jsonl
+python3 - policy-latency.jsonl <<'PY'
+import json, sys
+rows = {r["name"]: r for r in map(json.loads, open(sys.argv[1]))}
+with_, without = rows["toolseal"], rows["bare"]
+print(f"policy: latency of one honest list_allowed_directories through the gateway (ms, p50/p99): with the 4 policies {with_['p50_ms']}/{with_['p99_ms']}, without {without['p50_ms']}/{without['p99_ms']}; p50 with/without {with_['p50_ms'] / without['p50_ms']:.2f}x")
+PY
 echo "policy: passed"

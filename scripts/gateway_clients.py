@@ -10,7 +10,10 @@ servers behind the gateway. Subcommands:
   load URL ROOT CLIENTS N    CLIENTS concurrent HTTP clients x N calls, half honest,
                              half hallucinated: every call answered once with the
                              right verdict, and no hallucinated write reached the disk
-  latency NAME URL N         p50/p99 of N honest calls to URL (one JSON line)
+  latency NAME URL N [TOOL ARGUMENTS]
+                             p50/p99 of N honest calls to URL (one JSON line): of
+                             the tool whose name ends with TOOL (default
+                             get_current_time), with ARGUMENTS (JSON)
   imported TARGET CALLS      the gateway `toolseal import` wrote (run by
                              scripts/check_import.sh): CALLS is JSON,
                              {SERVER: [TOOL, ARGUMENTS]}; exactly those servers'
@@ -168,16 +171,17 @@ async def load(url, root, clients, n):
     print(f"gateway: load: {clients} HTTP clients x {n} calls = {total} answered, each with its verdict, in {elapsed:.1f} s; {total // 2} honest writes on disk, 0 of {total // 2} hallucinated writes")
 
 
-async def latency(name, url, n):
+async def latency(name, url, n, suffix="get_current_time", arguments=None):
+    arguments = {"timezone": "UTC"} if arguments is None else arguments
     async with connect(url, "legacy") as client:
         tool = (await client.list_tools()).tools
-        target = next(t.name for t in tool if t.name.endswith("get_current_time"))
+        target = next(t.name for t in tool if t.name.endswith(suffix))
         for _ in range(20):
-            await client.call_tool(target, {"timezone": "UTC"})
+            await client.call_tool(target, arguments)
         samples = []
         for _ in range(n):
             start = time.perf_counter()
-            result = await client.call_tool(target, {"timezone": "UTC"})
+            result = await client.call_tool(target, arguments)
             samples.append(time.perf_counter() - start)
             if result.is_error:
                 sys.exit(f"gateway: FAILED {name}: {result}")
@@ -269,7 +273,8 @@ def main():
     elif command == "load":
         asyncio.run(load(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])))
     elif command == "latency":
-        asyncio.run(latency(sys.argv[2], sys.argv[3], int(sys.argv[4])))
+        tool = sys.argv[5:] and (sys.argv[5], json.loads(sys.argv[6]))
+        asyncio.run(latency(sys.argv[2], sys.argv[3], int(sys.argv[4]), *(tool or ())))
     elif command == "imported":
         asyncio.run(imported(sys.argv[2], json.loads(sys.argv[3])))
     elif command == "policy":

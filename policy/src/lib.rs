@@ -39,6 +39,7 @@
 
 mod gate;
 mod load;
+mod pipeline;
 mod schema;
 pub mod shape;
 
@@ -46,6 +47,7 @@ use cedar_policy::{EntityId, EntityTypeName, EntityUid};
 
 pub use gate::{PolicyGate, Principal, Verdict};
 pub use load::{Policies, PolicyFile, Problem};
+pub use pipeline::CedarGate;
 pub use schema::{PolicySchema, Tool};
 
 /// Why policies cannot be used.

@@ -5,14 +5,15 @@
 //! call (the dynamic resolver, as the gateway resolves). Paired within rounds; medians
 //! of per-round times and ratios, printed — speed belongs here, not in a test.
 //!
-//! `cargo run --release -p toolseal-bench --features policy --bin policy -- [ROUNDS]`
+//! `cargo run --release -p toolseal-policy --example gate_cost -- [ROUNDS]` (an example of
+//! this crate, so that its release build is the gate's and not the benchmark harness's).
 
 use std::hint::black_box;
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use toolseal::Options;
 use toolseal_policy::{Policies, PolicyFile, PolicyGate, PolicySchema, Principal, Tool};
+use toolseal_runtime::Options;
 use toolseal_runtime::dynamic::DynamicRegistry;
 use toolseal_runtime::registry::read_registry;
 use toolseal_runtime::schema::CompileOptions;
@@ -87,7 +88,7 @@ fn main() {
         }
     }
     println!("Policy gate: {rounds} rounds × {BATCH} calls per contestant, {:.1} s, {} cores", start.elapsed().as_secs_f64(), std::thread::available_parallelism().map_or(1, |n| n.get()));
-    println!("`cargo run --release -p toolseal-bench --features policy --bin policy -- {rounds}`\n");
+    println!("`cargo run --release -p toolseal-policy --example gate_cost -- {rounds}`\n");
     println!("{:32} {:>10} {:>10} {:>10} {:>22}", "contestant", "median ns", "p10", "p90", "median / resolution");
     for (i, (label, _)) in all.iter().enumerate() {
         let mut sorted = times[i].clone();
