@@ -12,6 +12,8 @@
 //! - the same tools through the generated enum (`toolseal_fixtures::suite_*`):
 //!   every verdict, class and pointer equal to the dynamic resolver's.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use toolseal_fixtures::suite::{DRAFTS, Group, asserts_formats, groups, remotes, tool_name, wrapped_tool};
@@ -100,7 +102,8 @@ fn specification_validator_agrees_with_the_suite() {
 
 /// One group as a registry of one tool, compiled by the dynamic resolver.
 fn dynamic(g: &Group, name: &str) -> (DynamicRegistry, Json<'static>) {
-    let tool = tree(&wrapped_tool(name, g));
+    // Keys sorted, as the fixtures' build script (serde_json without `preserve_order`) wrote them.
+    let tool = tree(&support::sorted(wrapped_tool(name, g)));
     let registry = read_registry(Json::Object(vec![("tools".into(), Json::Array(vec![tool]))]).to_json_string().as_bytes()).expect("a registry");
     let input = registry.tools[0].input_schema.clone();
     (DynamicRegistry::new(&registry, &CompileOptions { assert_formats: asserts_formats(&g.file), ..CompileOptions::default() }), input)

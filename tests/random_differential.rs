@@ -169,20 +169,6 @@ fn the_random_calls_are_both_accepted_and_rejected() {
     assert!(accepted >= 200 && rejected >= 200, "{accepted} accepted, {rejected} rejected");
 }
 
-/// `value` with every object's keys in sorted order, whether or not serde_json keeps
-/// insertion order in this build (feature `preserve_order`, which cedar-policy enables).
-fn sorted(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut members: Vec<(String, Value)> = map.into_iter().collect();
-            members.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(members.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
-        other => other,
-    }
-}
-
 /// The corpus of random registries the generated enum is held to: built from
 /// the same strategies with a fixed seed, committed under
 /// `tests/registries/random/`, compiled by the fixtures crate and checked against
@@ -195,7 +181,7 @@ fn the_random_registry_corpus_is_current() {
     let dir = support::root().join("tests/registries/random");
     for file in 0..3 {
         let tools: Vec<Value> = (0..15).map(|t| json!({ "name": format!("random_{file}_{t}"), "inputSchema": root_object().new_tree(&mut runner).expect("a schema").current() })).collect();
-        let text = format!("{}\n", serde_json::to_string_pretty(&sorted(json!({ "tools": tools }))).expect("json"));
+        let text = format!("{}\n", serde_json::to_string_pretty(&support::sorted(json!({ "tools": tools }))).expect("json"));
         let path = dir.join(format!("random-{file}.json"));
         if std::env::var_os("UPDATE_RANDOM").is_some() {
             std::fs::create_dir_all(&dir).expect("dir");
