@@ -104,7 +104,11 @@ fn tool(family: &str, prefix: &str, verb: &str, name: &str) -> Value {
         let (key, schema) = pool.remove(rng.below(pool.len()));
         props.insert(key, schema);
     }
-    let keys: Vec<String> = props.keys().filter(|k| **k != id_key).cloned().collect();
+    // In key order, whether or not serde_json keeps insertion order in this build (its
+    // `preserve_order`, which cedar-policy-core turns on in a workspace build): the
+    // build script and the run must make the same registry.
+    let mut keys: Vec<String> = props.keys().filter(|k| **k != id_key).cloned().collect();
+    keys.sort();
     let mut required = vec![id_key];
     for key in &keys {
         let has_default = props[key].get("default").is_some();
