@@ -159,17 +159,19 @@ n=${GATEWAY_LATENCY_CALLS:-300}
   "${clients[@]}" latency toolseal-http "$time_url" "$n"
   "${clients[@]}" latency mcp-proxy-http "http://127.0.0.1:$port/mcp" "$n"
   "${clients[@]}" latency fastmcp-proxy-http "http://127.0.0.1:$fport/mcp" "$n"
+  "${clients[@]}" keepalive toolseal-http-keepalive "$time_url" "$n"
+  "${clients[@]}" keepalive mcp-proxy-http-keepalive "http://127.0.0.1:$port/mcp" "$n"
 } > latency.jsonl
 venv-client/bin/python - <<'PY'
 import json
 rows = {r["name"]: r for r in map(json.loads, open("latency.jsonl"))}
 base = rows["direct-stdio"]
-print("gateway: latency of one honest get_current_time (ms; the same server; Python SDK client):")
+print("gateway: latency of one honest get_current_time (ms; the same server; Python SDK client, or a plain keep-alive HTTP/1.1 client):")
 print("  | path | p50 | p99 | p50 / direct |")
 print("  |---|---:|---:|---:|")
 for name, r in rows.items():
     print(f"  | {name} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['p50_ms'] / base['p50_ms']:.2f}x |")
-for peer in ("mcp-proxy-http", "fastmcp-proxy-http"):
-    print(f"  toolseal-http / {peer} p50: {rows['toolseal-http']['p50_ms'] / rows[peer]['p50_ms']:.2f}x")
+for ours, peer in (("toolseal-http", "mcp-proxy-http"), ("toolseal-http", "fastmcp-proxy-http"), ("toolseal-http-keepalive", "mcp-proxy-http-keepalive")):
+    print(f"  {ours} / {peer} p50: {rows[ours]['p50_ms'] / rows[peer]['p50_ms']:.2f}x")
 PY
 echo "gateway: passed"

@@ -14,6 +14,10 @@ servers behind the gateway. Subcommands:
                              p50/p99 of N honest calls to URL (one JSON line): of
                              the tool whose name ends with TOOL (default
                              get_current_time), with ARGUMENTS (JSON)
+  keepalive NAME URL N       the same with a plain keep-alive HTTP/1.1 client (one
+                             connection, one POST per call, no SDK): what a
+                             response written in pieces costs (Nagle's algorithm
+                             against delayed ACKs shows as ~40 ms per call)
   imported TARGET CALLS      the gateway `toolseal import` wrote (run by
                              scripts/check_import.sh): CALLS is JSON,
                              {SERVER: [TOOL, ARGUMENTS]}; exactly those servers'
@@ -191,6 +195,50 @@ async def latency(name, url, n, suffix="get_current_time", arguments=None):
     print(json.dumps({"name": name, "calls": n, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3)}))
 
 
+def keepalive(name, url, n):
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+    def post(message):
+        connection.request("POST", parts.path, json.dumps(message), headers)
+        response = connection.getresponse()
+        body = response.read().decode()
+        if response.status >= 300:
+            sys.exit(f"gateway: FAILED {name}: HTTP {response.status}: {body[:200]}")
+        session = response.getheader("Mcp-Session-Id")
+        if session:
+            headers["Mcp-Session-Id"] = session
+        if "id" not in message:
+            return None
+        # A JSON body, or an event stream whose data lines carry the answer.
+        lines = [l[5:].strip() for l in body.splitlines() if l.startswith("data:")] if response.getheader("Content-Type", "").startswith("text/event-stream") else [body]
+        answers = [json.loads(l) for l in lines if l.startswith("{")]
+        answer = next((a for a in answers if a.get("id") == message["id"]), None)
+        if answer is None or "error" in answer or answer["result"].get("isError"):
+            sys.exit(f"gateway: FAILED {name}: {body[:300]}")
+        return answer["result"]
+
+    post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "keepalive", "version": "1"}}})
+    headers["MCP-Protocol-Version"] = "2025-06-18"
+    post({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    tools = post({"jsonrpc": "2.0", "id": 1, "method": "tools/list"})["tools"]
+    target = next(t["name"] for t in tools if t["name"].endswith("get_current_time"))
+    samples = []
+    for i in range(20 + n):
+        start = time.perf_counter()
+        post({"jsonrpc": "2.0", "id": 2 + i, "method": "tools/call", "params": {"name": target, "arguments": {"timezone": "UTC"}}})
+        if i >= 20:
+            samples.append(time.perf_counter() - start)
+    samples.sort()
+    p50 = statistics.median(samples) * 1e3
+    p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))] * 1e3
+    print(json.dumps({"name": name, "calls": n, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3)}))
+
+
 async def imported(target, calls):
     results = []
 
@@ -275,6 +323,8 @@ def main():
     elif command == "latency":
         tool = sys.argv[5:] and (sys.argv[5], json.loads(sys.argv[6]))
         asyncio.run(latency(sys.argv[2], sys.argv[3], int(sys.argv[4]), *(tool or ())))
+    elif command == "keepalive":
+        keepalive(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif command == "imported":
         asyncio.run(imported(sys.argv[2], json.loads(sys.argv[3])))
     elif command == "policy":

@@ -345,6 +345,11 @@ async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: C
             refuse(&stream, max_connections);
             continue;
         };
+        // A response goes out in pieces (headers, then events): without this, Nagle's algorithm holds the last piece
+        // until the client's delayed ACK, 40 ms per call on a keep-alive connection.
+        if let Err(e) = stream.set_nodelay(true) {
+            tracing::debug!(target: "toolseal::gateway", "TCP_NODELAY could not be set: {e}");
+        }
         let (service, stop, open) = (service.clone(), stop.clone(), open.clone());
         tokio::spawn(async move {
             let mut builder = hyper::server::conn::http1::Builder::new();
