@@ -60,7 +60,7 @@ impl Target {
                     let value = expand_template(value, &lookup).map_err(|e| Failure::new(2, format!("--header {name:?}: {e}")))?;
                     expanded.insert(name, value);
                 }
-                Ok(Transport::Http { url: url.clone(), headers: expanded })
+                Ok(Transport::Http { url: url.clone(), headers: expanded, oauth: None })
             }
         }
     }

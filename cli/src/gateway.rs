@@ -9,6 +9,7 @@ use std::time::Duration;
 use toolseal::mcp::Change;
 use toolseal_gateway::downstream::{Transport, capture};
 use toolseal_gateway::{Gateway, GatewayOptions, HttpOptions, OnChange};
+use toolseal_runtime::mcp::manifest::DeploymentServer;
 use toolseal_runtime::pipeline::JsonLines;
 
 use crate::Failure;
@@ -174,19 +175,29 @@ async fn signals(gateway: Gateway, manifest: PathBuf) {
     gateway.shutdown();
 }
 
-/// Runs `approve`: lists `server`'s tools now and writes them as its pin.
-pub(crate) fn approve(server: &str, manifest: &Path, timeout: Duration) -> Result<u8, Failure> {
-    let deployment = toolseal_runtime::mcp::manifest::read_manifest_expanded(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
-    let Some(entry) = deployment.servers.iter().find(|s| s.name == server) else {
-        let names: Vec<&str> = deployment.servers.iter().map(|s| s.name.as_str()).collect();
-        return Err(Failure::new(2, format!("{}: no server {server:?} (servers: {names:?})", manifest.display())));
+/// The server `name` of `manifest`, read for a command that reaches it to make or renew its pin (its registry
+/// file need not exist yet).
+pub(crate) fn unpinned_server(manifest: &Path, name: &str) -> Result<DeploymentServer, Failure> {
+    let deployment = toolseal_runtime::mcp::manifest::read_manifest_unpinned(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
+    let names: Vec<&str> = deployment.servers.iter().map(|s| s.name.as_str()).collect();
+    let Some(entry) = deployment.servers.iter().find(|s| s.name == name) else {
+        return Err(Failure::new(2, format!("{}: no server {name:?} (servers: {names:?})", manifest.display())));
     };
+    Ok(entry.clone())
+}
+
+/// Runs `approve`: lists `server`'s tools now and writes them as its pin (the first one too).
+pub(crate) fn approve(server: &str, manifest: &Path, timeout: Duration) -> Result<u8, Failure> {
+    let entry = unpinned_server(manifest, server)?;
     let dir = manifest.parent().filter(|d| !d.as_os_str().is_empty());
-    let Some(transport) = Transport::of(entry, dir) else {
+    let Some(transport) = Transport::of(&entry, dir) else {
         return Err(Failure::new(2, format!("{}: server {server:?} has no `command` or `url`", manifest.display())));
     };
     let captured = runtime()?.block_on(capture(&transport, entry.timeout.unwrap_or(timeout))).map_err(|e| Failure::new(4, e.to_string()))?;
     let (text, registry) = registry_file(&captured)?;
+    if let Some(dir) = entry.registry_path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Failure::new(2, format!("cannot create {}: {e}", dir.display())))?;
+    }
     std::fs::write(&entry.registry_path, text).map_err(|e| Failure::new(2, format!("cannot write {}: {e}", entry.registry_path.display())))?;
     eprintln!("toolseal: pinned {} tools of {server:?} into {}; a running gateway takes it on SIGHUP", registry.tools.len(), entry.registry_path.display());
     Ok(0)

@@ -182,7 +182,7 @@ async fn capture_server(server: &ImportedServer, secrets: &BTreeMap<String, Stri
             let cwd = cwd.as_ref().map_or_else(|| out.to_path_buf(), |c| dir.join(c));
             Transport::Command { argv: command.clone(), cwd: Some(cwd), env: expand(&server.env, "env")? }
         }
-        Reach::Http { url } => Transport::Http { url: url.clone(), headers: expand(&server.headers, "headers")? },
+        Reach::Http { url } => Transport::Http { url: url.clone(), headers: expand(&server.headers, "headers")?, oauth: None },
     };
     let captured = capture(&transport, timeout).await.map_err(|e| e.to_string());
     if captured.is_err() {

@@ -23,6 +23,8 @@ mod gateway;
 mod host;
 mod import;
 mod lint;
+#[cfg(feature = "oauth")]
+mod login;
 #[cfg(feature = "policy")]
 mod policy;
 mod resolve;
@@ -177,7 +179,7 @@ enum Command {
         #[command(subcommand)]
         action: PolicyAction,
     },
-    /// Pin a manifest server's current listing (after reviewing a change): writes its `registry` file.
+    /// Pin a manifest server's current listing (its first pin, or after reviewing a change): writes its `registry` file.
     Approve {
         /// The server, as the manifest names it.
         server: String,
@@ -187,6 +189,20 @@ enum Command {
         /// Seconds to wait for the server (its manifest `timeout` overrides it).
         #[arg(long, default_value_t = 60)]
         timeout: u64,
+    },
+    /// Authorize the gateway at a manifest server that requires OAuth (`oauth`, authorization code with PKCE): prints
+    /// the address to open in a browser, waits for its redirect to a loopback port, and stores the tokens (mode 600)
+    /// where the gateway finds them; the gateway refreshes them. Then `toolseal approve` pins the server.
+    #[cfg(feature = "oauth")]
+    Login {
+        /// The server, as the manifest names it.
+        server: String,
+        /// The deployment manifest.
+        #[arg(long)]
+        manifest: PathBuf,
+        /// Seconds to wait for the browser's redirect.
+        #[arg(long, default_value_t = 300)]
+        wait: u64,
     },
     /// From a client's configuration to a working gateway: pin each server it names, write DIR/toolseal.toml and
     /// DIR/pins/, and rewrite the configuration to start the gateway in their place (a backup is kept beside it).
@@ -267,6 +283,8 @@ fn main() -> ExitCode {
         #[cfg(feature = "policy")]
         Command::Policy { action: PolicyAction::Schema { manifest } } => policy::schema(&manifest),
         Command::Approve { server, manifest, timeout } => gateway::approve(&server, &manifest, std::time::Duration::from_secs(timeout)),
+        #[cfg(feature = "oauth")]
+        Command::Login { server, manifest, wait } => login::run(&server, &manifest, std::time::Duration::from_secs(wait)),
         Command::Import { configs, out, from, dry_run, timeout } => import::run(&import::Args { configs, out, from, dry_run, timeout: std::time::Duration::from_secs(timeout) }),
         Command::Lint { files } => lint::run(&files),
     };

@@ -18,7 +18,7 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
 use tokio::sync::Notify;
-use toolseal_runtime::mcp::manifest::{DeploymentServer, Secrets};
+use toolseal_runtime::mcp::manifest::{DeploymentServer, OAuth, Secrets};
 
 use super::Core;
 pub use crate::child::MAX_MESSAGE;
@@ -96,6 +96,9 @@ pub enum Transport {
         url: String,
         /// Headers sent with every request (`headers`).
         headers: Secrets,
+        /// How the gateway is authorized there, if the server requires OAuth (`oauth`): the server's name
+        /// (for messages) and its table.
+        oauth: Option<(String, OAuth)>,
     },
 }
 
@@ -107,7 +110,7 @@ impl Transport {
     pub fn of(server: &DeploymentServer, dir: Option<&std::path::Path>) -> Option<Transport> {
         match (&server.command, &server.url) {
             (Some(argv), _) => Some(Transport::Command { argv: argv.clone(), cwd: server.cwd.clone().or_else(|| dir.map(std::path::Path::to_path_buf)), env: server.env.clone() }),
-            (None, Some(url)) => Some(Transport::Http { url: url.clone(), headers: server.headers.clone() }),
+            (None, Some(url)) => Some(Transport::Http { url: url.clone(), headers: server.headers.clone(), oauth: server.oauth.clone().map(|o| (server.name.clone(), o)) }),
             (None, None) => None,
         }
     }
@@ -289,15 +292,29 @@ async fn connect_limited<H: ClientHandler>(transport: &Transport, handler: H, ti
             let child = crate::child::Child::spawn(command, max_message).map_err(|source| DownstreamError::Start { what: transport.describe(), source })?;
             tokio::time::timeout(timeout, handler.serve(child)).await
         }
-        Transport::Http { url, headers } => {
-            // reqwest is built without a default TLS provider: ring serves https:// (a second install is a no-op).
-            let _ = rustls::crypto::ring::default_provider().install_default();
+        Transport::Http { url, headers, oauth } => {
+            install_tls();
             // The same limit on one message as over stdio (rmcp's default is 16 MiB; it refuses what is over).
             let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                 .custom_headers(header_map(headers).map_err(|source| DownstreamError::Start { what: transport.describe(), source })?)
                 .max_sse_event_size(max_message)
                 .max_json_response_size(max_message);
-            tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::from_config(config))).await
+            match oauth {
+                None => tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::from_config(config))).await,
+                #[cfg(feature = "oauth")]
+                Some((name, oauth)) => {
+                    let client = tokio::time::timeout(timeout, crate::oauth::authorized_client(name, url, oauth))
+                        .await
+                        .map_err(|_| DownstreamError::Timeout { what: transport.describe(), step: Step::Initialize, secs: timeout.as_secs() })?
+                        .map_err(|e| DownstreamError::Start { what: transport.describe(), source: std::io::Error::other(e.to_string()) })?;
+                    tokio::time::timeout(timeout, handler.serve(StreamableHttpClientTransport::with_client(client, config))).await
+                }
+                #[cfg(not(feature = "oauth"))]
+                Some((name, _)) => {
+                    let message = format!("server `{name}` requires OAuth, and this gateway was built without its `oauth` feature");
+                    return Err(DownstreamError::Start { what: transport.describe(), source: std::io::Error::other(message) });
+                }
+            }
         }
     };
     serving.map_err(|_| DownstreamError::Timeout { what: transport.describe(), step: Step::Initialize, secs: timeout.as_secs() })?.map_err(|e| DownstreamError::Protocol {
@@ -305,6 +322,12 @@ async fn connect_limited<H: ClientHandler>(transport: &Transport, handler: H, ti
         step: Step::Initialize,
         message: e.to_string(),
     })
+}
+
+/// reqwest is built without a default TLS provider: ring serves https:// (a second install is a no-op).
+/// Before any reqwest client is built.
+pub(crate) fn install_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// The manifest's `headers` as rmcp sends them, each value marked sensitive; an

@@ -38,6 +38,8 @@ mod child;
 pub mod downstream;
 mod http;
 mod listing;
+#[cfg(feature = "oauth")]
+pub mod oauth;
 #[cfg(feature = "policy")]
 mod policy;
 mod service;

@@ -8,6 +8,7 @@
 //! policy = "strict"                                # or "pin-assisted"
 //! shadowing = "warn"                               # or "error"
 //! secrets = "secrets.env"                         # optional: KEY=VALUE lines `${KEY}` reads first (mode 600)
+//! oauth_store = "tokens.json"                      # optional: where `toolseal login` keeps OAuth tokens (mode 600)
 //!
 //! [[servers]]
 //! name = "filesystem"                              # the host's key: [a-zA-Z0-9-]{1,32}
@@ -20,6 +21,8 @@
 //! env_file = ".env.filesystem"                    # stdio: KEY=VALUE lines, relative to this file (`env` wins)
 //! cwd = "servers/filesystem"                       # stdio: where it runs (default: this file's directory)
 //! # headers = { Authorization = "Bearer ${TOKEN}" } # url: sent with every request
+//! # oauth = { client_id = "toolseal", scopes = ["read"] }  # url: OAuth 2.1 (`toolseal login` first), or
+//! # oauth = { grant = "client_credentials", client_id = "ci", client_secret = "${CI_SECRET}" }
 //! timeout = 120                                    # seconds: this server's start, listing and calls
 //!
 //! [pins]                                           # settles same-tier collisions under pin-assisted
@@ -118,6 +121,25 @@ struct ManifestFile {
     /// Who may call, by the name policies give them.
     #[serde(default)]
     principals: BTreeMap<String, PrincipalEntry>,
+    /// The file OAuth tokens are kept in (relative to the manifest).
+    #[serde(default)]
+    oauth_store: Option<PathBuf>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OAuthEntry {
+    #[serde(default)]
+    grant: Grant,
+    #[serde(default)]
+    client_id: Option<String>,
+    /// A template (`${VAR}`).
+    #[serde(default)]
+    client_secret: Option<String>,
+    #[serde(default)]
+    scopes: Vec<String>,
+    #[serde(default)]
+    callback_port: Option<u16>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -160,6 +182,9 @@ struct ServerEntry {
     /// Seconds this server may take to start, list its tools or answer a call.
     #[serde(default)]
     timeout: Option<u64>,
+    /// How the gateway is authorized at a `url` server that requires OAuth.
+    #[serde(default)]
+    oauth: Option<OAuthEntry>,
 }
 
 fn manifest_error(path: &Path, message: impl Into<String>) -> ManifestError {
@@ -185,6 +210,45 @@ pub struct Deployment {
     pub policies: Vec<PathBuf>,
     /// The principals, in name order.
     pub principals: Vec<DeploymentPrincipal>,
+}
+
+/// How an access token is obtained for a server that requires OAuth (its `oauth.grant`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Grant {
+    /// A person authorizes once (`toolseal login`: authorization code with PKCE); the
+    /// tokens are stored and refreshed.
+    #[default]
+    AuthorizationCode,
+    /// The deployment authorizes itself with its client id and secret (unattended).
+    ClientCredentials,
+}
+
+/// A server's `oauth` table: the gateway is an OAuth 2.1 client of a `url` server
+/// that requires it (authorization server found through the server's metadata).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OAuth {
+    /// How the token is obtained.
+    pub grant: Grant,
+    /// A client registered beforehand; `None` registers one dynamically (authorization code only).
+    pub client_id: Option<String>,
+    /// That client's secret, expanded. Empty until [`Deployment::expand`]; `None` when it has none.
+    pub client_secret: Option<Secret>,
+    /// The scopes asked for; empty: what the server's metadata suggests.
+    pub scopes: Vec<String>,
+    /// The loopback port `toolseal login` listens on for the redirect (`None`: any free port;
+    /// a client registered beforehand with a fixed redirect URI needs it).
+    pub callback_port: Option<u16>,
+    /// The manifest's `oauth_store`, resolved against its directory: the file the server's
+    /// tokens are kept in. `None`: the user's default.
+    pub store: Option<PathBuf>,
+    /// The command that authorizes the gateway at this server, for messages
+    /// (`toolseal login --manifest <the manifest> <server>`).
+    pub login_command: String,
+    /// The secret's template, until expanded.
+    pending: Option<String>,
 }
 
 /// Who calls through a gateway: `User::"<name>"` in its policies.
@@ -249,6 +313,8 @@ pub struct DeploymentServer {
     /// The server's own wait (`timeout`) to start, list its tools and answer a call,
     /// in place of the command's `--timeout`.
     pub timeout: Option<Duration>,
+    /// How the gateway is authorized at the `url` server, if it requires OAuth.
+    pub oauth: Option<OAuth>,
     /// `env`, `env_file` and `headers` as the manifest writes them, until expanded.
     pending: Option<Pending>,
 }
@@ -504,9 +570,17 @@ fn check_launch(path: &Path, server: &ServerEntry) -> Result<(), ManifestError> 
             return Err(manifest_error(path, format!("server {name:?}: `{key}` applies to a stdio server (`command`), {why}")));
         }
     }
-    if !server.headers.is_empty() && server.url.is_none() {
-        let why = if server.command.is_some() { "not to a stdio server (give it `env`)" } else { "give the server its `url`" };
-        return Err(manifest_error(path, format!("server {name:?}: `headers` applies to a Streamable HTTP server (`url`), {why}")));
+    for (given, key) in [(!server.headers.is_empty(), "headers"), (server.oauth.is_some(), "oauth")] {
+        if given && server.url.is_none() {
+            let why = if server.command.is_some() { "not to a stdio server (give it `env`)" } else { "give the server its `url`" };
+            return Err(manifest_error(path, format!("server {name:?}: `{key}` applies to a Streamable HTTP server (`url`), {why}")));
+        }
+    }
+    if let Some(oauth) = &server.oauth {
+        check_oauth(path, name, oauth)?;
+        if server.headers.keys().any(|k| k.eq_ignore_ascii_case("authorization")) {
+            return Err(manifest_error(path, format!("server {name:?}: `headers.Authorization` and `oauth` both give the server's credentials; keep one")));
+        }
     }
     for (key, value) in &server.env {
         if key.is_empty() || key.contains(['=', '\0']) {
@@ -533,6 +607,31 @@ fn check_launch(path: &Path, server: &ServerEntry) -> Result<(), ManifestError> 
         return Err(manifest_error(path, format!("server {name:?}: `timeout` is in seconds and at least 1")));
     }
     Ok(())
+}
+
+/// A server's `oauth` table, as far as it can be checked without the network.
+fn check_oauth(path: &Path, name: &str, oauth: &OAuthEntry) -> Result<(), ManifestError> {
+    let fail = |message: &str| Err(manifest_error(path, format!("server {name:?}: `oauth`: {message}")));
+    if oauth.client_id.as_deref().is_some_and(|id| id.is_empty() || id.chars().any(char::is_control)) {
+        return fail("`client_id` is empty or holds a control character");
+    }
+    if let Some(template) = &oauth.client_secret {
+        parse_template(template).map_err(|why| manifest_error(path, format!("server {name:?}: `oauth.client_secret`: {why}")))?;
+        if !template.contains("${") {
+            return fail("`client_secret` is written in the manifest; write `${VAR}` and keep the secret in the environment or the `secrets` file");
+        }
+        if oauth.client_id.is_none() {
+            return fail("`client_secret` belongs to a client registered beforehand: give its `client_id`");
+        }
+    }
+    if oauth.scopes.iter().any(|s| s.is_empty() || s.contains(char::is_whitespace)) {
+        return fail("a scope is empty or holds a space (list each scope on its own)");
+    }
+    match oauth.grant {
+        Grant::ClientCredentials if oauth.client_id.is_none() || oauth.client_secret.is_none() => fail("`grant = \"client_credentials\"` needs `client_id` and `client_secret`"),
+        Grant::ClientCredentials if oauth.callback_port.is_some() => fail("`callback_port` is for `toolseal login` (the authorization code grant)"),
+        _ => Ok(()),
+    }
 }
 
 impl Deployment {
@@ -575,6 +674,15 @@ impl Deployment {
             }
             server.env = env;
             server.headers = headers;
+            if let Some(oauth) = &mut server.oauth
+                && let Some(template) = oauth.pending.take()
+            {
+                let secret = expand_template(&template, &lookup).map_err(|why| fail(format!("`oauth.client_secret`: {why}")))?;
+                if secret.is_empty() || secret.chars().any(char::is_control) {
+                    return Err(fail("`oauth.client_secret` is empty or holds a control character".to_owned()));
+                }
+                oauth.client_secret = Some(Secret(secret));
+            }
         }
         for principal in &mut self.principals {
             let Some(template) = principal.pending.take() else { continue };
@@ -600,7 +708,18 @@ impl Deployment {
 /// only (as `ssh` wants of a key): it holds what `toolseal import` found written into a
 /// client's configuration.
 pub fn read_manifest_expanded(path: &Path) -> Result<Deployment, ManifestError> {
-    let mut deployment = read_manifest(path)?;
+    expanded(read_manifest(path)?, path)
+}
+
+/// [`read_manifest_expanded`] for the commands that reach a server to make its pin
+/// (`toolseal capture --manifest`, `toolseal login`): a registry file that does not
+/// exist yet reads as empty bytes.
+pub fn read_manifest_unpinned(path: &Path) -> Result<Deployment, ManifestError> {
+    expanded(read(path, true)?, path)
+}
+
+/// `deployment` expanded with the `secrets` file it names over this process's environment.
+fn expanded(mut deployment: Deployment, path: &Path) -> Result<Deployment, ManifestError> {
     let mut secrets = BTreeMap::new();
     if let Some(file) = &deployment.secrets {
         let fail = |message: String| manifest_error(path, format!("`secrets` {}: {message}", file.display()));
@@ -678,6 +797,11 @@ fn unquoted(message: &str) -> String {
 /// `env`, `env_file` and `headers` are checked but not looked up: its `env` and
 /// `headers` stay empty until [`Deployment::expand`] (see [`read_manifest_expanded`]).
 pub fn read_manifest(path: &Path) -> Result<Deployment, ManifestError> {
+    read(path, false)
+}
+
+/// [`read_manifest`]; with `unpinned`, a registry file that does not exist reads as empty.
+fn read(path: &Path, unpinned: bool) -> Result<Deployment, ManifestError> {
     let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Io { path: path.to_owned(), source })?;
     // The message and where, without toml's quote of the line: it may hold a secret of `env` or `headers`.
     let manifest: ManifestFile = toml::from_str(&text).map_err(|e| {
@@ -705,7 +829,11 @@ pub fn read_manifest(path: &Path) -> Result<Deployment, ManifestError> {
             return Err(manifest_error(path, format!("server {:?}: tier {:?} is not one of `tiers` {:?}", server.name, server.tier, manifest.tiers)));
         };
         let registry_path = base.join(&server.registry);
-        let registry_bytes = std::fs::read(&registry_path).map_err(|source| ManifestError::Io { path: registry_path.clone(), source })?;
+        let registry_bytes = match std::fs::read(&registry_path) {
+            Ok(bytes) => bytes,
+            Err(e) if unpinned && e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(source) => return Err(ManifestError::Io { path: registry_path.clone(), source }),
+        };
         if server.command.as_ref().is_some_and(Vec::is_empty) {
             return Err(manifest_error(path, format!("server {:?}: `command` is empty", server.name)));
         }
@@ -735,6 +863,16 @@ pub fn read_manifest(path: &Path) -> Result<Deployment, ManifestError> {
             env: Secrets::new(),
             headers: Secrets::new(),
             timeout: server.timeout.map(Duration::from_secs),
+            oauth: server.oauth.as_ref().map(|o| OAuth {
+                grant: o.grant,
+                client_id: o.client_id.clone(),
+                client_secret: None,
+                scopes: o.scopes.clone(),
+                callback_port: o.callback_port,
+                store: manifest.oauth_store.as_ref().map(|file| base.join(file)),
+                login_command: format!("toolseal login --manifest {} {}", path.display(), server.name),
+                pending: o.client_secret.clone(),
+            }),
             pending: Some(pending),
         });
     }
@@ -969,6 +1107,51 @@ mod tests {
         assert_eq!(headers, [("Authorization", "Bearer alpha"), ("X-Mode", "x")]);
         assert_eq!(deployment.servers[0].timeout, None);
         assert!(!format!("{deployment:?}").contains("alpha"));
+    }
+
+    #[test]
+    fn oauth_is_read_checked_and_its_secret_expanded_unseen() {
+        let code = Scratch::new("oauth-code", "url = \"http://h/mcp\"\noauth = { client_id = \"toolseal\", scopes = [\"read\", \"write\"], callback_port = 8765 }\n");
+        let deployment = code.read().unwrap();
+        let oauth = deployment.servers[0].oauth.as_ref().unwrap();
+        assert_eq!(
+            (oauth.grant, oauth.client_id.as_deref(), oauth.scopes.as_slice(), oauth.callback_port),
+            (Grant::AuthorizationCode, Some("toolseal"), ["read".to_owned(), "write".to_owned()].as_slice(), Some(8765))
+        );
+        assert_eq!(oauth.store, None, "no `oauth_store`: the user's default");
+        assert!(oauth.login_command.starts_with("toolseal login --manifest ") && oauth.login_command.ends_with("toolseal.toml s"), "{}", oauth.login_command);
+
+        let robot = Scratch::new("oauth-cc", "url = \"http://h/mcp\"\noauth = { grant = \"client_credentials\", client_id = \"ci\", client_secret = \"${A}\" }\n");
+        let text = std::fs::read_to_string(robot.manifest()).unwrap().replacen("tiers", "oauth_store = \"state/tokens.json\"\ntiers", 1);
+        std::fs::write(robot.manifest(), text).unwrap();
+        let mut deployment = robot.read().unwrap();
+        assert_eq!(deployment.servers[0].oauth.as_ref().unwrap().store.as_deref(), Some(robot.0.join("state/tokens.json").as_path()));
+        deployment.expand(&robot.manifest(), lookup).unwrap();
+        let oauth = deployment.servers[0].oauth.as_ref().unwrap();
+        assert_eq!(oauth.client_secret.as_ref().map(Secret::expose), Some("alpha"));
+        assert!(!format!("{deployment:?}").contains("alpha"), "the secret is not shown");
+
+        for (entry, why) in [
+            ("command = [\"x\"]\noauth = {}\n", "`oauth` applies to a Streamable HTTP server (`url`)"),
+            ("url = \"http://h/mcp\"\noauth = { client_id = \"c\", client_secret = \"s3cr3t\" }\n", "`client_secret` is written in the manifest"),
+            ("url = \"http://h/mcp\"\noauth = { client_secret = \"${A}\" }\n", "give its `client_id`"),
+            ("url = \"http://h/mcp\"\noauth = { grant = \"client_credentials\", client_id = \"c\" }\n", "needs `client_id` and `client_secret`"),
+            ("url = \"http://h/mcp\"\noauth = { scopes = [\"a b\"] }\n", "a scope is empty or holds a space"),
+            ("url = \"http://h/mcp\"\noauth = { grant = \"implicit\" }\n", "unknown variant `implicit`"),
+            ("url = \"http://h/mcp\"\nheaders = { authorization = \"Bearer ${A}\" }\noauth = {}\n", "`headers.Authorization` and `oauth` both"),
+        ] {
+            let scratch = Scratch::new("oauth-bad", entry);
+            let e = scratch.read().unwrap_err();
+            assert!(e.contains(why) && !e.contains("s3cr3t"), "{entry}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_missing_pin_reads_as_empty_only_for_the_commands_that_make_it() {
+        let scratch = Scratch::new("unpinned", "command = [\"x\"]\n");
+        std::fs::remove_file(scratch.0.join("r.json")).unwrap();
+        assert!(scratch.read().unwrap_err().contains("r.json"));
+        assert!(read_manifest_unpinned(&scratch.manifest()).unwrap().servers[0].registry_bytes.is_empty());
     }
 
     #[test]
