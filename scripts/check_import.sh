@@ -9,9 +9,13 @@
 #     pinned (its tools those of the committed capture), DIR/toolseal.toml written with
 #     the reference kept, the configurations rewritten to start the gateway (backups
 #     kept), the canary in DIR/secrets.env (mode 600) only: in no pin, no manifest, no
-#     rewritten configuration and no output;
+#     rewritten configuration and no output; and a Claude Desktop configuration naming npm
+#     server-brave-search with its BRAVE_API_KEY written in (a second canary): a server
+#     that refuses to start without its key, so its pin and its listing through the
+#     gateway show the key reached it from secrets.env;
 #  2. the Python MCP SDK client (PyPI `mcp`) through `toolseal gateway --manifest
-#     DIR/toolseal.toml` over stdio: both servers' tools listed, one honest call to each
+#     DIR/toolseal.toml` over stdio: the three servers' tools listed, one honest call to each
+#     of memory and time
 #     answered by it (the memory lands in the file the reference names), an undeclared
 #     key rejected; the canary in none of its output or the gateway's.
 # Usage: check_import.sh [WORK_DIR]. WORK_DIR is check_real_servers.sh's (node_modules,
@@ -31,9 +35,10 @@ else
 fi
 cd "$work"
 memory_js="$work/node_modules/@modelcontextprotocol/server-memory/dist/index.js"
-if [ ! -f "$memory_js" ]; then
+brave_js="$work/node_modules/@modelcontextprotocol/server-brave-search/dist/index.js"
+if [ ! -f "$memory_js" ] || [ ! -f "$brave_js" ]; then
   [ -f package.json ] || npm init -y >/dev/null
-  timeout 600 npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/server-memory@2026.8.31 >/dev/null
+  timeout 600 npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/server-memory@2026.8.31 @modelcontextprotocol/server-brave-search@0.6.2 >/dev/null
 fi
 if [ ! -x venv/bin/mcp-server-time ]; then
   python3 -m venv venv && timeout 600 venv/bin/pip install -q --disable-pip-version-check mcp-server-time==2026.10.19
@@ -54,6 +59,7 @@ imp="$work/import"
 rm -rf "$imp"
 mkdir -p "$imp/project/.vscode"
 canary="canary-import-$$-$RANDOM$RANDOM"
+brave_key="BSAcanary$$x$RANDOM$RANDOM"
 export IMPORT_MEMORY_FILE="$imp/memory.jsonl"
 cat > "$imp/project/.mcp.json" <<JSON
 {
@@ -79,30 +85,42 @@ cat > "$imp/project/.vscode/mcp.json" <<JSON
   },
 }
 JSON
+cat > "$imp/project/claude_desktop_config.json" <<JSON
+{
+  "mcpServers": {
+    "brave": {
+      "command": "node",
+      "args": ["$brave_js"],
+      "env": {"BRAVE_API_KEY": "$brave_key"}
+    }
+  }
+}
+JSON
+check "npm server-brave-search refuses to start without its BRAVE_API_KEY" bash -c '! env -u BRAVE_API_KEY timeout 20 node "$1" < /dev/null > /dev/null 2>&1' _ "$brave_js"
 out="$imp/gateway"
 
 # 1. The import.
 rc=0
-(cd "$imp/project" && timeout 300 "$toolseal" import .mcp.json .vscode/mcp.json --out "$out" --timeout 120) > "$imp/import.out" 2> "$imp/import.err" || rc=$?
-check "\`toolseal import .mcp.json .vscode/mcp.json --out DIR\` exits 0 (exit $rc)" [ "$rc" -eq 0 ]
+(cd "$imp/project" && timeout 300 "$toolseal" import .mcp.json .vscode/mcp.json claude_desktop_config.json --out "$out" --timeout 120) > "$imp/import.out" 2> "$imp/import.err" || rc=$?
+check "\`toolseal import .mcp.json .vscode/mcp.json claude_desktop_config.json --out DIR\` exits 0 (exit $rc)" [ "$rc" -eq 0 ]
 [ "$rc" -eq 0 ] || sed 's/^/  | /' "$imp/import.err"
-for name in memory time; do
+for name in memory time brave; do
   check "DIR/pins/$name.json written" test -s "$out/pins/$name.json"
 done
-for name in memory time; do
+for name in memory time brave; do
   check "DIR/toolseal.toml names $name" grep -qF "name = \"$name\"" "$out/toolseal.toml"
 done
 check "DIR/toolseal.toml keeps \${IMPORT_MEMORY_FILE} a reference" grep -qF '"MEMORY_FILE_PATH" = "${IMPORT_MEMORY_FILE}"' "$out/toolseal.toml"
-check "DIR/secrets.env holds the written token, mode 600" \
-  bash -c '[ "$(stat -c %a "$1")" = 600 ] && grep -qF "$2" "$1"' _ "$out/secrets.env" "$canary"
+check "DIR/secrets.env holds the written tokens, mode 600" \
+  bash -c '[ "$(stat -c %a "$1")" = 600 ] && grep -qF "$2" "$1" && grep -qF "$3" "$1"' _ "$out/secrets.env" "$canary" "$brave_key"
 no_canary() {
   local file
   for file in "$@"; do
-    if grep -qF "$canary" "$file"; then echo "  | the canary is in $file"; return 1; fi
+    if grep -qF -e "$canary" -e "$brave_key" "$file"; then echo "  | a canary is in $file"; return 1; fi
   done
 }
 check "the canary is in no pin, manifest, rewritten configuration or import output" \
-  no_canary "$out/toolseal.toml" "$out"/pins/*.json "$imp/import.out" "$imp/import.err" "$imp/project/.mcp.json" "$imp/project/.vscode/mcp.json"
+  no_canary "$out/toolseal.toml" "$out"/pins/*.json "$imp/import.out" "$imp/import.err" "$imp/project/.mcp.json" "$imp/project/.vscode/mcp.json" "$imp/project/claude_desktop_config.json"
 check "each pin lists the tools of the committed capture" python3 - "$out/pins" "$repo/tests/registries/mcp" <<'PY'
 import json, sys
 pins, committed = sys.argv[1], sys.argv[2]
@@ -120,7 +138,7 @@ check "the configurations start the gateway in place of the servers, backups kep
 import json, os, sys
 project, toolseal, manifest = sys.argv[1:]
 gateway = {"command": toolseal, "args": ["gateway", "--manifest", manifest]}
-for path, key, moved in [(".mcp.json", "mcpServers", "memory"), (".vscode/mcp.json", "servers", "time")]:
+for path, key, moved in [(".mcp.json", "mcpServers", "memory"), (".vscode/mcp.json", "servers", "time"), ("claude_desktop_config.json", "mcpServers", "brave")]:
     config = json.load(open(os.path.join(project, path)))
     entry = {k: v for k, v in config[key]["toolseal"].items() if k in gateway}
     if entry != gateway or moved in config[key] or not os.path.exists(os.path.join(project, path + ".toolseal-backup")):
@@ -128,7 +146,7 @@ for path, key, moved in [(".mcp.json", "mcpServers", "memory"), (".vscode/mcp.js
 PY
 
 # 2. The Python SDK client through the imported gateway, over stdio.
-calls='{"time": ["get_current_time", {"timezone": "UTC"}], "memory": ["create_entities", {"entities": [{"name": "toolseal-import-check", "entityType": "check", "observations": ["through the imported gateway"]}]}]}'
+calls='{"brave": null, "time": ["get_current_time", {"timezone": "UTC"}], "memory": ["create_entities", {"entities": [{"name": "toolseal-import-check", "entityType": "check", "observations": ["through the imported gateway"]}]}]}'
 rc=0
 timeout 300 venv-client/bin/python "$repo/scripts/gateway_clients.py" imported "$toolseal gateway --timeout 120 --manifest $out/toolseal.toml" "$calls" \
   > "$imp/client.out" 2> "$imp/client.err" || rc=$?

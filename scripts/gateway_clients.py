@@ -20,8 +20,9 @@ servers behind the gateway. Subcommands:
                              against delayed ACKs shows as ~40 ms per call)
   imported TARGET CALLS      the gateway `toolseal import` wrote (run by
                              scripts/check_import.sh): CALLS is JSON,
-                             {SERVER: [TOOL, ARGUMENTS]}; exactly those servers'
-                             tools listed, each one's call answered by it, an
+                             {SERVER: [TOOL, ARGUMENTS] or null}; exactly those servers'
+                             tools listed, each one's call answered by it (null: its
+                             tools listed, no call: one that calls the internet), an
                              undeclared key rejected; one `import: ok|FAILED` line
                              per check, exit 1 if any failed
   policy TARGET DEMO         the gateway of examples/policies (Cedar policies) in
@@ -259,11 +260,15 @@ async def imported(target, calls):
             names = [t.name for t in (await client.list_tools()).tools]
             servers = sorted({n.split("__", 1)[0] for n in names})
             check(servers == sorted(calls), f"the gateway lists the tools of {', '.join(sorted(calls))} and no other", servers)
-            for server, (tool, arguments) in calls.items():
+            for server, call in calls.items():
                 listed = [n for n in names if n.startswith(f"{server}__")]
+                if call is None:
+                    check(bool(listed), f"{server}: {len(listed)} tools listed", names)
+                    continue
+                tool, arguments = call
                 got = await verdict(client, f"{server}__{tool}", arguments)
                 check(got[0] == "ok", f"{server}: {len(listed)} tools listed, {server}__{tool} answered by the server", got)
-            server, (tool, arguments) = next(iter(calls.items()))
+            server, (tool, arguments) = next((s, c) for s, c in calls.items() if c is not None)
             got = await verdict(client, f"{server}__{tool}", {**arguments, "zzz": 1})
             check(got[0] == "H2", f"{server}__{tool} with an undeclared key rejected (H2) before the server", got)
     sys.exit(0 if all(results) else 1)
