@@ -1481,3 +1481,80 @@ fn sighup_rereads_the_policies_and_a_bad_file_keeps_the_set_in_force() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// The JSON-RPC error code and `data` of a refused request (any answer is a failure of the test).
+fn refused<T: std::fmt::Debug>(answer: Result<T, ServiceError>) -> (i32, Value) {
+    match answer {
+        Err(ServiceError::McpError(e)) => (e.code.0, e.data.unwrap_or_default()),
+        other => panic!("not a refusal: {other:?}"),
+    }
+}
+
+#[test]
+fn prompts_resources_and_completions_are_relayed_and_each_request_resolved_before_its_server() {
+    use rmcp::model::{ArgumentInfo, CompleteRequestParams, GetPromptRequestParams, ReadResourceRequestParams, Reference};
+    let offers = [("TINY_OFFERS", "1")];
+    let deployment = Deployment::new("offered", &[Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("a", "first-party") }, Tiny::new("b", "first-party")]);
+    runtime().block_on(async {
+        let (client, _) = stdio_client(&deployment, &[]).await;
+        let capabilities = serde_json::to_value(&client.peer_info().expect("initialized").capabilities).unwrap();
+        assert!(capabilities.get("prompts").is_some() && capabilities.get("resources").is_some() && capabilities.get("completions").is_some(), "{capabilities}");
+        assert!(capabilities["resources"].get("subscribe").is_none(), "subscriptions are not relayed, so not advertised: {capabilities}");
+
+        let prompts = serde_json::to_value(client.list_all_prompts().await.expect("prompts/list")).unwrap();
+        assert_eq!(prompts, json!([{"name": "a__greet", "description": "A greeting.", "arguments": [{"name": "name", "required": true}, {"name": "style", "required": false}]}]));
+        let get = |name: &str, arguments: Value| GetPromptRequestParams::new(name).with_arguments(arguments.as_object().cloned().unwrap());
+        let greeting = client.get_prompt(get("a__greet", json!({"name": "ann", "style": "warm"}))).await.expect("prompts/get");
+        assert_eq!(serde_json::to_value(&greeting.messages).unwrap()[0]["content"]["text"], "Hello, ann (warm)");
+        let (code, data) = refused(client.get_prompt(get("a__greeet", json!({"name": "ann"}))).await);
+        assert_eq!((code, data["class"].as_str(), data["suggestions"].clone()), (-32602, Some("M1"), json!(["a__greet"])), "a misspelled prompt");
+        let (_, data) = refused(client.get_prompt(get("b__greet", json!({"name": "ann"}))).await);
+        assert_eq!(data["class"], "M1", "b offers no prompt");
+        let (_, data) = refused(client.get_prompt(get("a__greet", json!({"name": "ann", "tone": "dry"}))).await);
+        assert_eq!((data["class"].as_str(), data["pointer"].as_str()), (Some("H2"), Some("/params/arguments/tone")));
+        let (_, data) = refused(client.get_prompt(get("a__greet", json!({"style": "warm"}))).await);
+        assert_eq!(data["class"], "H2", "a required argument missing");
+        let (_, data) = refused(client.get_prompt(get("a__greet", json!({"name": 7}))).await);
+        assert_eq!(data["class"], "H3", "prompt arguments are strings");
+
+        let resources = serde_json::to_value(client.list_all_resources().await.expect("resources/list")).unwrap();
+        assert_eq!(resources, json!([{"uri": "tiny://readme", "name": "readme", "mimeType": "text/plain"}]));
+        let templates = serde_json::to_value(client.list_all_resource_templates().await.expect("resources/templates/list")).unwrap();
+        assert_eq!(templates, json!([{"uriTemplate": "tiny://notes/{id}", "name": "note"}]));
+        for uri in ["tiny://readme", "tiny://notes/7"] {
+            let read = client.read_resource(ReadResourceRequestParams::new(uri)).await.expect("resources/read");
+            assert_eq!(serde_json::to_value(&read.contents).unwrap()[0]["text"], format!("a says: {uri}"));
+        }
+        for uri in ["tiny://secrets", "tiny://notes/", "tiny://notes/7/8", "file:///etc/passwd"] {
+            let (code, data) = refused(client.read_resource(ReadResourceRequestParams::new(uri)).await);
+            assert_eq!((code, data["class"].as_str()), (-32002, Some("M1")), "{uri}");
+        }
+
+        let complete = |reference: Reference, argument: &str| CompleteRequestParams::new(reference, ArgumentInfo::new(argument, "an"));
+        let completed = client.complete(complete(Reference::for_prompt("a__greet"), "name")).await.expect("completion/complete");
+        assert_eq!(completed.completion.values, ["ann", "anna"]);
+        let completed = client.complete(complete(Reference::for_resource("tiny://notes/{id}"), "id")).await.expect("completion/complete");
+        assert_eq!(completed.completion.values, ["ann", "anna"]);
+        let (_, data) = refused(client.complete(complete(Reference::for_prompt("a__greet"), "tone")).await);
+        assert_eq!(data["class"], "H2");
+        let (_, data) = refused(client.complete(complete(Reference::for_resource("tiny://notes/{id}"), "user")).await);
+        assert_eq!(data["class"], "H2");
+        let (_, data) = refused(client.complete(complete(Reference::for_prompt("a__farewell"), "name")).await);
+        assert_eq!(data["class"], "M1");
+        let _ = client.cancel().await;
+
+        // A deployment whose servers offer none of it advertises none of it.
+        let plain = Deployment::new("offered-none", &[Tiny::new("b", "first-party")]);
+        let (client, _) = stdio_client(&plain, &[]).await;
+        let capabilities = serde_json::to_value(&client.peer_info().expect("initialized").capabilities).unwrap();
+        assert!(capabilities.get("prompts").is_none() && capabilities.get("resources").is_none() && capabilities.get("completions").is_none(), "{capabilities}");
+        let _ = client.cancel().await;
+    });
+    // Only the resolved requests reached the server, under its own names.
+    let received: Vec<(String, Value)> = deployment.received("a").into_iter().map(|r| (r["method"].as_str().unwrap_or_default().to_owned(), r["params"].clone())).collect();
+    let methods: Vec<&str> = received.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(methods, ["prompts/get", "resources/read", "resources/read", "completion/complete", "completion/complete"], "{received:?}");
+    assert_eq!(received[0].1["name"], "greet");
+    assert_eq!(received[3].1["ref"]["name"], "greet");
+    assert!(deployment.received("b").is_empty());
+}

@@ -21,6 +21,7 @@ use tokio::sync::Notify;
 use toolseal_runtime::mcp::manifest::{DeploymentServer, OAuth, Secrets};
 
 use super::Core;
+use super::offered::Offered;
 pub use crate::child::MAX_MESSAGE;
 
 /// Why a downstream server could not be reached or listed. The variants
@@ -163,6 +164,8 @@ pub(crate) struct Downstream {
     dirty: AtomicBool,
     /// Wakes this server's relist loop.
     wake: Notify,
+    /// Its prompts, resources and templates as listed on the connection in force.
+    offered: RwLock<Offered>,
 }
 
 impl Downstream {
@@ -177,6 +180,7 @@ impl Downstream {
             generation: AtomicU64::new(0),
             dirty: AtomicBool::new(false),
             wake: Notify::new(),
+            offered: RwLock::new(Offered::default()),
         }
     }
 
@@ -187,6 +191,15 @@ impl Downstream {
 
     fn set(&self, link: Link) {
         *self.link.write().unwrap_or_else(|e| e.into_inner()) = link;
+    }
+
+    /// Its prompts, resources and templates as last listed.
+    pub(crate) fn offered(&self) -> Offered {
+        self.offered.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    fn set_offered(&self, offered: Offered) {
+        *self.offered.write().unwrap_or_else(|e| e.into_inner()) = offered;
     }
 }
 
@@ -214,6 +227,14 @@ impl ClientHandler for Handler {
         }
     }
 
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.relist_offered(true, false);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.relist_offered(false, true);
+    }
+
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         let Some(core) = self.core.upgrade() else { return };
         let route = core.servers[self.server].progress.lock().await.get(&(self.generation, params.progress_token.clone())).cloned();
@@ -228,6 +249,25 @@ impl ClientHandler for Handler {
 }
 
 impl Handler {
+    /// Lists the server's prompts, resources and templates again (on this handler's connection, if it is still the
+    /// one in force) and tells the clients what changed.
+    fn relist_offered(&self, prompts: bool, resources: bool) {
+        let (core, server, generation) = (self.core.clone(), self.server, self.generation);
+        tokio::spawn(async move {
+            let Some(core) = core.upgrade() else { return };
+            let downstream = &core.servers[server];
+            let Link::Up(peer, current) = downstream.link() else { return };
+            if current != generation {
+                return;
+            }
+            let offered = Offered::list(&peer, &downstream.name, downstream.timeout).await;
+            if downstream.generation.load(Ordering::SeqCst) == generation {
+                downstream.set_offered(offered);
+                core.announce_offered(prompts, resources);
+            }
+        });
+    }
+
     /// A handler for a connection outside any gateway (`toolseal approve`): notifications are dropped.
     fn detached() -> Handler {
         Handler { server: 0, generation: 0, core: Weak::new() }
@@ -384,6 +424,7 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, started: tokio::sync::o
         match attempt {
             Ok((connection, tools)) => {
                 core.observe(s, tools);
+                server.set_offered(Offered::list(connection.peer(), &server.name, server.timeout).await);
                 server.set(Link::Up(connection.peer().clone(), generation));
                 // A change announced while the first listing was read is listed now.
                 if server.dirty.load(Ordering::SeqCst) {

@@ -40,6 +40,7 @@ mod http;
 mod listing;
 #[cfg(feature = "oauth")]
 pub mod oauth;
+mod offered;
 #[cfg(feature = "policy")]
 mod policy;
 mod service;

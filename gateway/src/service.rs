@@ -1,12 +1,14 @@
-//! The MCP server a client talks to: tools only (resources and prompts are
-//! not advertised, never half-forwarded), the merged tool list, every call
-//! resolved before it is forwarded, and `list_changed` — unsolicited on
-//! sessions (up to 2025-11-25), on `subscriptions/listen` streams (2026-07-28).
+//! The MCP server a client talks to: the merged tool list, every call resolved
+//! before it is forwarded, and `list_changed` — unsolicited on sessions (up to
+//! 2025-11-25), on `subscriptions/listen` streams (2026-07-28); the servers'
+//! prompts, resources, templates and completions, each request resolved before it
+//! is forwarded (`offered`), advertised only when a connected server has them.
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ErrorData, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
@@ -30,7 +32,8 @@ const INSTRUCTIONS: &str = "toolseal gateway: every tool is named server__tool; 
 
 impl ServerHandler for GatewayService {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let mut capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        self.core.offered_capabilities(&mut capabilities);
         let mut info = InitializeResult::new(capabilities);
         info.server_info = Implementation::new("toolseal-gateway", env!("CARGO_PKG_VERSION"));
         info.instructions = Some(INSTRUCTIONS.to_owned());
@@ -54,6 +57,30 @@ impl ServerHandler for GatewayService {
 
     async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
         self.core.call(request, context).await
+    }
+
+    async fn list_prompts(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListPromptsResult, ErrorData> {
+        Ok(self.core.list_prompts())
+    }
+
+    async fn get_prompt(&self, request: GetPromptRequestParams, _context: RequestContext<RoleServer>) -> Result<GetPromptResponse, ErrorData> {
+        self.core.get_prompt(request).await
+    }
+
+    async fn list_resources(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourcesResult, ErrorData> {
+        Ok(self.core.list_resources())
+    }
+
+    async fn list_resource_templates(&self, _request: Option<PaginatedRequestParams>, _context: RequestContext<RoleServer>) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(self.core.list_resource_templates())
+    }
+
+    async fn read_resource(&self, request: ReadResourceRequestParams, _context: RequestContext<RoleServer>) -> Result<ReadResourceResponse, ErrorData> {
+        self.core.read_resource(request).await
+    }
+
+    async fn complete(&self, request: CompleteRequestParams, _context: RequestContext<RoleServer>) -> Result<CompleteResult, ErrorData> {
+        self.core.complete(request).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

@@ -57,5 +57,7 @@ pub mod wire;
 
 pub use call::{Annotations, Options, Resolution, ToolInfo, ToolSet};
 pub use json::{Json, JsonKind};
+/// The closest names to a misspelled one (the feedback's suggestions), for names outside a registry.
+pub use names::closest;
 pub use rejection::{Class, Keyword, Rejection};
 pub use typed::FromJson;

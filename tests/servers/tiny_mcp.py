@@ -19,6 +19,10 @@ TINY_BIG=N makes `now` answer a text of N bytes (one line of N+ bytes of
 JSON-RPC), for the limits on one message.
 TINY_REQUIRE_TOKEN=VAR makes it refuse to start (exit 2, a message on stderr)
 unless the environment variable VAR is set — for the manifest's `env`.
+TINY_OFFERS=1 makes it offer a prompt (`greet`: `name` required, `style`), a
+resource (`tiny://readme`), a template (`tiny://notes/{id}`) and completions;
+each `prompts/get`, `resources/read` and `completion/complete` it receives is
+logged to TINY_LOG as {"method", "params", "server"}.
 """
 import json
 import os
@@ -46,6 +50,37 @@ def tools():
     return base
 
 
+OFFERS = os.environ.get("TINY_OFFERS") == "1"
+PROMPT = {"name": "greet", "description": "A greeting.", "arguments": [{"name": "name", "required": True}, {"name": "style", "required": False}]}
+
+
+def log_request(method, params):
+    if os.environ.get("TINY_LOG"):
+        with open(os.environ["TINY_LOG"], "a") as log:
+            log.write(json.dumps({"method": method, "params": params, "server": NAME}) + "\n")
+
+
+def offered(method, params):
+    """The result of a prompts/resources/completion request."""
+    if method == "prompts/list":
+        return {"prompts": [PROMPT]}
+    if method == "resources/list":
+        return {"resources": [{"uri": "tiny://readme", "name": "readme", "mimeType": "text/plain"}]}
+    if method == "resources/templates/list":
+        return {"resourceTemplates": [{"uriTemplate": "tiny://notes/{id}", "name": "note"}]}
+    log_request(method, params)
+    if method == "prompts/get":
+        args = params.get("arguments") or {}
+        text = f"Hello, {args.get('name')}" + (f" ({args['style']})" if "style" in args else "")
+        return {"messages": [{"role": "user", "content": {"type": "text", "text": text}}]}
+    if method == "resources/read":
+        return {"contents": [{"uri": params["uri"], "mimeType": "text/plain", "text": f"{NAME} says: {params['uri']}"}]}
+    if method == "completion/complete":
+        value = params.get("argument", {}).get("value", "")
+        return {"completion": {"values": [v for v in ["ann", "anna", "bob"] if v.startswith(value)], "hasMore": False}}
+    return None
+
+
 def send(message):
     sys.stdout.write(json.dumps(message) + "\n")
     sys.stdout.flush()
@@ -71,7 +106,10 @@ def main():
             if VARIANT == "silent":
                 time.sleep(3600)
             version = request.get("params", {}).get("protocolVersion", "2025-06-18")
-            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}}, "serverInfo": {"name": NAME, "version": "1.0.0"}}})
+            capabilities = {"tools": {"listChanged": True}}
+            if OFFERS:
+                capabilities.update(prompts={}, resources={}, completions={})
+            send({"jsonrpc": "2.0", "id": rid, "result": {"protocolVersion": version, "capabilities": capabilities, "serverInfo": {"name": NAME, "version": "1.0.0"}}})
         elif method == "tools/list":
             start = int(request.get("params", {}).get("cursor") or 0)
             page = tools()[start:start + 2]
@@ -110,6 +148,8 @@ def main():
                 VARIANT = "changed"
                 send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
             send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": text}], "isError": False}})
+        elif OFFERS and method in ("prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read", "completion/complete"):
+            send({"jsonrpc": "2.0", "id": rid, "result": offered(method, request.get("params") or {})})
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": rid, "result": {}})
         else:

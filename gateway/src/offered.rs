@@ -1,0 +1,367 @@
+//! What servers offer besides tools — prompts, resources and resource templates — listed live from each
+//! connected server, merged for the client, and resolved in a closed world before a request is forwarded:
+//! a prompt the client names must be one a server listed (H1/M1), with only its declared arguments and every
+//! required one (H2); a resource URI must be one a server listed or one of its templates matches (H1/M1), on
+//! exactly one server (M2); a completion must name a listed prompt and one of its arguments, or a listed
+//! template and one of its variables. Prompts are served as `server__prompt`; URIs are served as the servers
+//! wrote them. Unlike tools, these are not pinned: what the server lists now is the closed world.
+
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, Resource, ResourceTemplate, ServerCapabilities,
+};
+use rmcp::service::Peer;
+use rmcp::{RoleClient, RoleServer};
+use serde_json::json;
+use toolseal_runtime::closest;
+
+use super::Core;
+use super::downstream::Link;
+
+/// One server's prompts, resources and templates, as it listed them on its connection in force.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Offered {
+    prompts: Vec<Prompt>,
+    resources: Vec<Resource>,
+    templates: Vec<ResourceTemplate>,
+}
+
+impl Offered {
+    /// Lists what `peer`'s server offers, by the capabilities it announced; a list that fails is logged and
+    /// left empty (its entries are then refused as unknown, never forwarded unchecked).
+    pub(crate) async fn list(peer: &Peer<RoleClient>, server: &str, timeout: std::time::Duration) -> Offered {
+        let capabilities = peer.peer_info().map(|info| info.capabilities.clone()).unwrap_or_default();
+        let mut offered = Offered::default();
+        let failed = |what: &str, why: String| tracing::warn!(target: "toolseal::gateway", server, "listing its {what} failed ({why}): they are refused until it lists them");
+        if capabilities.prompts.is_some() {
+            match tokio::time::timeout(timeout, peer.list_all_prompts()).await {
+                Ok(Ok(prompts)) => offered.prompts = prompts,
+                Ok(Err(e)) => failed("prompts", e.to_string()),
+                Err(_) => failed("prompts", "no answer in time".to_owned()),
+            }
+        }
+        if capabilities.resources.is_some() {
+            match tokio::time::timeout(timeout, peer.list_all_resources()).await {
+                Ok(Ok(resources)) => offered.resources = resources,
+                Ok(Err(e)) => failed("resources", e.to_string()),
+                Err(_) => failed("resources", "no answer in time".to_owned()),
+            }
+            match tokio::time::timeout(timeout, peer.list_all_resource_templates()).await {
+                Ok(Ok(templates)) => offered.templates = templates,
+                Ok(Err(e)) => failed("resource templates", e.to_string()),
+                Err(_) => failed("resource templates", "no answer in time".to_owned()),
+            }
+        }
+        offered
+    }
+}
+
+/// The separator of a served prompt name: a server's name never holds `_`, so `server__prompt` splits at its first `__`.
+const SEPARATOR: &str = "__";
+
+/// A refusal in the shape of the tools' M1/H1 (JSON-RPC `-32602`, the class and pointer as `data`), or `-32002`
+/// for a resource.
+fn refused(class: &str, pointer: &str, message: String, suggestions: Vec<String>) -> ErrorData {
+    let data = Some(json!({ "class": class, "pointer": pointer, "suggestions": suggestions }));
+    if pointer == "/params/uri" { ErrorData::resource_not_found(message, data) } else { ErrorData::invalid_params(message, data) }
+}
+
+/// Whether `uri` is one `template` (RFC 6570) can produce: literal parts match as written; `{var}` stands for a
+/// non-empty run without `/`, `?` or `#`; `{+var}` and `{#var}` for any run; `{/var}`, `{.var}`, `{;var}`,
+/// `{?var}` and `{&var}` for their prefix and what follows up to the next reserved character.
+pub(crate) fn template_matches(template: &str, uri: &str) -> bool {
+    /// A piece of a template: literal text, or an expression's operator.
+    enum Piece<'a> {
+        Literal(&'a str),
+        Expression(Option<char>),
+    }
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}').map(|c| open + c) else { return false };
+        if open > 0 {
+            pieces.push(Piece::Literal(&rest[..open]));
+        }
+        pieces.push(Piece::Expression(rest[open + 1..close].chars().next().filter(|c| "+#/.;?&".contains(*c))));
+        rest = &rest[close + 1..];
+    }
+    if !rest.is_empty() {
+        pieces.push(Piece::Literal(rest));
+    }
+    fn walk(pieces: &[Piece<'_>], uri: &str) -> bool {
+        let Some((first, more)) = pieces.split_first() else { return uri.is_empty() };
+        match first {
+            Piece::Literal(text) => uri.strip_prefix(text).is_some_and(|rest| walk(more, rest)),
+            Piece::Expression(operator) => {
+                let (prefix, stops): (&str, &[char]) = match operator {
+                    Some('+' | '#') => ("", &[]),
+                    Some('/') => ("/", &['?', '#']),
+                    Some('.') => (".", &['/', '?', '#']),
+                    Some(';') => (";", &['/', '?', '#']),
+                    Some('?') => ("?", &['#']),
+                    Some('&') => ("&", &['#']),
+                    _ => ("", &['/', '?', '#']),
+                };
+                // An operator's expression may expand to nothing (all its variables undefined).
+                if operator.is_some() && walk(more, uri) {
+                    return true;
+                }
+                let Some(value) = uri.strip_prefix(prefix) else { return false };
+                let end = value.find(stops).unwrap_or(value.len());
+                (1..=end).rev().any(|n| value.is_char_boundary(n) && walk(more, &value[n..]))
+            }
+        }
+    }
+    walk(&pieces, uri)
+}
+
+impl Core {
+    /// What each server offers now, with its index, for the servers that are connected.
+    fn offered(&self) -> Vec<(usize, Offered)> {
+        self.servers.iter().enumerate().filter(|(_, s)| matches!(s.link(), Link::Up(..))).map(|(i, s)| (i, s.offered())).collect()
+    }
+
+    /// The capabilities of what the gateway relays besides tools: each only when a connected server has it.
+    pub(super) fn offered_capabilities(&self, capabilities: &mut ServerCapabilities) {
+        let (mut prompts, mut resources, mut completions) = (false, false, false);
+        for server in &self.servers {
+            if let Link::Up(peer, _) = server.link()
+                && let Some(info) = peer.peer_info()
+            {
+                prompts |= info.capabilities.prompts.is_some();
+                resources |= info.capabilities.resources.is_some();
+                completions |= info.capabilities.completions.is_some();
+            }
+        }
+        let relayed = ServerCapabilities::builder().enable_prompts().enable_prompts_list_changed().enable_resources().enable_resources_list_changed().enable_completions().build();
+        capabilities.prompts = relayed.prompts.filter(|_| prompts);
+        capabilities.resources = relayed.resources.filter(|_| resources);
+        capabilities.completions = relayed.completions.filter(|_| completions);
+    }
+
+    /// Every connected server's prompts, named `server__prompt`.
+    pub(super) fn list_prompts(&self) -> ListPromptsResult {
+        let mut prompts = Vec::new();
+        for (s, offered) in self.offered() {
+            for prompt in offered.prompts {
+                let mut served = prompt;
+                served.name = format!("{}{SEPARATOR}{}", self.servers[s].name, served.name);
+                prompts.push(served);
+            }
+        }
+        ListPromptsResult::with_all_items(prompts)
+    }
+
+    /// The server and the prompt `name` (served as `server__prompt`) names; M1 with the closest names otherwise.
+    fn prompt(&self, name: &str) -> Result<(Peer<RoleClient>, Prompt), ErrorData> {
+        let offered = self.offered();
+        let found = name.split_once(SEPARATOR).and_then(|(server, prompt)| {
+            let (s, offered) = offered.iter().find(|(s, _)| self.servers[*s].name == server)?;
+            Some((*s, offered.prompts.iter().find(|p| p.name == prompt)?.clone()))
+        });
+        match found {
+            Some((s, prompt)) => match self.servers[s].link() {
+                Link::Up(peer, _) => Ok((peer, prompt)),
+                _ => Err(ErrorData::internal_error(format!("server {:?} is not connected", self.servers[s].name), None)),
+            },
+            None => {
+                let served: Vec<String> = offered.iter().flat_map(|(s, o)| o.prompts.iter().map(move |p| format!("{}{SEPARATOR}{}", self.servers[*s].name, p.name))).collect();
+                let near: Vec<String> = closest(name, served.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
+                let hint = if near.is_empty() { String::new() } else { format!(" Closest: {}.", near.join(", ")) };
+                Err(refused("M1", "/params/name", format!("M1 at /params/name: no connected server provides prompt {name:?}.{hint} Get a prompt that `prompts/list` lists."), near))
+            }
+        }
+    }
+
+    /// `prompts/get`: the prompt resolved, its arguments checked against the ones it declares, then forwarded
+    /// under the server's own name for it.
+    pub(super) async fn get_prompt(&self, request: GetPromptRequestParams) -> Result<GetPromptResponse, ErrorData> {
+        let (peer, prompt) = self.prompt(&request.name)?;
+        let declared = prompt.arguments.as_deref().unwrap_or_default();
+        let names = || declared.iter().map(|a| a.name.clone()).collect::<Vec<_>>();
+        let given = request.arguments.as_ref();
+        if let Some(key) = given.and_then(|g| g.keys().find(|k| !declared.iter().any(|a| &a.name == *k))) {
+            let listed = if declared.is_empty() { "none".to_owned() } else { names().join(", ") };
+            return Err(refused(
+                "H2",
+                &format!("/params/arguments/{key}"),
+                format!("H2 at /params/arguments/{key}: prompt {:?} does not declare argument {key:?}; declared: {listed}. Send only the declared arguments.", request.name),
+                names(),
+            ));
+        }
+        if let Some(missing) = declared.iter().find(|a| a.required == Some(true) && !given.is_some_and(|g| g.contains_key(&a.name))) {
+            return Err(refused("H2", "/params/arguments", format!("H2 at /params/arguments: prompt {:?} requires argument {:?}. Send every required argument.", request.name, missing.name), names()));
+        }
+        if let Some((key, _)) = given.and_then(|g| g.iter().find(|(_, v)| !v.is_string())) {
+            return Err(refused("H3", &format!("/params/arguments/{key}"), format!("H3 at /params/arguments/{key}: prompt arguments are strings. Send {key:?} as a string."), Vec::new()));
+        }
+        let mut forwarded = request;
+        forwarded.name = prompt.name;
+        peer.get_prompt_once(forwarded).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the prompt: {e}"), None))
+    }
+
+    /// Every connected server's resources, as they wrote them.
+    pub(super) fn list_resources(&self) -> ListResourcesResult {
+        ListResourcesResult::with_all_items(self.offered().into_iter().flat_map(|(_, o)| o.resources).collect())
+    }
+
+    /// Every connected server's resource templates, as they wrote them.
+    pub(super) fn list_resource_templates(&self) -> ListResourceTemplatesResult {
+        ListResourceTemplatesResult::with_all_items(self.offered().into_iter().flat_map(|(_, o)| o.templates).collect())
+    }
+
+    /// The one server that lists `uri` or has a template that matches it.
+    fn resource_server(&self, uri: &str) -> Result<Peer<RoleClient>, ErrorData> {
+        let offered = self.offered();
+        let mut owners: Vec<usize> = offered.iter().filter(|(_, o)| o.resources.iter().any(|r| r.uri == uri)).map(|(s, _)| *s).collect();
+        if owners.is_empty() {
+            owners = offered.iter().filter(|(_, o)| o.templates.iter().any(|t| template_matches(&t.uri_template, uri))).map(|(s, _)| *s).collect();
+        }
+        match owners.as_slice() {
+            [s] => match self.servers[*s].link() {
+                Link::Up(peer, _) => Ok(peer),
+                _ => Err(ErrorData::internal_error(format!("server {:?} is not connected", self.servers[*s].name), None)),
+            },
+            [] => {
+                let listed = offered.iter().flat_map(|(_, o)| o.resources.iter().map(|r| r.uri.as_str()).chain(o.templates.iter().map(|t| t.uri_template.as_str())));
+                let near: Vec<String> = closest(uri, listed, 3).into_iter().map(str::to_owned).collect();
+                let hint = if near.is_empty() { String::new() } else { format!(" Closest: {}.", near.join(", ")) };
+                Err(refused(
+                    "M1",
+                    "/params/uri",
+                    format!("M1 at /params/uri: no connected server lists resource {uri:?} or a template that matches it.{hint} Read a URI that `resources/list` or `resources/templates/list` gives."),
+                    near,
+                ))
+            }
+            several => {
+                let names: Vec<String> = several.iter().map(|s| self.servers[*s].name.clone()).collect();
+                Err(refused("M2", "/params/uri", format!("M2 at /params/uri: resource {uri:?} is offered by several servers ({}); the gateway does not guess which.", names.join(", ")), names))
+            }
+        }
+    }
+
+    /// `resources/read`: a URI a server listed (or one of its templates matches) goes to that server.
+    pub(super) async fn read_resource(&self, request: ReadResourceRequestParams) -> Result<ReadResourceResponse, ErrorData> {
+        let peer = self.resource_server(&request.uri)?;
+        peer.read_resource_once(request).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the read: {e}"), None))
+    }
+
+    /// `completion/complete`: for a listed prompt and one of its declared arguments, or a listed template and one
+    /// of its variables, forwarded to its server.
+    pub(super) async fn complete(&self, request: CompleteRequestParams) -> Result<CompleteResult, ErrorData> {
+        let argument = request.argument.name.clone();
+        let (peer, forwarded) = match &request.r#ref {
+            Reference::Prompt(reference) => {
+                let (peer, prompt) = self.prompt(&reference.name)?;
+                let declared: Vec<String> = prompt.arguments.iter().flatten().map(|a| a.name.clone()).collect();
+                if !declared.contains(&argument) {
+                    return Err(refused(
+                        "H2",
+                        "/params/argument/name",
+                        format!("H2 at /params/argument/name: prompt {:?} does not declare argument {argument:?}; declared: {}.", reference.name, declared.join(", ")),
+                        declared,
+                    ));
+                }
+                let mut forwarded = request.clone();
+                if let Reference::Prompt(r) = &mut forwarded.r#ref {
+                    r.name = prompt.name;
+                }
+                (peer, forwarded)
+            }
+            Reference::Resource(reference) => {
+                let offered = self.offered();
+                let owners: Vec<usize> = offered.iter().filter(|(_, o)| o.templates.iter().any(|t| t.uri_template == reference.uri)).map(|(s, _)| *s).collect();
+                let [s] = owners.as_slice() else {
+                    let listed = offered.iter().flat_map(|(_, o)| o.templates.iter().map(|t| t.uri_template.as_str()));
+                    let near: Vec<String> = closest(&reference.uri, listed, 3).into_iter().map(str::to_owned).collect();
+                    let why = if owners.is_empty() { "no connected server lists template" } else { "several servers list template" };
+                    return Err(refused(
+                        if owners.is_empty() { "M1" } else { "M2" },
+                        "/params/ref/uri",
+                        format!("{} at /params/ref/uri: {why} {:?}.", if owners.is_empty() { "M1" } else { "M2" }, reference.uri),
+                        near,
+                    ));
+                };
+                if !template_variables(&reference.uri).any(|v| v == argument) {
+                    let variables: Vec<String> = template_variables(&reference.uri).map(str::to_owned).collect();
+                    return Err(refused(
+                        "H2",
+                        "/params/argument/name",
+                        format!("H2 at /params/argument/name: template {:?} has no variable {argument:?}; its variables: {}.", reference.uri, variables.join(", ")),
+                        variables,
+                    ));
+                }
+                let Link::Up(peer, _) = self.servers[*s].link() else {
+                    return Err(ErrorData::internal_error(format!("server {:?} is not connected", self.servers[*s].name), None));
+                };
+                (peer, request.clone())
+            }
+            _ => return Err(ErrorData::invalid_params("completion/complete: a reference of a kind this gateway does not know", None)),
+        };
+        peer.complete(forwarded).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the completion: {e}"), None))
+    }
+
+    /// Tells every client on a session that the prompts or resources changed.
+    pub(crate) fn announce_offered(&self, prompts: bool, resources: bool) {
+        let sessions: Vec<Peer<RoleServer>> = {
+            let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+            sessions.retain(|p| !p.is_transport_closed());
+            sessions.clone()
+        };
+        for peer in sessions {
+            tokio::spawn(async move {
+                if prompts {
+                    let _ = peer.notify_prompt_list_changed().await;
+                }
+                if resources {
+                    let _ = peer.notify_resource_list_changed().await;
+                }
+            });
+        }
+    }
+}
+
+/// The variable names of an RFC 6570 template (`{a,b}`, `{+path}`, `{id*}`, `{x:3}`).
+fn template_variables(template: &str) -> impl Iterator<Item = &str> {
+    template
+        .split('{')
+        .skip(1)
+        .filter_map(|part| part.split_once('}'))
+        .flat_map(|(expression, _)| expression.trim_start_matches(|c| "+#/.;?&".contains(c)).split(',').map(|v| v.trim_end_matches('*').split(':').next().unwrap_or(v)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_matches_what_it_can_produce_and_nothing_else() {
+        let yes = [
+            ("test://static/resource/{id}", "test://static/resource/42"),
+            ("file:///{+path}", "file:///srv/a/b.txt"),
+            ("notes://{user}/{id}", "notes://ann/7"),
+            ("search://q{?term,limit}", "search://q?term=x&limit=3"),
+            ("search://q{?term}", "search://q"),
+            ("repo://x{/segments*}", "repo://x/a/b"),
+        ];
+        for (template, uri) in yes {
+            assert!(template_matches(template, uri), "{template} should match {uri}");
+        }
+        let no = [
+            ("test://static/resource/{id}", "test://static/resource/"),
+            ("test://static/resource/{id}", "test://static/resource/4/2"),
+            ("test://static/resource/{id}", "test://static/other/4"),
+            ("notes://{user}/{id}", "notes://ann"),
+            ("file:///{+path}", "http:///x"),
+            ("broken://{id", "broken://{id"),
+        ];
+        for (template, uri) in no {
+            assert!(!template_matches(template, uri), "{template} should not match {uri}");
+        }
+    }
+
+    #[test]
+    fn template_variables_are_named_without_operators_or_modifiers() {
+        assert_eq!(template_variables("x://{+path}/{a,b*}{?q:3}").collect::<Vec<_>>(), ["path", "a", "b", "q"]);
+    }
+}
