@@ -77,6 +77,8 @@ echo "gateway: --check: $(grep -c 'matches its pin' check.out) servers match the
 for mode in legacy 2026-07-28; do
   "${clients[@]}" session "$toolseal gateway --timeout 120 --manifest $work/gateway.toml --audit $work/audit-stdio.jsonl" "$mode" "$work/gw-a"
 done
+# server-everything's prompts, resources, templates and completions, straight and through the gateway.
+"${clients[@]}" offered "$work/node_modules/.bin/mcp-server-everything" "$toolseal gateway --timeout 120 --manifest $work/gateway.toml" everything__
 
 # Streamable HTTP on a free loopback port.
 serve_http() {  # serve_http LOG ARGS... ; sets $url and $pid
@@ -97,6 +99,7 @@ trap 'kill $gateway_pid 2>/dev/null || true' EXIT
 for mode in legacy 2026-07-28; do
   "${clients[@]}" session "$gateway_url" "$mode" "$work/gw-a"
 done
+"${clients[@]}" offered "$work/node_modules/.bin/mcp-server-everything" "$gateway_url" everything__
 
 # The MCP Inspector, CLI mode.
 inspector=(node_modules/.bin/mcp-inspector --cli "$gateway_url" --transport http)

@@ -41,6 +41,15 @@ servers behind the gateway. Subcommands:
                              the same session; one `oauth: ok|FAILED` line per check,
                              exit 1 if any failed
 
+  offered STRAIGHT TARGET PREFIX
+                             prompts, resources, templates and completions of the
+                             server STRAIGHT (a stdio command) straight and through
+                             the gateway TARGET, where its prompts are PREFIX + name:
+                             every list, get, read and completion the same both ways,
+                             and hallucinated prompts, arguments and URIs refused by
+                             the gateway (what the server does with them straight is
+                             printed)
+
 Exits non-zero on the first failed check.
 """
 import asyncio
@@ -274,6 +283,78 @@ async def imported(target, calls):
     sys.exit(0 if all(results) else 1)
 
 
+# Values for a prompt's required arguments (server-everything's prompts), "1" otherwise.
+PROMPT_VALUES = {"city": "Paris", "department": "Engineering", "name": "Alice", "resourceType": "Text", "resourceId": "1"}
+
+
+async def offered(straight_command, target, prefix):
+    from mcp.types import PromptReference
+
+    dump = lambda x: x.model_dump(mode="json", exclude_none=True, exclude={"meta", "result_type"})
+    failures = []
+
+    def check(ok, what, detail=""):
+        print(f"offered: {'ok' if ok else 'FAILED'} {what}{'' if ok else f': {detail}'}", flush=True)
+        if not ok:
+            failures.append(what)
+
+    async def refusal(call):
+        try:
+            answer = await call
+        except MCPError as e:
+            data = e.error.data if isinstance(e.error.data, dict) else {}
+            return (e.error.code, data.get("class"), e.error.message)
+        return ("answered", None, json.dumps(dump(answer))[:160])
+
+    with anyio.fail_after(300):
+        async with connect(straight_command, "legacy") as straight, connect(target, "legacy") as gateway:
+            s_prompts = {p.name: dump(p) for p in (await straight.list_prompts()).prompts}
+            g_prompts = {p.name[len(prefix):]: {**dump(p), "name": p.name[len(prefix):]} for p in (await gateway.list_prompts()).prompts if p.name.startswith(prefix)}
+            check(s_prompts == g_prompts, f"prompts/list: the server's {len(s_prompts)} prompts, as {prefix}NAME, the same definitions", (sorted(s_prompts), sorted(g_prompts)))
+            for name, prompt in s_prompts.items():
+                arguments = {a["name"]: PROMPT_VALUES.get(a["name"], "1") for a in prompt.get("arguments", []) if a.get("required")}
+                same = dump(await straight.get_prompt(name, arguments)) == dump(await gateway.get_prompt(prefix + name, arguments))
+                check(same, f"prompts/get {prefix}{name} {json.dumps(arguments)}: the same messages")
+            s_resources = {r.uri: dump(r) for r in (await straight.list_resources()).resources}
+            g_resources = {r.uri: dump(r) for r in (await gateway.list_resources()).resources}
+            check(all(g_resources.get(u) == r for u, r in s_resources.items()), f"resources/list: the server's {len(s_resources)} resources, URIs unchanged")
+            for uri in s_resources:
+                same = dump(await straight.read_resource(uri)) == dump(await gateway.read_resource(uri))
+                check(same, f"resources/read {uri}: the same contents")
+            s_templates = [dump(t) for t in (await straight.list_resource_templates()).resource_templates]
+            g_templates = [dump(t) for t in (await gateway.list_resource_templates()).resource_templates]
+            check(all(t in g_templates for t in s_templates), f"resources/templates/list: the server's {len(s_templates)} templates")
+            for template in s_templates:
+                uri = template["uri_template"].split("{")[0] + "1"
+                same = dump(await straight.read_resource(uri)) == dump(await gateway.read_resource(uri))
+                check(same, f"resources/read {uri} (template {template['uri_template']}): the same contents")
+            completable = next((n for n, p in s_prompts.items() if "completable" in n), None)
+            if completable:
+                argument = {"name": s_prompts[completable]["arguments"][0]["name"], "value": "E"}
+                s_values = (await straight.complete(PromptReference(name=completable), argument)).completion.values
+                g_values = (await gateway.complete(PromptReference(name=prefix + completable), argument)).completion.values
+                check(s_values == g_values, f"completion/complete {prefix}{completable} {argument['name']}={argument['value']!r}: the same values {g_values}", (s_values, g_values))
+            # Hallucinations: refused by the gateway before the server; what the server does with them straight.
+            some = next(iter(s_prompts))
+            with_args = next((n for n, p in s_prompts.items() if p.get("arguments")), some)
+            required = {a["name"]: PROMPT_VALUES.get(a["name"], "1") for a in s_prompts[with_args].get("arguments", []) if a.get("required")}
+            a_uri = next(iter(s_resources))
+            cases = [
+                ("a prompt no server lists", "M1", lambda c, p: c.get_prompt(p + some + "x", {})),
+                ("an undeclared prompt argument", "H2", lambda c, p: c.get_prompt(p + with_args, {**required, "country": "FR"})),
+                ("a missing required prompt argument", "H2", lambda c, p: c.get_prompt(p + with_args, {})),
+                ("a resource URI no server lists", "M1", lambda c, p: c.read_resource(a_uri.rsplit("/", 1)[0] + "/secrets.md")),
+            ]
+            if completable:
+                cases.append(("a completion of an argument the prompt does not declare", "H2", lambda c, p: c.complete(PromptReference(name=p + completable), {"name": "region", "value": "E"})))
+            for what, want, make in cases:
+                code, got, text = await refusal(make(gateway, prefix))
+                shown = await refusal(make(straight, ""))
+                straight_says = "answered it" if shown[0] == "answered" else f"answered error {shown[0]}"
+                check(got == want, f"{what}: refused {want} ({code}) by the gateway; the server straight {straight_says}", (code, got, text))
+    sys.exit(1 if failures else 0)
+
+
 async def policy(target, demo):
     from mcp import types
 
@@ -373,6 +454,8 @@ def main():
         keepalive(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif command == "imported":
         asyncio.run(imported(sys.argv[2], json.loads(sys.argv[3])))
+    elif command == "offered":
+        asyncio.run(offered(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif command == "policy":
         asyncio.run(policy(sys.argv[2], sys.argv[3]))
     elif command == "oauth":
