@@ -1558,3 +1558,29 @@ fn prompts_resources_and_completions_are_relayed_and_each_request_resolved_befor
     assert_eq!(received[3].1["ref"]["name"], "greet");
     assert!(deployment.received("b").is_empty());
 }
+
+#[test]
+fn a_servers_elicitation_mid_call_goes_to_the_client_of_that_call_only() {
+    let offers = [("TINY_OFFERS", "1")];
+    let deployment = Deployment::new("elicit", &[Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("a", "first-party") }]);
+    runtime().block_on(async {
+        let mut command = tokio::process::Command::new(BIN);
+        command.arg("gateway").arg("--manifest").arg(deployment.manifest());
+        let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts");
+        let (asked, mut questions) = mpsc::unbounded_channel();
+        let client = Person { yes: true, asked }.serve(transport).await.expect("initialize");
+        let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(params("a__ask", json!({ "question": "delete it?" })))).await.expect("in time").expect("a result");
+        let rmcp::model::CallToolResponse::Complete(result) = result else { panic!("not complete: {result:?}") };
+        assert_eq!(questions.try_recv().ok().as_deref(), Some("delete it?"), "the server's question reached the client of the call");
+        let heard: Value = serde_json::from_str(&text_of(&result)).expect("the server's JSON");
+        assert_eq!(heard["action"], "accept", "the client's answer reached the server: {heard}");
+        let _ = client.cancel().await;
+
+        // A client without elicitation: the server hears an error, the call still ends.
+        let (client, _) = stdio_client(&deployment, &[]).await;
+        let result = call(&client, "a__ask", json!({ "question": "delete it?" })).await.expect("a result");
+        let heard: Value = serde_json::from_str(&text_of(&result)).expect("the server's JSON");
+        assert!(heard["message"].as_str().is_some_and(|m| m.contains("cannot be asked")), "{heard}");
+        let _ = client.cancel().await;
+    });
+}

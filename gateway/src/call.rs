@@ -139,6 +139,8 @@ impl Core {
         forwarded.input_responses = None;
         forwarded.request_state = None;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(forwarded));
+        // What the server asks the client meanwhile (elicitation) goes to this client.
+        let _in_flight = downstream.in_flight(context.peer.clone());
         let progress = context.meta.get_progress_token();
         let handle = match &progress {
             // Held across the send, so progress that arrives first waits for its route.

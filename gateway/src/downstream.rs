@@ -12,8 +12,8 @@ use std::sync::{Arc, RwLock, Weak};
 use std::time::{Duration, Instant};
 
 use axum::http::{HeaderName, HeaderValue};
-use rmcp::model::{ClientConfig, Implementation, ProgressNotificationParam, ProgressToken, Tool};
-use rmcp::service::{NotificationContext, Peer, RunningService};
+use rmcp::model::{ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ErrorData, Implementation, ProgressNotificationParam, ProgressToken, Tool};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::{ClientHandler, RoleClient, RoleServer, ServiceExt};
@@ -166,6 +166,23 @@ pub(crate) struct Downstream {
     wake: Notify,
     /// Its prompts, resources and templates as listed on the connection in force.
     offered: RwLock<Offered>,
+    /// The clients of the calls in flight to it, by call: where a request the server sends meanwhile
+    /// (elicitation) goes.
+    callers: std::sync::Mutex<Vec<(u64, Peer<RoleServer>)>>,
+    /// Numbers the calls in `callers`.
+    call_seq: AtomicU64,
+}
+
+/// A call in flight to a server, from one client: registered while it lives.
+pub(crate) struct InFlight<'a> {
+    server: &'a Downstream,
+    id: u64,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.server.callers.lock().unwrap_or_else(|e| e.into_inner()).retain(|(id, _)| *id != self.id);
+    }
 }
 
 impl Downstream {
@@ -181,6 +198,8 @@ impl Downstream {
             dirty: AtomicBool::new(false),
             wake: Notify::new(),
             offered: RwLock::new(Offered::default()),
+            callers: std::sync::Mutex::new(Vec::new()),
+            call_seq: AtomicU64::new(0),
         }
     }
 
@@ -196,6 +215,24 @@ impl Downstream {
     /// Its prompts, resources and templates as last listed.
     pub(crate) fn offered(&self) -> Offered {
         self.offered.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Registers a call in flight from `client` until the returned guard drops.
+    pub(crate) fn in_flight(&self, client: Peer<RoleServer>) -> InFlight<'_> {
+        let id = self.call_seq.fetch_add(1, Ordering::Relaxed);
+        self.callers.lock().unwrap_or_else(|e| e.into_inner()).push((id, client));
+        InFlight { server: self, id }
+    }
+
+    /// The client a request from this server is for: the one whose call is in flight to it. With none, or several
+    /// (the request could be for any of them), there is no such client: the gateway never guesses.
+    fn caller(&self, what: &str) -> Result<Peer<RoleServer>, ErrorData> {
+        let callers = self.callers.lock().unwrap_or_else(|e| e.into_inner());
+        match callers.as_slice() {
+            [(_, client)] => Ok(client.clone()),
+            [] => Err(ErrorData::invalid_request(format!("the gateway relays {what} only during a call to this server, to the client that made it; no call is in flight"), None)),
+            several => Err(ErrorData::invalid_request(format!("the gateway relays {what} to the client whose call is in flight, and {} calls are: it does not guess which", several.len()), None)),
+        }
     }
 
     fn set_offered(&self, offered: Offered) {
@@ -216,7 +253,19 @@ impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
         info.client_info = Implementation::new("toolseal-gateway", env!("CARGO_PKG_VERSION"));
+        // What the gateway relays to the client of a call in flight: elicitation. Not sampling (deprecated by
+        // SEP-2577), nor roots (they would change what a server such as server-filesystem allows, from whichever
+        // client happened to be calling).
+        info.capabilities.elicitation = ClientCapabilities::builder().enable_elicitation().build().elicitation;
         info
+    }
+
+    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
+        let client = self.caller("elicitation")?;
+        if client.peer_info().is_none_or(|info| info.capabilities.elicitation.is_none()) {
+            return Err(ErrorData::invalid_request("the client of this call cannot be asked (no elicitation capability)", None));
+        }
+        client.create_elicitation(request).await.map_err(|e| relay_error("elicitation", e))
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -248,7 +297,21 @@ impl ClientHandler for Handler {
     }
 }
 
+/// A relayed request the client answered with an error (its own, passed on) or did not answer.
+fn relay_error(what: &str, e: rmcp::ServiceError) -> ErrorData {
+    match e {
+        rmcp::ServiceError::McpError(error) => error,
+        e => ErrorData::internal_error(format!("the client did not answer the relayed {what}: {e}"), None),
+    }
+}
+
 impl Handler {
+    /// The client a request of this handler's server is for.
+    fn caller(&self, what: &str) -> Result<Peer<RoleServer>, ErrorData> {
+        let core = self.core.upgrade().ok_or_else(|| ErrorData::internal_error("the gateway is shutting down", None))?;
+        core.servers[self.server].caller(what)
+    }
+
     /// Lists the server's prompts, resources and templates again (on this handler's connection, if it is still the
     /// one in force) and tells the clients what changed.
     fn relist_offered(&self, prompts: bool, resources: bool) {
