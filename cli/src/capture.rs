@@ -25,6 +25,7 @@ pub(crate) fn failure(e: DownstreamError, what: &str) -> Failure {
         DownstreamError::Timeout { step, secs, .. } => Failure::new(5, format!("{what} did not {step} within {secs} s")),
         DownstreamError::Protocol { step: Step::Initialize, message, .. } => Failure::new(4, format!("{what} did not complete `initialize`: {message}")),
         DownstreamError::Protocol { step: Step::ListTools, message, .. } => Failure::new(4, format!("{what} failed `tools/list`: {message}")),
+        DownstreamError::Protocol { step: Step::ListPrompts, message, .. } => Failure::new(4, format!("{what} failed `prompts/list`: {message}")),
     }
 }
 
@@ -108,6 +109,10 @@ pub(crate) fn registry_file(listing: &Capture) -> Result<(String, Registry), Fai
     let digests: BTreeMap<&str, String> = registry.tools.iter().map(|t| (t.name.as_str(), t.digest())).collect();
     let mut file = body;
     file["digests"] = json!(digests);
+    // Prompts are pinned too: the gateway serves these definitions and refuses one the server has changed since (M4).
+    if let Some(prompts) = listing.prompts.as_ref().filter(|p| !p.is_empty()) {
+        file["prompts"] = json!(prompts);
+    }
     Ok((format!("{}\n", serde_json::to_string_pretty(&file).unwrap_or_default()), registry))
 }
 

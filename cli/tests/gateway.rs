@@ -1584,3 +1584,36 @@ fn a_servers_elicitation_mid_call_goes_to_the_client_of_that_call_only() {
         let _ = client.cancel().await;
     });
 }
+
+#[test]
+fn prompts_are_pinned_and_one_changed_since_is_m4_until_approved() {
+    use rmcp::model::GetPromptRequestParams;
+    let pinned = [("TINY_OFFERS", "1")];
+    let changed = [("TINY_OFFERS", "1"), ("TINY_VARIANT", "changed")];
+    let deployment = Deployment::new("prompt-pin", &[Tiny { env: &changed, pinned_env: &pinned, ..Tiny::new("a", "first-party") }]);
+    let pin: Value = serde_json::from_slice(&std::fs::read(deployment.dir.join("a.json")).unwrap()).unwrap();
+    assert_eq!(pin["prompts"][0]["name"], "greet", "the capture pins the prompts: {pin}");
+    let get = |name: &str| GetPromptRequestParams::new(name).with_arguments(json!({"name": "ann"}).as_object().cloned().unwrap());
+    runtime().block_on(async {
+        let (client, _) = stdio_client(&deployment, &[]).await;
+        let prompts = client.list_all_prompts().await.expect("prompts/list");
+        let listed: Vec<(&str, Option<&str>)> = prompts.iter().map(|p| (p.name.as_str(), p.description.as_deref())).collect();
+        assert_eq!(listed, [("a__greet", Some("A greeting."))], "the pinned definition, not the changed one, and not the added prompt");
+        let (_, data) = refused(client.get_prompt(get("a__greet")).await);
+        assert_eq!(data["class"], "M4", "changed since the pin");
+        let (_, data) = refused(client.get_prompt(get("a__farewell")).await);
+        assert_eq!(data["class"], "M1", "added since the pin: unknown until approved");
+        let _ = client.cancel().await;
+    });
+    assert!(deployment.received("a").is_empty(), "no prompt request reached the server");
+    let (code, out) = deployment.run(&["approve", "a"]);
+    assert_eq!(code, 0, "{out}");
+    runtime().block_on(async {
+        let (client, _) = stdio_client(&deployment, &[]).await;
+        let names: Vec<String> = client.list_all_prompts().await.expect("prompts/list").into_iter().map(|p| p.name).collect();
+        assert_eq!(names, ["a__farewell", "a__greet"]);
+        let greeting = client.get_prompt(get("a__greet")).await.expect("approved: served");
+        assert_eq!(serde_json::to_value(&greeting.messages).unwrap()[0]["content"]["text"], "Hello, ann");
+        let _ = client.cancel().await;
+    });
+}

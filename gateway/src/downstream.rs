@@ -67,6 +67,8 @@ pub enum Step {
     Initialize,
     /// `tools/list`, every page of it.
     ListTools,
+    /// `prompts/list`, every page of it (a server that offers prompts).
+    ListPrompts,
 }
 
 impl std::fmt::Display for Step {
@@ -75,6 +77,7 @@ impl std::fmt::Display for Step {
         f.write_str(match self {
             Step::Initialize => "complete `initialize`",
             Step::ListTools => "answer `tools/list`",
+            Step::ListPrompts => "answer `prompts/list`",
         })
     }
 }
@@ -171,6 +174,8 @@ pub(crate) struct Downstream {
     callers: std::sync::Mutex<Vec<(u64, Peer<RoleServer>)>>,
     /// Numbers the calls in `callers`.
     call_seq: AtomicU64,
+    /// The prompts its pin holds, by name (`None`: the pin holds none, so prompts are served as listed).
+    pinned_prompts: RwLock<Option<HashMap<String, serde_json::Value>>>,
 }
 
 /// A call in flight to a server, from one client: registered while it lives.
@@ -200,6 +205,7 @@ impl Downstream {
             offered: RwLock::new(Offered::default()),
             callers: std::sync::Mutex::new(Vec::new()),
             call_seq: AtomicU64::new(0),
+            pinned_prompts: RwLock::new(None),
         }
     }
 
@@ -215,6 +221,20 @@ impl Downstream {
     /// Its prompts, resources and templates as last listed.
     pub(crate) fn offered(&self) -> Offered {
         self.offered.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Takes the prompts of its pin (the registry file's `prompts`, if it has the key).
+    pub(crate) fn pin_prompts(&self, registry_bytes: &[u8]) {
+        let pinned = serde_json::from_slice::<serde_json::Value>(registry_bytes)
+            .ok()
+            .and_then(|file| file.get("prompts")?.as_array().cloned())
+            .map(|prompts| prompts.into_iter().filter_map(|p| Some((p.get("name")?.as_str()?.to_owned(), p))).collect());
+        *self.pinned_prompts.write().unwrap_or_else(|e| e.into_inner()) = pinned;
+    }
+
+    /// The prompts of its pin, by name, if it has any.
+    pub(crate) fn pinned_prompts(&self) -> Option<HashMap<String, serde_json::Value>> {
+        self.pinned_prompts.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     /// Registers a call in flight from `client` until the returned guard drops.
@@ -346,6 +366,8 @@ pub struct Capture {
     pub protocol_version: serde_json::Value,
     /// Its tools, sorted by name.
     pub tools: Vec<serde_json::Value>,
+    /// Its prompts, sorted by name, if it offers prompts.
+    pub prompts: Option<Vec<serde_json::Value>>,
 }
 
 impl Capture {
@@ -353,8 +375,10 @@ impl Capture {
     /// and takes what it said of itself at `initialize`.
     pub async fn list<H: ClientHandler>(connection: &Connection<H>, what: &str, timeout: Duration) -> Result<Capture, DownstreamError> {
         let tools = list_tools(connection.peer(), what, timeout).await?;
+        let offers_prompts = connection.peer_info().is_some_and(|i| i.capabilities.prompts.is_some());
+        let prompts = if offers_prompts { Some(list_prompts(connection.peer(), what, timeout).await?) } else { None };
         let info = connection.peer_info().map(|i| serde_json::to_value(&*i).unwrap_or_default()).unwrap_or_default();
-        Ok(Capture { server_info: info.get("serverInfo").cloned().unwrap_or_default(), protocol_version: info.get("protocolVersion").cloned().unwrap_or_default(), tools })
+        Ok(Capture { server_info: info.get("serverInfo").cloned().unwrap_or_default(), protocol_version: info.get("protocolVersion").cloned().unwrap_or_default(), tools, prompts })
     }
 }
 
@@ -447,6 +471,17 @@ fn header_map(headers: &Secrets) -> Result<HashMap<HeaderName, HeaderValue>, std
             Ok((header, value))
         })
         .collect()
+}
+
+/// Every prompt `peer`'s server (`what` in errors) lists, following `nextCursor`, sorted by name, as JSON.
+async fn list_prompts(peer: &Peer<RoleClient>, what: &str, timeout: Duration) -> Result<Vec<serde_json::Value>, DownstreamError> {
+    let prompts = tokio::time::timeout(timeout, peer.list_all_prompts())
+        .await
+        .map_err(|_| DownstreamError::Timeout { what: what.to_owned(), step: Step::ListPrompts, secs: timeout.as_secs() })?
+        .map_err(|e| DownstreamError::Protocol { what: what.to_owned(), step: Step::ListPrompts, message: e.to_string() })?;
+    let mut prompts: Vec<serde_json::Value> = prompts.iter().map(|p| serde_json::to_value(p).unwrap_or_default()).collect();
+    prompts.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    Ok(prompts)
 }
 
 /// Every tool `peer`'s server (`what` in errors) lists, following `nextCursor`, sorted by name, as JSON.

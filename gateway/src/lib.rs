@@ -346,7 +346,9 @@ impl Gateway {
             let Some(transport) = Transport::of(server, dir.as_deref()) else {
                 return Err(GatewayError::Unreachable { path: shown, server: server.name.clone() });
             };
-            servers.push(Downstream::new(server.name.clone(), transport, server.timeout.unwrap_or(options.timeout)));
+            let downstream = Downstream::new(server.name.clone(), transport, server.timeout.unwrap_or(options.timeout));
+            downstream.pin_prompts(&server.registry_bytes);
+            servers.push(downstream);
         }
         let listings = pinned_listings(&deployment)?;
         let naming = Naming { pins: deployment.pins.clone(), policy: deployment.policy, budget: options.name_budget };
@@ -475,6 +477,11 @@ impl Gateway {
             self.core.recompile(&next).map_err(|source| GatewayError::Deployment { path: path.display().to_string(), source })?;
         }
         *listings = next;
+        for downstream in &self.core.servers {
+            if let Some(server) = deployment.servers.iter().find(|s| s.name == downstream.name) {
+                downstream.pin_prompts(&server.registry_bytes);
+            }
+        }
         Ok(())
     }
 

@@ -4,7 +4,10 @@
 //! required one (H2); a resource URI must be one a server listed or one of its templates matches (H1/M1), on
 //! exactly one server (M2); a completion must name a listed prompt and one of its arguments, or a listed
 //! template and one of its variables. Prompts are served as `server__prompt`; URIs are served as the servers
-//! wrote them. Unlike tools, these are not pinned: what the server lists now is the closed world.
+//! wrote them. A pin that holds the server's prompts (`toolseal capture`/`approve` write them) is served as
+//! pinned: a prompt the server has changed or dropped since is M4 until approved, one it added is unknown.
+//! Resources and templates are not pinned (servers list what they hold now): what the server lists is the
+//! closed world.
 
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
@@ -12,7 +15,7 @@ use rmcp::model::{
 };
 use rmcp::service::Peer;
 use rmcp::{RoleClient, RoleServer};
-use serde_json::json;
+use serde_json::{Value, json};
 use toolseal_runtime::closest;
 
 use super::Core;
@@ -139,12 +142,32 @@ impl Core {
         capabilities.completions = relayed.completions.filter(|_| completions);
     }
 
+    /// The prompts server `s` is served with: its pin's (when the pin holds prompts and changes are held), or
+    /// what it lists.
+    fn served_prompts(&self, s: usize, offered: &Offered) -> Vec<Prompt> {
+        match self.pins_prompts(s) {
+            Some(pinned) => {
+                let mut prompts: Vec<Prompt> = pinned.into_values().filter_map(|p| serde_json::from_value(p).ok()).collect();
+                prompts.sort_by(|a, b| a.name.cmp(&b.name));
+                prompts
+            }
+            None => offered.prompts.clone(),
+        }
+    }
+
+    /// Server `s`'s pinned prompts, if its pin holds them and listing changes are held (not accepted).
+    fn pins_prompts(&self, s: usize) -> Option<std::collections::HashMap<String, Value>> {
+        if self.options.on_change == super::OnChange::Accept {
+            return None;
+        }
+        self.servers[s].pinned_prompts()
+    }
+
     /// Every connected server's prompts, named `server__prompt`.
     pub(super) fn list_prompts(&self) -> ListPromptsResult {
         let mut prompts = Vec::new();
         for (s, offered) in self.offered() {
-            for prompt in offered.prompts {
-                let mut served = prompt;
+            for mut served in self.served_prompts(s, &offered) {
                 served.name = format!("{}{SEPARATOR}{}", self.servers[s].name, served.name);
                 prompts.push(served);
             }
@@ -155,17 +178,47 @@ impl Core {
     /// The server and the prompt `name` (served as `server__prompt`) names; M1 with the closest names otherwise.
     fn prompt(&self, name: &str) -> Result<(Peer<RoleClient>, Prompt), ErrorData> {
         let offered = self.offered();
-        let found = name.split_once(SEPARATOR).and_then(|(server, prompt)| {
-            let (s, offered) = offered.iter().find(|(s, _)| self.servers[*s].name == server)?;
-            Some((*s, offered.prompts.iter().find(|p| p.name == prompt)?.clone()))
-        });
+        let split = name.split_once(SEPARATOR).and_then(|(server, prompt)| Some((offered.iter().find(|(s, _)| self.servers[*s].name == server)?, prompt)));
+        let found = match split {
+            Some(((s, listed), prompt)) => match self.pins_prompts(*s) {
+                None => listed.prompts.iter().find(|p| p.name == prompt).map(|p| (*s, p.clone())),
+                Some(pinned) => {
+                    let server = &self.servers[*s].name;
+                    let live = listed.prompts.iter().find(|p| p.name == prompt);
+                    match (pinned.get(prompt), live) {
+                        (Some(pin), Some(live)) if same_prompt(pin, live) => Some((*s, live.clone())),
+                        (Some(_), Some(_)) => {
+                            return Err(refused(
+                                "M4",
+                                "/params/name",
+                                format!("M4 at /params/name: prompt {name:?} changed on server {server:?} since it was pinned; it is refused until approved (toolseal approve {server})."),
+                                Vec::new(),
+                            ));
+                        }
+                        (Some(_), None) => {
+                            return Err(refused("M4", "/params/name", format!("M4 at /params/name: server {server:?} no longer lists prompt {prompt:?}, which its pin holds."), Vec::new()));
+                        }
+                        (None, Some(_)) => {
+                            return Err(refused(
+                                "M1",
+                                "/params/name",
+                                format!("M1 at /params/name: server {server:?} lists prompt {prompt:?}, which is not in its pin; it is unknown until approved (toolseal approve {server})."),
+                                Vec::new(),
+                            ));
+                        }
+                        (None, None) => None,
+                    }
+                }
+            },
+            None => None,
+        };
         match found {
             Some((s, prompt)) => match self.servers[s].link() {
                 Link::Up(peer, _) => Ok((peer, prompt)),
                 _ => Err(ErrorData::internal_error(format!("server {:?} is not connected", self.servers[s].name), None)),
             },
             None => {
-                let served: Vec<String> = offered.iter().flat_map(|(s, o)| o.prompts.iter().map(move |p| format!("{}{SEPARATOR}{}", self.servers[*s].name, p.name))).collect();
+                let served: Vec<String> = offered.iter().flat_map(|(s, o)| self.served_prompts(*s, o).into_iter().map(move |p| format!("{}{SEPARATOR}{}", self.servers[*s].name, p.name))).collect();
                 let near: Vec<String> = closest(name, served.iter().map(String::as_str), 3).into_iter().map(str::to_owned).collect();
                 let hint = if near.is_empty() { String::new() } else { format!(" Closest: {}.", near.join(", ")) };
                 Err(refused("M1", "/params/name", format!("M1 at /params/name: no connected server provides prompt {name:?}.{hint} Get a prompt that `prompts/list` lists."), near))
@@ -319,6 +372,18 @@ impl Core {
             });
         }
     }
+}
+
+/// Whether the live `prompt` is the `pinned` one (its `_meta` aside).
+fn same_prompt(pinned: &Value, prompt: &Prompt) -> bool {
+    let strip = |v: &Value| {
+        let mut v = v.clone();
+        if let Some(object) = v.as_object_mut() {
+            object.remove("_meta");
+        }
+        v
+    };
+    strip(pinned) == strip(&serde_json::to_value(prompt).unwrap_or_default())
 }
 
 /// The variable names of an RFC 6570 template (`{a,b}`, `{+path}`, `{id*}`, `{x:3}`).

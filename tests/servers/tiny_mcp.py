@@ -24,6 +24,8 @@ resource (`tiny://readme`), a template (`tiny://notes/{id}`) and completions;
 each `prompts/get`, `resources/read` and `completion/complete` it receives is
 logged to TINY_LOG as {"method", "params", "server"}; and a tool `ask` that
 asks the client (`elicitation/create`) mid-call and answers with what it heard.
+With TINY_VARIANT=changed too, `greet` has another description and a prompt
+`farewell` is added.
 """
 import json
 import os
@@ -80,6 +82,8 @@ def log_request(method, params):
 def offered(method, params):
     """The result of a prompts/resources/completion request."""
     if method == "prompts/list":
+        if VARIANT == "changed":
+            return {"prompts": [dict(PROMPT, description="A greeting. Also tell the operator."), {"name": "farewell", "description": "A farewell."}]}
         return {"prompts": [PROMPT]}
     if method == "resources/list":
         return {"resources": [{"uri": "tiny://readme", "name": "readme", "mimeType": "text/plain"}]}
