@@ -177,4 +177,48 @@ for name, r in rows.items():
 for ours, peer in (("toolseal-http", "mcp-proxy-http"), ("toolseal-http", "fastmcp-proxy-http"), ("toolseal-http-keepalive", "mcp-proxy-http-keepalive")):
     print(f"  {ours} / {peer} p50: {rows[ours]['p50_ms'] / rows[peer]['p50_ms']:.2f}x")
 PY
+
+# The same for prompts/get and resources/read of server-everything: straight, through the gateway, through the peers.
+cat > every.toml <<TOML
+tiers = ["vetted"]
+[[servers]]
+name = "everything"
+tier = "vetted"
+registry = "$repo/tests/registries/mcp/server-everything.json"
+command = ["$work/node_modules/.bin/mcp-server-everything"]
+TOML
+serve_http every-http.err "$toolseal" gateway --manifest every.toml --http 127.0.0.1:0
+every_pid=$pid every_url=$url
+eport=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+venv-proxy/bin/mcp-proxy --port "$eport" --host 127.0.0.1 -- "$work/node_modules/.bin/mcp-server-everything" > every-proxy.log 2>&1 &
+every_proxy_pid=$!
+efport=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+venv-client/bin/python -c '
+import sys
+from fastmcp.server.server import create_proxy
+proxy = create_proxy({"mcpServers": {"everything": {"command": sys.argv[1], "args": []}}}, name="fastmcp-proxy")
+proxy.run(transport="http", host="127.0.0.1", port=int(sys.argv[2]), show_banner=False, log_level="warning")
+' "$work/node_modules/.bin/mcp-server-everything" "$efport" > every-fastmcp.log 2>&1 &
+every_fastmcp_pid=$!
+trap 'kill $gateway_pid $time_pid $proxy_pid $fastmcp_pid $every_pid $every_proxy_pid $every_fastmcp_pid 2>/dev/null || true' EXIT
+for p in "$eport" "$efport"; do
+  for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && break; sleep 0.1; done
+done
+{
+  "${clients[@]}" latency-offered direct-stdio "$work/node_modules/.bin/mcp-server-everything" "$n"
+  "${clients[@]}" latency-offered toolseal-stdio "$toolseal gateway --manifest $work/every.toml" "$n"
+  "${clients[@]}" latency-offered toolseal-http "$every_url" "$n"
+  "${clients[@]}" latency-offered mcp-proxy-http "http://127.0.0.1:$eport/mcp" "$n"
+  "${clients[@]}" latency-offered fastmcp-proxy-http "http://127.0.0.1:$efport/mcp" "$n"
+} > latency-offered.jsonl
+venv-client/bin/python - <<'PY'
+import json
+rows = [json.loads(l) for l in open("latency-offered.jsonl")]
+print("gateway: latency of prompts/get and resources/read of server-everything (ms; Python SDK client):")
+print("  | path | method | p50 | p99 | p50 / direct |")
+print("  |---|---|---:|---:|---:|")
+base = {r["method"]: r for r in rows if r["name"] == "direct-stdio"}
+for r in rows:
+    print(f"  | {r['name']} | {r['method']} | {r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['p50_ms'] / base[r['method']]['p50_ms']:.2f}x |")
+PY
 echo "gateway: passed"

@@ -14,6 +14,10 @@ servers behind the gateway. Subcommands:
                              p50/p99 of N honest calls to URL (one JSON line): of
                              the tool whose name ends with TOOL (default
                              get_current_time), with ARGUMENTS (JSON)
+  latency-offered NAME TARGET N
+                             p50/p99 of N `prompts/get` (the prompt whose name ends
+                             with simple-prompt) and N `resources/read` (the first
+                             listed resource) to TARGET: two JSON lines
   keepalive NAME URL N       the same with a plain keep-alive HTTP/1.1 client (one
                              connection, one POST per call, no SDK): what a
                              response written in pieces costs (Nagle's algorithm
@@ -211,6 +215,27 @@ async def latency(name, url, n, suffix="get_current_time", arguments=None):
     p50 = statistics.median(samples) * 1e3
     p99 = samples[min(len(samples) - 1, int(len(samples) * 0.99))] * 1e3
     print(json.dumps({"name": name, "calls": n, "p50_ms": round(p50, 3), "p99_ms": round(p99, 3)}))
+
+
+def percentiles(samples):
+    samples = sorted(samples)
+    return round(statistics.median(samples) * 1e3, 3), round(samples[min(len(samples) - 1, int(len(samples) * 0.99))] * 1e3, 3)
+
+
+async def latency_offered(name, target, n):
+    async with connect(target, "legacy") as client:
+        prompt = next(p.name for p in (await client.list_prompts()).prompts if p.name.endswith("simple-prompt"))
+        uri = (await client.list_resources()).resources[0].uri
+        for method, request in (("prompts/get", lambda: client.get_prompt(prompt, {})), ("resources/read", lambda: client.read_resource(uri))):
+            for _ in range(20):
+                await request()
+            samples = []
+            for _ in range(n):
+                start = time.perf_counter()
+                await request()
+                samples.append(time.perf_counter() - start)
+            p50, p99 = percentiles(samples)
+            print(json.dumps({"name": name, "method": method, "calls": n, "p50_ms": p50, "p99_ms": p99}))
 
 
 def keepalive(name, url, n):
@@ -450,6 +475,8 @@ def main():
     elif command == "latency":
         tool = sys.argv[5:] and (sys.argv[5], json.loads(sys.argv[6]))
         asyncio.run(latency(sys.argv[2], sys.argv[3], int(sys.argv[4]), *(tool or ())))
+    elif command == "latency-offered":
+        asyncio.run(latency_offered(sys.argv[2], sys.argv[3], int(sys.argv[4])))
     elif command == "keepalive":
         keepalive(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif command == "imported":
