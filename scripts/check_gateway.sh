@@ -140,30 +140,38 @@ command = ["$work/venv/bin/mcp-server-time"]
 TOML
 serve_http time-http.err "$toolseal" gateway --manifest time.toml --http 127.0.0.1:0
 time_pid=$pid time_url=$url
-port=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-venv-proxy/bin/mcp-proxy --port "$port" --host 127.0.0.1 -- "$work/venv/bin/mcp-server-time" > proxy.log 2>&1 &
-proxy_pid=$!
-fport=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-venv-client/bin/python -c '
+pids=("$gateway_pid" "$time_pid")
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+# start_peers TAG COMMAND: PyPI mcp-proxy and fastmcp's create_proxy serving COMMAND over Streamable HTTP;
+# sets $proxy_url and $fastmcp_url once both listen.
+free_port() { venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+start_peers() {
+  local tag=$1 command=$2 port fport
+  port=$(free_port) fport=$(free_port)
+  venv-proxy/bin/mcp-proxy --port "$port" --host 127.0.0.1 -- "$command" > "proxy-$tag.log" 2>&1 &
+  pids+=($!)
+  venv-client/bin/python -c '
 import sys
 from fastmcp.server.server import create_proxy
-proxy = create_proxy({"mcpServers": {"time": {"command": sys.argv[1], "args": []}}}, name="fastmcp-proxy")
-proxy.run(transport="http", host="127.0.0.1", port=int(sys.argv[2]), show_banner=False, log_level="warning")
-' "$work/venv/bin/mcp-server-time" "$fport" > fastmcp.log 2>&1 &
-fastmcp_pid=$!
-trap 'kill $gateway_pid $time_pid $proxy_pid $fastmcp_pid 2>/dev/null || true' EXIT
-for p in "$port" "$fport"; do
-  for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && break; sleep 0.1; done
-done
+proxy = create_proxy({"mcpServers": {sys.argv[1]: {"command": sys.argv[2], "args": []}}}, name="fastmcp-proxy")
+proxy.run(transport="http", host="127.0.0.1", port=int(sys.argv[3]), show_banner=False, log_level="warning")
+' "$tag" "$command" "$fport" > "fastmcp-$tag.log" 2>&1 &
+  pids+=($!)
+  for p in "$port" "$fport"; do
+    for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && break; sleep 0.1; done
+  done
+  proxy_url="http://127.0.0.1:$port/mcp" fastmcp_url="http://127.0.0.1:$fport/mcp"
+}
+start_peers time "$work/venv/bin/mcp-server-time"
 n=${GATEWAY_LATENCY_CALLS:-300}
 {
   "${clients[@]}" latency direct-stdio "$work/venv/bin/mcp-server-time" "$n"
   "${clients[@]}" latency toolseal-stdio "$toolseal gateway --manifest $work/time.toml" "$n"
   "${clients[@]}" latency toolseal-http "$time_url" "$n"
-  "${clients[@]}" latency mcp-proxy-http "http://127.0.0.1:$port/mcp" "$n"
-  "${clients[@]}" latency fastmcp-proxy-http "http://127.0.0.1:$fport/mcp" "$n"
+  "${clients[@]}" latency mcp-proxy-http "$proxy_url" "$n"
+  "${clients[@]}" latency fastmcp-proxy-http "$fastmcp_url" "$n"
   "${clients[@]}" keepalive toolseal-http-keepalive "$time_url" "$n"
-  "${clients[@]}" keepalive mcp-proxy-http-keepalive "http://127.0.0.1:$port/mcp" "$n"
+  "${clients[@]}" keepalive mcp-proxy-http-keepalive "$proxy_url" "$n"
 } > latency.jsonl
 venv-client/bin/python - <<'PY'
 import json
@@ -188,28 +196,15 @@ registry = "$repo/tests/registries/mcp/server-everything.json"
 command = ["$work/node_modules/.bin/mcp-server-everything"]
 TOML
 serve_http every-http.err "$toolseal" gateway --manifest every.toml --http 127.0.0.1:0
-every_pid=$pid every_url=$url
-eport=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-venv-proxy/bin/mcp-proxy --port "$eport" --host 127.0.0.1 -- "$work/node_modules/.bin/mcp-server-everything" > every-proxy.log 2>&1 &
-every_proxy_pid=$!
-efport=$(venv-client/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-venv-client/bin/python -c '
-import sys
-from fastmcp.server.server import create_proxy
-proxy = create_proxy({"mcpServers": {"everything": {"command": sys.argv[1], "args": []}}}, name="fastmcp-proxy")
-proxy.run(transport="http", host="127.0.0.1", port=int(sys.argv[2]), show_banner=False, log_level="warning")
-' "$work/node_modules/.bin/mcp-server-everything" "$efport" > every-fastmcp.log 2>&1 &
-every_fastmcp_pid=$!
-trap 'kill $gateway_pid $time_pid $proxy_pid $fastmcp_pid $every_pid $every_proxy_pid $every_fastmcp_pid 2>/dev/null || true' EXIT
-for p in "$eport" "$efport"; do
-  for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && break; sleep 0.1; done
-done
+pids+=("$pid")
+every_url=$url
+start_peers everything "$work/node_modules/.bin/mcp-server-everything"
 {
   "${clients[@]}" latency-offered direct-stdio "$work/node_modules/.bin/mcp-server-everything" "$n"
   "${clients[@]}" latency-offered toolseal-stdio "$toolseal gateway --manifest $work/every.toml" "$n"
   "${clients[@]}" latency-offered toolseal-http "$every_url" "$n"
-  "${clients[@]}" latency-offered mcp-proxy-http "http://127.0.0.1:$eport/mcp" "$n"
-  "${clients[@]}" latency-offered fastmcp-proxy-http "http://127.0.0.1:$efport/mcp" "$n"
+  "${clients[@]}" latency-offered mcp-proxy-http "$proxy_url" "$n"
+  "${clients[@]}" latency-offered fastmcp-proxy-http "$fastmcp_url" "$n"
 } > latency-offered.jsonl
 venv-client/bin/python - <<'PY'
 import json

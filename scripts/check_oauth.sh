@@ -141,6 +141,10 @@ check "\`toolseal login\` exits 0 (exit $rc) saying it is logged in to crm" \
   bash -c '[ "$1" -eq 0 ] && grep -q "^toolseal: logged in to crm" login.err' _ "$rc"
 [ "$rc" -eq 0 ] || show login.out login.err as.log
 check "tokens.json written, mode 600" bash -c '[ -f tokens.json ] && [ "$(stat -c %a tokens.json)" = 600 ]'
+check "tokens.json keeps crm's tokens under their issuer, then the server's URL" python3 -c '
+import json, sys
+entries = json.load(open("tokens.json"))
+sys.exit(list(entries) != [sys.argv[1]] or list(entries[sys.argv[1]]) != [sys.argv[2]])' "$issuer" "$crm_url"
 check "the mock saw toolseal-test ask for crm.read, for resource $crm_url, with PKCE S256" \
   grep -qF "authorize client_id=toolseal-test scope=\"crm.read\" resource=$crm_url code_challenge_method=S256" as.log
 check "the mock exchanged the code for toolseal-test (200)" grep -q "token grant_type=authorization_code client_id=toolseal-test .* -> 200" as.log

@@ -290,15 +290,17 @@ impl Core {
         )
     }
 
+    /// The clients on sessions whose transport is still open.
+    fn live_sessions(&self) -> Vec<Peer<RoleServer>> {
+        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+        sessions.retain(|p| !p.is_transport_closed());
+        sessions.clone()
+    }
+
     /// Tells every client that the tool list changed.
     fn announce(&self) {
         let _ = self.changed.send(());
-        let sessions: Vec<Peer<RoleServer>> = {
-            let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-            sessions.retain(|p| !p.is_transport_closed());
-            sessions.clone()
-        };
-        for peer in sessions {
+        for peer in self.live_sessions() {
             tokio::spawn(async move {
                 let _ = peer.notify_tool_list_changed().await;
             });

@@ -4,8 +4,9 @@
 //! for unattended deployments.
 //!
 //! A person authorizes once with [`login`] (`toolseal login`); the tokens are kept in a JSON file readable by its
-//! owner only ([`store_path`]), one entry per server URL (tokens are bound to the server they were issued for),
-//! with the issuer they came from. Client-credentials tokens are never written: they are asked for again when
+//! owner only ([`store_path`]), per issuer (the authorization server that issued them), and under it per server
+//! URL (tokens are bound to the server they were issued for): `{"https://auth.example": {"https://crm.example/mcp":
+//! {…}}}`. Client-credentials tokens are never written: they are asked for again when
 //! half their lifetime has passed.
 
 use std::collections::BTreeMap;
@@ -70,8 +71,15 @@ pub fn store_path(oauth: &OAuth) -> Result<PathBuf, OAuthError> {
 /// One process-wide lock over reading, changing and writing token files.
 static FILE_LOCK: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
-/// The token file: server URL → what rmcp stores.
-type Entries = BTreeMap<String, StoredCredentials>;
+/// The token file: issuer → server URL → what rmcp stores (`""` for an issuer its metadata does not name).
+type Entries = BTreeMap<String, BTreeMap<String, StoredCredentials>>;
+
+/// Takes server `url`'s credentials out of `entries`, whichever issuer holds them.
+fn take(entries: &mut Entries, url: &str) -> Option<StoredCredentials> {
+    let taken = entries.values_mut().find_map(|servers| servers.remove(url));
+    entries.retain(|_, servers| !servers.is_empty());
+    taken
+}
 
 fn store_error(path: &Path, message: impl Into<String>) -> AuthError {
     AuthError::CredentialStoreError(format!("{}: {}", path.display(), message.into()))
@@ -127,20 +135,21 @@ struct FileEntry {
 impl CredentialStore for FileEntry {
     async fn load(&self) -> Result<Option<StoredCredentials>, AuthError> {
         let _held = FILE_LOCK.lock().await;
-        Ok(read_entries(&self.path)?.remove(&self.url))
+        Ok(take(&mut read_entries(&self.path)?, &self.url))
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
         let _held = FILE_LOCK.lock().await;
         let mut entries = read_entries(&self.path)?;
-        entries.insert(self.url.clone(), credentials);
+        take(&mut entries, &self.url);
+        entries.entry(credentials.issuer.clone().unwrap_or_default()).or_default().insert(self.url.clone(), credentials);
         write_entries(&self.path, &entries)
     }
 
     async fn clear(&self) -> Result<(), AuthError> {
         let _held = FILE_LOCK.lock().await;
         let mut entries = read_entries(&self.path)?;
-        if entries.remove(&self.url).is_some() {
+        if take(&mut entries, &self.url).is_some() {
             write_entries(&self.path, &entries)?;
         }
         Ok(())
@@ -348,11 +357,13 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         assert!(read_entries(&path).unwrap().is_empty(), "a missing file holds no token");
         let mut entries = Entries::new();
-        entries.insert("http://127.0.0.1:1/mcp".to_owned(), StoredCredentials::new("client".to_owned(), None, vec!["read".to_owned()], Some(1)));
+        let credentials = StoredCredentials::new("client".to_owned(), None, vec!["read".to_owned()], Some(1)).with_issuer(Some("http://127.0.0.1:2".to_owned()));
+        entries.entry("http://127.0.0.1:2".to_owned()).or_default().insert("http://127.0.0.1:1/mcp".to_owned(), credentials);
         write_entries(&path, &entries).unwrap();
-        let read = read_entries(&path).unwrap();
-        assert_eq!(read.keys().collect::<Vec<_>>(), ["http://127.0.0.1:1/mcp"]);
-        assert_eq!(read["http://127.0.0.1:1/mcp"].client_id, "client");
+        let mut read = read_entries(&path).unwrap();
+        assert_eq!(read.keys().collect::<Vec<_>>(), ["http://127.0.0.1:2"], "per issuer");
+        assert_eq!(take(&mut read, "http://127.0.0.1:1/mcp").map(|c| c.client_id).as_deref(), Some("client"), "then per server");
+        assert!(read.is_empty() && take(&mut read, "http://127.0.0.1:1/mcp").is_none());
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;

@@ -9,12 +9,12 @@
 //! Resources and templates are not pinned (servers list what they hold now): what the server lists is the
 //! closed world.
 
+use rmcp::RoleClient;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
     ReadResourceRequestParams, ReadResourceResponse, Reference, Resource, ResourceTemplate, ServerCapabilities,
 };
 use rmcp::service::Peer;
-use rmcp::{RoleClient, RoleServer};
 use serde_json::{Value, json};
 use toolseal_runtime::closest;
 
@@ -250,6 +250,9 @@ impl Core {
         }
         let mut forwarded = request;
         forwarded.name = prompt.name;
+        // rmcp connects downstream with `initialize`, where input rounds (2026-07-28) do not exist.
+        forwarded.input_responses = None;
+        forwarded.request_state = None;
         peer.get_prompt_once(forwarded).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the prompt: {e}"), None))
     }
 
@@ -296,7 +299,10 @@ impl Core {
     /// `resources/read`: a URI a server listed (or one of its templates matches) goes to that server.
     pub(super) async fn read_resource(&self, request: ReadResourceRequestParams) -> Result<ReadResourceResponse, ErrorData> {
         let peer = self.resource_server(&request.uri)?;
-        peer.read_resource_once(request).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the read: {e}"), None))
+        let mut forwarded = request;
+        forwarded.input_responses = None;
+        forwarded.request_state = None;
+        peer.read_resource_once(forwarded).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the read: {e}"), None))
     }
 
     /// `completion/complete`: for a listed prompt and one of its declared arguments, or a listed template and one
@@ -356,12 +362,7 @@ impl Core {
 
     /// Tells every client on a session that the prompts or resources changed.
     pub(crate) fn announce_offered(&self, prompts: bool, resources: bool) {
-        let sessions: Vec<Peer<RoleServer>> = {
-            let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-            sessions.retain(|p| !p.is_transport_closed());
-            sessions.clone()
-        };
-        for peer in sessions {
+        for peer in self.live_sessions() {
             tokio::spawn(async move {
                 if prompts {
                     let _ = peer.notify_prompt_list_changed().await;
