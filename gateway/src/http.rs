@@ -287,7 +287,9 @@ pub(super) async fn serve(gateway: Gateway, listener: tokio::net::TcpListener, o
     // rmcp's streams and sessions end with this token: at shutdown, once the answers in flight are written.
     let streams = CancellationToken::new();
     let _end_streams = streams.clone().drop_guard();
-    let mut config = StreamableHttpServerConfig::default().with_legacy_session_mode(true).with_cancellation_token(streams.clone()).with_max_request_body_bytes(MAX_BODY);
+    // Sessions for clients before 2026-07-28; a 2026-07-28 request is served alone, and its
+    // answer is one JSON body when nothing comes before it (an event stream otherwise).
+    let mut config = StreamableHttpServerConfig::default().with_legacy_session_mode(true).with_json_response(true).with_cancellation_token(streams.clone()).with_max_request_body_bytes(MAX_BODY);
     if !options.allowed_hosts.is_empty() {
         config = config.with_allowed_hosts(options.allowed_hosts.clone());
     }

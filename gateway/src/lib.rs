@@ -44,6 +44,7 @@ mod offered;
 #[cfg(feature = "policy")]
 mod policy;
 mod service;
+mod stdio;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicU64;
@@ -405,12 +406,13 @@ impl Gateway {
 
     /// Serves one client over this process's stdin and stdout until it disconnects
     /// or [`Gateway::shutdown`]. At shutdown, calls in flight are answered that the
-    /// gateway is shutting down before stdout closes. A blocking read of stdin cannot
-    /// be cancelled: a host that exits while its client keeps stdin open shuts its
-    /// runtime down with a timeout (`Runtime::shutdown_timeout`), as the command does.
+    /// gateway is shutting down before stdout closes. Pipes and sockets are read
+    /// through the runtime's reactor; a terminal or a file by a blocking read, which
+    /// cannot be cancelled: a host that exits while such a client keeps stdin open
+    /// shuts its runtime down with a timeout (`Runtime::shutdown_timeout`), as the command does.
     pub async fn serve_stdio(&self) -> Result<(), GatewayError> {
         use rmcp::ServiceExt;
-        let running = self.service().serve(rmcp::transport::stdio()).await.map_err(|e| GatewayError::Serve(e.to_string()))?;
+        let running = self.service().serve(stdio::streams()).await.map_err(|e| GatewayError::Serve(e.to_string()))?;
         let stop = running.cancellation_token();
         let waiting = running.waiting();
         tokio::pin!(waiting);
