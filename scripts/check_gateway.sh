@@ -161,12 +161,7 @@ start_peers() {
   port=$(free_port) fport=$(free_port)
   venv-proxy/bin/mcp-proxy --port "$port" --host 127.0.0.1 -- "$command" > "proxy-$tag.log" 2>&1 &
   pids+=($!)
-  venv-client/bin/python -c '
-import sys
-from fastmcp.server.server import create_proxy
-proxy = create_proxy({"mcpServers": {sys.argv[1]: {"command": sys.argv[2], "args": []}}}, name="fastmcp-proxy")
-proxy.run(transport="http", host="127.0.0.1", port=int(sys.argv[3]), show_banner=False, log_level="warning")
-' "$tag" "$command" "$fport" > "fastmcp-$tag.log" 2>&1 &
+  venv-client/bin/python "$repo/scripts/fastmcp_proxy.py" "$fport" "$command" > "fastmcp-$tag.log" 2>&1 &
   pids+=($!)
   for p in "$port" "$fport"; do
     for _ in $(seq 300); do (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && break; sleep 0.1; done
