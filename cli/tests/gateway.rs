@@ -118,7 +118,7 @@ fn params(name: &str, arguments: Value) -> CallToolRequestParams {
 }
 
 /// A tool result, or the JSON-RPC error code and data.
-async fn call(client: &Client, name: &str, arguments: Value) -> Result<CallToolResult, (i32, Value)> {
+async fn call<H: ClientHandler>(client: &RunningService<RoleClient, H>, name: &str, arguments: Value) -> Result<CallToolResult, (i32, Value)> {
     match tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(params(name, arguments))).await.expect("an answer in time") {
         Ok(rmcp::model::CallToolResponse::Complete(result)) => Ok(result),
         Ok(other) => panic!("not a complete result: {other:?}"),
@@ -1499,7 +1499,8 @@ fn prompts_resources_and_completions_are_relayed_and_each_request_resolved_befor
         let (client, _) = stdio_client(&deployment, &[]).await;
         let capabilities = serde_json::to_value(&client.peer_info().expect("initialized").capabilities).unwrap();
         assert!(capabilities.get("prompts").is_some() && capabilities.get("resources").is_some() && capabilities.get("completions").is_some(), "{capabilities}");
-        assert!(capabilities["resources"].get("subscribe").is_none(), "subscriptions are not relayed, so not advertised: {capabilities}");
+        assert_eq!(capabilities["resources"]["subscribe"], true, "a's subscriptions are relayed: {capabilities}");
+        assert!(capabilities.get("logging").is_some(), "a's logs are relayed: {capabilities}");
 
         let prompts = serde_json::to_value(client.list_all_prompts().await.expect("prompts/list")).unwrap();
         assert_eq!(prompts, json!([{"name": "a__greet", "description": "A greeting.", "arguments": [{"name": "name", "required": true}, {"name": "style", "required": false}]}]));
@@ -1547,7 +1548,10 @@ fn prompts_resources_and_completions_are_relayed_and_each_request_resolved_befor
         let plain = Deployment::new("offered-none", &[Tiny::new("b", "first-party")]);
         let (client, _) = stdio_client(&plain, &[]).await;
         let capabilities = serde_json::to_value(&client.peer_info().expect("initialized").capabilities).unwrap();
-        assert!(capabilities.get("prompts").is_none() && capabilities.get("resources").is_none() && capabilities.get("completions").is_none(), "{capabilities}");
+        assert!(
+            capabilities.get("prompts").is_none() && capabilities.get("resources").is_none() && capabilities.get("completions").is_none() && capabilities.get("logging").is_none(),
+            "{capabilities}"
+        );
         let _ = client.cancel().await;
     });
     // Only the resolved requests reached the server, under its own names.
@@ -1557,6 +1561,105 @@ fn prompts_resources_and_completions_are_relayed_and_each_request_resolved_befor
     assert_eq!(received[0].1["name"], "greet");
     assert_eq!(received[3].1["ref"]["name"], "greet");
     assert!(deployment.received("b").is_empty());
+}
+
+/// A client that logs, subscribes and samples: what it hears, in order.
+#[derive(Clone)]
+struct Observer(mpsc::UnboundedSender<Value>);
+
+#[allow(deprecated)] // logging and sampling: clients before 2026-07-28 use them
+impl ClientHandler for Observer {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        let mut info = rmcp::model::ClientConfig::default().with_protocol_version(rmcp::model::ProtocolVersion::V_2025_11_25);
+        info.capabilities.sampling = Some(Default::default());
+        info
+    }
+
+    async fn create_message(&self, request: rmcp::model::CreateMessageRequestParams, _: rmcp::service::RequestContext<RoleClient>) -> Result<rmcp::model::CreateMessageResult, rmcp::ErrorData> {
+        let _ = self.0.send(json!({"sampling": serde_json::to_value(&request.messages).unwrap()}));
+        Ok(rmcp::model::CreateMessageResult::new(rmcp::model::SamplingMessage::assistant_text("forty-two"), "test-model".to_owned()))
+    }
+
+    async fn on_logging_message(&self, params: rmcp::model::LoggingMessageNotificationParam, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send(json!({"log": serde_json::to_value(&params).unwrap()}));
+    }
+
+    async fn on_resource_updated(&self, params: rmcp::model::ResourceUpdatedNotificationParam, _: NotificationContext<RoleClient>) {
+        let _ = self.0.send(json!({"updated": params.uri}));
+    }
+}
+
+#[test]
+#[allow(deprecated)] // logging/setLevel and resources/subscribe: clients before 2026-07-28 use them
+fn logs_updates_and_sampling_go_to_the_clients_that_asked_and_a_uri_two_servers_offer_is_qualified() {
+    use rmcp::model::{LoggingLevel, ReadResourceRequestParams, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams};
+    let offers = [("TINY_OFFERS", "1")];
+    let deployment =
+        Deployment::new("relays", &[Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("a", "first-party") }, Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("b", "first-party") }]);
+    let heard = runtime().block_on(async {
+        let mut command = tokio::process::Command::new(BIN);
+        command.arg("gateway").arg("--manifest").arg(deployment.manifest());
+        let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts");
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let client = tokio::time::timeout(Duration::from_secs(60), Observer(tx).serve(transport)).await.expect("in time").expect("initialize");
+        let mut next = async || tokio::time::timeout(Duration::from_secs(30), rx.recv()).await.expect("heard in time").expect("a message");
+
+        // Both servers list tiny://readme and the template tiny://notes/{id}: each is served qualified.
+        let uris: Vec<String> = client.list_all_resources().await.expect("resources/list").into_iter().map(|r| r.uri.clone()).collect();
+        assert_eq!(uris, ["a+tiny://readme", "b+tiny://readme"]);
+        let templates: Vec<String> = client.list_all_resource_templates().await.expect("templates").into_iter().map(|t| t.uri_template.clone()).collect();
+        assert_eq!(templates, ["a+tiny://notes/{id}", "b+tiny://notes/{id}"]);
+        let read = client.read_resource(ReadResourceRequestParams::new("b+tiny://readme")).await.expect("a qualified read");
+        assert_eq!(serde_json::to_value(&read.contents).unwrap()[0], json!({"uri": "b+tiny://readme", "mimeType": "text/plain", "text": "b says: tiny://readme"}));
+        let read = client.read_resource(ReadResourceRequestParams::new("a+tiny://notes/7")).await.expect("a qualified read through a template");
+        assert_eq!(serde_json::to_value(&read.contents).unwrap()[0]["text"], "a says: tiny://notes/7");
+        for uri in ["tiny://readme", "tiny://notes/7"] {
+            let (code, data) = refused(client.read_resource(ReadResourceRequestParams::new(uri)).await);
+            assert_eq!((code, data["class"].as_str()), (-32002, Some("M2")), "{uri}");
+            assert_eq!(data["suggestions"], json!([format!("a+{uri}"), format!("b+{uri}")]));
+        }
+        let (_, data) = refused(client.read_resource(ReadResourceRequestParams::new("c+tiny://readme")).await);
+        assert_eq!(data["class"], "M1", "no server c");
+
+        // Subscriptions: resolved like a read, sent to the one server, its update back under the client's URI.
+        let (_, data) = refused(client.subscribe(SubscribeRequestParams::new("tiny://nowhere")).await);
+        assert_eq!(data["class"], "M1");
+        client.subscribe(SubscribeRequestParams::new("a+tiny://readme")).await.expect("subscribed");
+        assert_eq!(next().await, json!({"updated": "a+tiny://readme"}));
+        client.unsubscribe(UnsubscribeRequestParams::new("a+tiny://readme")).await.expect("unsubscribed");
+
+        // Logs: both servers asked the level, each message at or above it relayed with its server in `logger`.
+        client.set_level(SetLevelRequestParams::new(LoggingLevel::Info)).await.expect("setLevel");
+        let mut logs = vec![next().await, next().await];
+        logs.sort_by_key(Value::to_string);
+        assert_eq!(
+            logs,
+            [json!({"log": {"level": "warning", "logger": "a__core", "data": "a: a warning message"}}), json!({"log": {"level": "warning", "logger": "b__core", "data": "b: a warning message"}})]
+        );
+
+        // Sampling mid-call goes to the client of the call, its answer back to the server.
+        let result = call(&client, "a__think", json!({"prompt": "six times seven?"})).await.expect("a result");
+        assert_eq!(next().await, json!({"sampling": [{"role": "user", "content": {"type": "text", "text": "six times seven?"}}]}));
+        let answer: Value = serde_json::from_str(&text_of(&result)).expect("the server's JSON");
+        assert_eq!((answer["model"].as_str(), answer["content"]["text"].as_str()), (Some("test-model"), Some("forty-two")), "{answer}");
+        let _ = client.cancel().await;
+        rx.try_recv().ok()
+    });
+    assert_eq!(heard, None, "no debug message, nothing else");
+    let methods = |server: &str| -> Vec<(String, Value)> {
+        deployment.received(server).into_iter().filter_map(|r| Some((r["method"].as_str()?.to_owned(), r["params"].get("uri").or(r["params"].get("level")).cloned().unwrap_or_default()))).collect()
+    };
+    let a = methods("a");
+    assert_eq!(
+        a,
+        [
+            ("resources/read".to_owned(), json!("tiny://notes/7")),
+            ("resources/subscribe".to_owned(), json!("tiny://readme")),
+            ("resources/unsubscribe".to_owned(), json!("tiny://readme")),
+            ("logging/setLevel".to_owned(), json!("info")),
+        ]
+    );
+    assert_eq!(methods("b"), [("resources/read".to_owned(), json!("tiny://readme")), ("logging/setLevel".to_owned(), json!("info"))]);
 }
 
 #[test]

@@ -12,7 +12,9 @@ use std::sync::{Arc, RwLock, Weak};
 use std::time::{Duration, Instant};
 
 use axum::http::{HeaderName, HeaderValue};
-use rmcp::model::{ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ErrorData, Implementation, ProgressNotificationParam, ProgressToken, Tool};
+use rmcp::model::{ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ErrorData, Implementation, ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, Tool};
+#[allow(deprecated)] // sampling and logging: deprecated by SEP-2577, relayed for servers and clients before 2026-07-28
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, LoggingMessageNotificationParam};
 use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -273,11 +275,36 @@ impl ClientHandler for Handler {
     fn get_info(&self) -> ClientConfig {
         let mut info = ClientConfig::default();
         info.client_info = Implementation::new("toolseal-gateway", env!("CARGO_PKG_VERSION"));
-        // What the gateway relays to the client of a call in flight: elicitation. Not sampling (deprecated by
-        // SEP-2577), nor roots (they would change what a server such as server-filesystem allows, from whichever
-        // client happened to be calling).
-        info.capabilities.elicitation = ClientCapabilities::builder().enable_elicitation().build().elicitation;
+        // What the gateway relays to the client of a call in flight: elicitation and sampling. Not roots: a server
+        // asks for them when it starts, before any client, and they would change what a server such as
+        // server-filesystem allows from whichever client happened to be calling.
+        #[allow(deprecated)] // sampling: deprecated by SEP-2577, relayed for servers and clients before 2026-07-28
+        let relayed = ClientCapabilities::builder().enable_elicitation().enable_sampling().build();
+        info.capabilities.elicitation = relayed.elicitation;
+        info.capabilities.sampling = relayed.sampling;
         info
+    }
+
+    #[allow(deprecated)] // sampling: deprecated by SEP-2577, used by servers and clients before 2026-07-28
+    async fn create_message(&self, request: CreateMessageRequestParams, _context: RequestContext<RoleClient>) -> Result<CreateMessageResult, ErrorData> {
+        let client = self.caller("sampling")?;
+        if client.peer_info().is_none_or(|info| info.capabilities.sampling.is_none()) {
+            return Err(ErrorData::invalid_request("the client of this call cannot be asked (no sampling capability)", None));
+        }
+        client.create_message(request).await.map_err(|e| relay_error("sampling", e))
+    }
+
+    #[allow(deprecated)] // logging: deprecated by SEP-2577, used by servers and clients before 2026-07-28
+    async fn on_logging_message(&self, params: LoggingMessageNotificationParam, _context: NotificationContext<RoleClient>) {
+        if let Some(core) = self.core.upgrade() {
+            core.relay_log(self.server, params).await;
+        }
+    }
+
+    async fn on_resource_updated(&self, params: ResourceUpdatedNotificationParam, _context: NotificationContext<RoleClient>) {
+        if let Some(core) = self.core.upgrade() {
+            core.relay_update(self.server, params).await;
+        }
     }
 
     async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
@@ -524,6 +551,7 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, started: tokio::sync::o
                 core.observe(s, tools);
                 server.set_offered(Offered::list(connection.peer(), &server.name, server.timeout).await);
                 server.set(Link::Up(connection.peer().clone(), generation));
+                core.resume_relays(s, connection.peer()).await;
                 // A change announced while the first listing was read is listed now.
                 if server.dirty.load(Ordering::SeqCst) {
                     server.wake.notify_one();

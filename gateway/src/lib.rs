@@ -43,7 +43,9 @@ pub mod oauth;
 mod offered;
 #[cfg(feature = "policy")]
 mod policy;
+mod relay;
 mod service;
+mod session;
 mod stdio;
 
 use std::path::{Path, PathBuf};
@@ -220,8 +222,8 @@ pub(crate) struct Core {
     seq: AtomicU64,
     /// Fires when the served tool list changed (2026-07-28 listen streams wait on it).
     changed: broadcast::Sender<()>,
-    /// Clients on sessions (up to 2025-11-25), told of list changes directly.
-    sessions: Mutex<Vec<Peer<RoleServer>>>,
+    /// Clients on sessions (up to 2025-11-25): told of list changes directly, and of what they asked to hear.
+    sessions: session::Sessions,
     shutdown: CancellationToken,
 }
 
@@ -293,9 +295,7 @@ impl Core {
 
     /// The clients on sessions whose transport is still open.
     fn live_sessions(&self) -> Vec<Peer<RoleServer>> {
-        let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        sessions.retain(|p| !p.is_transport_closed());
-        sessions.clone()
+        self.sessions.live().into_iter().map(|s| s.peer.clone()).collect()
     }
 
     /// Tells every client that the tool list changed.
@@ -382,7 +382,7 @@ impl Gateway {
             state: RwLock::new(Arc::new(state)),
             seq: AtomicU64::new(0),
             changed: broadcast::channel(16).0,
-            sessions: Mutex::new(Vec::new()),
+            sessions: session::Sessions::default(),
             shutdown: CancellationToken::new(),
         });
         let mut started = Vec::new();

@@ -12,7 +12,7 @@
 use rmcp::RoleClient;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
-    ReadResourceRequestParams, ReadResourceResponse, Reference, Resource, ResourceTemplate, ServerCapabilities,
+    ReadResourceRequestParams, ReadResourceResponse, Reference, Resource, ResourceContents, ResourceTemplate, ServerCapabilities,
 };
 use rmcp::service::Peer;
 use serde_json::{Value, json};
@@ -61,6 +61,14 @@ impl Offered {
 
 /// The separator of a served prompt name: a server's name never holds `_`, so `server__prompt` splits at its first `__`.
 const SEPARATOR: &str = "__";
+
+/// Joins a server's name to a URI several servers offer: `server+uri` (a server's name holds no `+`).
+const QUALIFIER: char = '+';
+
+/// `uri` of server `name` as served: qualified when another connected server's `listed` holds it too.
+fn served_uri(offered: &[(usize, Offered)], name: &str, uri: &str, listed: impl Fn(&Offered) -> Vec<&str>) -> String {
+    if offered.iter().filter(|(_, o)| listed(o).contains(&uri)).count() > 1 { format!("{name}{QUALIFIER}{uri}") } else { uri.to_owned() }
+}
 
 /// A refusal in the shape of the tools' M1/H1 (JSON-RPC `-32602`, the class and pointer as `data`), or `-32002`
 /// for a resource.
@@ -126,7 +134,7 @@ impl Core {
 
     /// The capabilities of what the gateway relays besides tools: each only when a connected server has it.
     pub(super) fn offered_capabilities(&self, capabilities: &mut ServerCapabilities) {
-        let (mut prompts, mut resources, mut completions) = (false, false, false);
+        let (mut prompts, mut resources, mut completions, mut subscribe, mut logging) = (false, false, false, false, false);
         for server in &self.servers {
             if let Link::Up(peer, _) = server.link()
                 && let Some(info) = peer.peer_info()
@@ -134,12 +142,22 @@ impl Core {
                 prompts |= info.capabilities.prompts.is_some();
                 resources |= info.capabilities.resources.is_some();
                 completions |= info.capabilities.completions.is_some();
+                subscribe |= info.capabilities.resources.as_ref().and_then(|r| r.subscribe).unwrap_or(false);
+                logging |= info.capabilities.logging.is_some();
             }
         }
         let relayed = ServerCapabilities::builder().enable_prompts().enable_prompts_list_changed().enable_resources().enable_resources_list_changed().enable_completions().build();
         capabilities.prompts = relayed.prompts.filter(|_| prompts);
         capabilities.resources = relayed.resources.filter(|_| resources);
         capabilities.completions = relayed.completions.filter(|_| completions);
+        if let Some(resources) = capabilities.resources.as_mut() {
+            resources.subscribe = subscribe.then_some(true);
+        }
+        if logging {
+            #[allow(deprecated)] // logging: gone from 2026-07-28 (SEP-2577), used by clients before it
+            let logging = ServerCapabilities::builder().enable_logging().build().logging;
+            capabilities.logging = logging;
+        }
     }
 
     /// The prompts server `s` is served with: its pin's (when the pin holds prompts and changes are held), or
@@ -256,53 +274,106 @@ impl Core {
         peer.get_prompt_once(forwarded).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the prompt: {e}"), None))
     }
 
-    /// Every connected server's resources, as they wrote them.
+    /// Every connected server's resources, as they wrote them (a URI two servers list: each in its qualified form).
     pub(super) fn list_resources(&self) -> ListResourcesResult {
-        ListResourcesResult::with_all_items(self.offered().into_iter().flat_map(|(_, o)| o.resources).collect())
-    }
-
-    /// Every connected server's resource templates, as they wrote them.
-    pub(super) fn list_resource_templates(&self) -> ListResourceTemplatesResult {
-        ListResourceTemplatesResult::with_all_items(self.offered().into_iter().flat_map(|(_, o)| o.templates).collect())
-    }
-
-    /// The one server that lists `uri` or has a template that matches it.
-    fn resource_server(&self, uri: &str) -> Result<Peer<RoleClient>, ErrorData> {
         let offered = self.offered();
-        let mut owners: Vec<usize> = offered.iter().filter(|(_, o)| o.resources.iter().any(|r| r.uri == uri)).map(|(s, _)| *s).collect();
-        if owners.is_empty() {
-            owners = offered.iter().filter(|(_, o)| o.templates.iter().any(|t| template_matches(&t.uri_template, uri))).map(|(s, _)| *s).collect();
-        }
-        match owners.as_slice() {
-            [s] => match self.servers[*s].link() {
-                Link::Up(peer, _) => Ok(peer),
-                _ => Err(ErrorData::internal_error(format!("server {:?} is not connected", self.servers[*s].name), None)),
-            },
-            [] => {
-                let listed = offered.iter().flat_map(|(_, o)| o.resources.iter().map(|r| r.uri.as_str()).chain(o.templates.iter().map(|t| t.uri_template.as_str())));
-                let near: Vec<String> = closest(uri, listed, 3).into_iter().map(str::to_owned).collect();
-                let hint = if near.is_empty() { String::new() } else { format!(" Closest: {}.", near.join(", ")) };
-                Err(refused(
-                    "M1",
-                    "/params/uri",
-                    format!("M1 at /params/uri: no connected server lists resource {uri:?} or a template that matches it.{hint} Read a URI that `resources/list` or `resources/templates/list` gives."),
-                    near,
-                ))
-            }
-            several => {
-                let names: Vec<String> = several.iter().map(|s| self.servers[*s].name.clone()).collect();
-                Err(refused("M2", "/params/uri", format!("M2 at /params/uri: resource {uri:?} is offered by several servers ({}); the gateway does not guess which.", names.join(", ")), names))
-            }
-        }
+        let served = offered.iter().flat_map(|(s, o)| {
+            o.resources.iter().map(|r| {
+                let mut r = r.clone();
+                r.uri = served_uri(&offered, &self.servers[*s].name, &r.uri, |o| o.resources.iter().map(|r| r.uri.as_str()).collect());
+                r
+            })
+        });
+        ListResourcesResult::with_all_items(served.collect())
     }
 
-    /// `resources/read`: a URI a server listed (or one of its templates matches) goes to that server.
+    /// Every connected server's resource templates, as they wrote them (one two servers list: each qualified).
+    pub(super) fn list_resource_templates(&self) -> ListResourceTemplatesResult {
+        let offered = self.offered();
+        let served = offered.iter().flat_map(|(s, o)| {
+            o.templates.iter().map(|t| {
+                let mut t = t.clone();
+                t.uri_template = served_uri(&offered, &self.servers[*s].name, &t.uri_template, |o| o.templates.iter().map(|t| t.uri_template.as_str()).collect());
+                t
+            })
+        });
+        ListResourceTemplatesResult::with_all_items(served.collect())
+    }
+
+    /// The one server a URI the client names is for, and the URI as that server wrote it: a URI one server lists
+    /// (or one of its templates matches), or the qualified form `server+uri` of a URI several servers offer.
+    pub(super) fn resource_route(&self, uri: &str) -> Result<(usize, Peer<RoleClient>, String), ErrorData> {
+        let offered = self.offered();
+        let owners = |uri: &str| -> Vec<usize> {
+            let listed: Vec<usize> = offered.iter().filter(|(_, o)| o.resources.iter().any(|r| r.uri == uri)).map(|(s, _)| *s).collect();
+            if !listed.is_empty() {
+                return listed;
+            }
+            offered.iter().filter(|(_, o)| o.templates.iter().any(|t| template_matches(&t.uri_template, uri))).map(|(s, _)| *s).collect()
+        };
+        let route = |s: usize, uri: &str| match self.servers[s].link() {
+            Link::Up(peer, _) => Ok((s, peer, uri.to_owned())),
+            _ => Err(ErrorData::internal_error(format!("server {:?} is not connected", self.servers[s].name), None)),
+        };
+        let found = owners(uri);
+        if let [s] = found.as_slice() {
+            return route(*s, uri);
+        }
+        // `server+uri`: the qualified form of a URI several servers offer.
+        if found.is_empty()
+            && let Some((name, inner)) = uri.split_once(QUALIFIER)
+            && let Some(s) = self.servers.iter().position(|server| server.name == name)
+            && owners(inner).contains(&s)
+        {
+            return route(s, inner);
+        }
+        if found.is_empty() {
+            let listed = offered.iter().flat_map(|(_, o)| o.resources.iter().map(|r| r.uri.as_str()).chain(o.templates.iter().map(|t| t.uri_template.as_str())));
+            let near: Vec<String> = closest(uri, listed, 3).into_iter().map(str::to_owned).collect();
+            let hint = if near.is_empty() { String::new() } else { format!(" Closest: {}.", near.join(", ")) };
+            return Err(refused(
+                "M1",
+                "/params/uri",
+                format!("M1 at /params/uri: no connected server lists resource {uri:?} or a template that matches it.{hint} Read a URI that `resources/list` or `resources/templates/list` gives."),
+                near,
+            ));
+        }
+        let qualified: Vec<String> = found.iter().map(|s| format!("{}{QUALIFIER}{uri}", self.servers[*s].name)).collect();
+        Err(refused(
+            "M2",
+            "/params/uri",
+            format!("M2 at /params/uri: resource {uri:?} is offered by several servers; the gateway does not guess which. Name one: {}.", qualified.join(", ")),
+            qualified,
+        ))
+    }
+
+    /// The URI server `s` wrote, as the client knows it: qualified when another connected server lists it too.
+    pub(super) fn served_resource(&self, s: usize, uri: &str) -> String {
+        served_uri(&self.offered(), &self.servers[s].name, uri, |o| o.resources.iter().map(|r| r.uri.as_str()).collect())
+    }
+
+    /// `resources/read`: a URI a server listed (or one of its templates matches) goes to that server, as it wrote it.
     pub(super) async fn read_resource(&self, request: ReadResourceRequestParams) -> Result<ReadResourceResponse, ErrorData> {
-        let peer = self.resource_server(&request.uri)?;
+        let asked = request.uri.clone();
+        let (_, peer, uri) = self.resource_route(&asked)?;
         let mut forwarded = request;
+        forwarded.uri = uri.clone();
         forwarded.input_responses = None;
         forwarded.request_state = None;
-        peer.read_resource_once(forwarded).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the read: {e}"), None))
+        let mut answer = peer.read_resource_once(forwarded).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the read: {e}"), None))?;
+        // The contents name the resource as the client asked for it.
+        if asked != uri
+            && let ReadResourceResponse::Complete(result) = &mut answer
+        {
+            for content in &mut result.contents {
+                if let ResourceContents::TextResourceContents { uri: named, .. } | ResourceContents::BlobResourceContents { uri: named, .. } = content
+                    && *named == uri
+                {
+                    named.clone_from(&asked);
+                }
+            }
+        }
+        Ok(answer)
     }
 
     /// `completion/complete`: for a listed prompt and one of its declared arguments, or a listed template and one

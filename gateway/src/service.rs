@@ -4,27 +4,38 @@
 //! prompts, resources, templates and completions, each request resolved before it
 //! is forwarded (`offered`), advertised only when a connected server has them.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
+#[allow(deprecated)] // logging: gone from 2026-07-28 (SEP-2577), used by clients before it
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig, SubscriptionFilter,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::Core;
+use super::session::Session;
 
-/// The gateway as an rmcp [`ServerHandler`]: serve it over any rmcp transport.
+/// The gateway as an rmcp [`ServerHandler`]: serve it over any rmcp transport
+/// (one per client: it holds the client's session).
 #[derive(Clone)]
 pub struct GatewayService {
     core: Arc<Core>,
+    /// The client's session, once it finished `initialize` (a 2026-07-28 request has none).
+    session: Arc<OnceLock<Arc<Session>>>,
 }
 
 impl GatewayService {
     pub(super) fn new(core: Arc<Core>) -> GatewayService {
-        GatewayService { core }
+        GatewayService { core, session: Arc::new(OnceLock::new()) }
+    }
+
+    fn session(&self, method: &str) -> Result<&Arc<Session>, ErrorData> {
+        self.session.get().ok_or_else(|| ErrorData::invalid_request(format!("{method} needs a session (initialize first; 2026-07-28 has no {method})"), None))
     }
 }
 
@@ -84,9 +95,25 @@ impl ServerHandler for GatewayService {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let mut sessions = self.core.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        sessions.retain(|p| !p.is_transport_closed());
-        sessions.push(context.peer);
+        let session = self.session.get_or_init(|| Arc::new(Session::new(context.peer)));
+        self.core.sessions.add(session.clone());
+    }
+
+    #[allow(deprecated)] // logging: gone from 2026-07-28 (SEP-2577), used by clients before it
+    async fn set_level(&self, request: SetLevelRequestParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.session("logging/setLevel")?.set_level(request.level);
+        self.core.relay_log_level().await;
+        Ok(())
+    }
+
+    #[allow(deprecated)] // `resources/subscribe`: replaced by `subscriptions/listen` in 2026-07-28, used by clients before it
+    async fn subscribe(&self, request: SubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.core.subscribe(self.session("resources/subscribe")?, &request.uri, true).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.core.subscribe(self.session("resources/unsubscribe")?, &request.uri, false).await
     }
 
     fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
