@@ -18,7 +18,7 @@ toolseal=${TOOLSEAL:-$repo/target/debug/toolseal}
 work=${1:?usage: check_gateway.sh WORK_DIR (prepared by check_real_servers.sh)}
 cd "$work"
 npm install --no-audit --no-fund --loglevel=error @modelcontextprotocol/inspector@2.12.0 >/dev/null
-python3 -m venv venv-client && venv-client/bin/pip install -q --disable-pip-version-check mcp==2.3.0 fastmcp==4.1.6
+python3 -m venv venv-client && venv-client/bin/pip install -q --disable-pip-version-check mcp==2.3.0 fastmcp==4.1.6 h2==4.3.0
 python3 -m venv venv-proxy && venv-proxy/bin/pip install -q --disable-pip-version-check mcp-proxy==0.13.0
 mkdir -p gw-a gw-b gw-load
 git init -q gw-repo && git -C gw-repo -c user.email=ci@example.invalid -c user.name=ci commit -q --allow-empty -m init
@@ -178,12 +178,13 @@ n=${GATEWAY_LATENCY_CALLS:-300}
   "${clients[@]}" latency fastmcp-proxy-http "$fastmcp_url" "$n"
   "${clients[@]}" keepalive toolseal-http-keepalive "$time_url" "$n"
   "${clients[@]}" keepalive mcp-proxy-http-keepalive "$proxy_url" "$n"
+  "${clients[@]}" keepalive toolseal-http2-keepalive "$time_url" "$n" 2
 } > latency.jsonl
 venv-client/bin/python - <<'PY'
 import json
 rows = {r["name"]: r for r in map(json.loads, open("latency.jsonl"))}
 base = rows["direct-stdio"]
-print("gateway: latency of one honest get_current_time (ms; the same server; Python SDK client, or a plain keep-alive HTTP/1.1 client):")
+print("gateway: latency of one honest get_current_time (ms; the same server; Python SDK client, or a plain client on one connection: HTTP/1.1 kept alive, HTTP/2 (h2c)):")
 print("  | path | p50 | p99 | p50 / direct |")
 print("  |---|---:|---:|---:|")
 for name, r in rows.items():

@@ -238,27 +238,75 @@ async def latency_offered(name, target, n):
             print(json.dumps({"name": name, "method": method, "calls": n, "p50_ms": p50, "p99_ms": p99}))
 
 
-def keepalive(name, url, n):
+def http1(parts):
+    """POSTs on one kept-alive HTTP/1.1 connection: (status, headers, body) per request."""
     import http.client
+
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+
+    def exchange(headers, body):
+        connection.request("POST", parts.path, body, headers)
+        response = connection.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read().decode()
+
+    return exchange
+
+
+def http2(parts):
+    """POSTs on one HTTP/2 connection (cleartext, prior knowledge; PyPI h2), a stream per request."""
+    import socket
+
+    import h2.config
+    import h2.connection
+    import h2.events
+
+    sock = socket.create_connection((parts.hostname, parts.port), timeout=30)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    conn = h2.connection.H2Connection(config=h2.config.H2Configuration(client_side=True, header_encoding="utf-8"))
+    conn.initiate_connection()
+    sock.sendall(conn.data_to_send())
+
+    def exchange(headers, body):
+        stream = conn.get_next_available_stream_id()
+        request = [(":method", "POST"), (":path", parts.path), (":scheme", "http"), (":authority", parts.netloc)] + [(k.lower(), v) for k, v in headers.items()]
+        conn.send_headers(stream, request)
+        conn.send_data(stream, body.encode(), end_stream=True)
+        sock.sendall(conn.data_to_send())
+        status, got, data = 0, {}, b""
+        while True:
+            for event in conn.receive_data(sock.recv(65536)):
+                if isinstance(event, h2.events.ResponseReceived) and event.stream_id == stream:
+                    got = dict(event.headers)
+                    status = int(got.pop(":status"))
+                elif isinstance(event, h2.events.DataReceived) and event.stream_id == stream:
+                    data += event.data
+                    conn.acknowledge_received_data(event.flow_controlled_length, stream)
+                elif isinstance(event, h2.events.StreamEnded) and event.stream_id == stream:
+                    sock.sendall(conn.data_to_send())
+                    return status, got, data.decode()
+            sock.sendall(conn.data_to_send())
+
+    return exchange
+
+
+def keepalive(name, url, n, version="1.1"):
+    """One honest call after another on one connection (HTTP/1.1 kept alive, or HTTP/2)."""
     from urllib.parse import urlsplit
 
-    parts = urlsplit(url)
-    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    exchange = (http2 if version == "2" else http1)(urlsplit(url))
     headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
 
     def post(message):
-        connection.request("POST", parts.path, json.dumps(message), headers)
-        response = connection.getresponse()
-        body = response.read().decode()
-        if response.status >= 300:
-            sys.exit(f"gateway: FAILED {name}: HTTP {response.status}: {body[:200]}")
-        session = response.getheader("Mcp-Session-Id")
+        status, got, body = exchange(headers, json.dumps(message))
+        if status >= 300:
+            sys.exit(f"gateway: FAILED {name}: HTTP {status}: {body[:200]}")
+        session = got.get("mcp-session-id")
         if session:
             headers["Mcp-Session-Id"] = session
         if "id" not in message:
             return None
         # A JSON body, or an event stream whose data lines carry the answer.
-        lines = [l[5:].strip() for l in body.splitlines() if l.startswith("data:")] if response.getheader("Content-Type", "").startswith("text/event-stream") else [body]
+        lines = [l[5:].strip() for l in body.splitlines() if l.startswith("data:")] if got.get("content-type", "").startswith("text/event-stream") else [body]
         answers = [json.loads(l) for l in lines if l.startswith("{")]
         answer = next((a for a in answers if a.get("id") == message["id"]), None)
         if answer is None or "error" in answer or answer["result"].get("isError"):
@@ -481,7 +529,7 @@ def main():
     elif command == "latency-offered":
         asyncio.run(latency_offered(sys.argv[2], sys.argv[3], int(sys.argv[4])))
     elif command == "keepalive":
-        keepalive(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+        keepalive(sys.argv[2], sys.argv[3], int(sys.argv[4]), *sys.argv[5:6])
     elif command == "imported":
         asyncio.run(imported(sys.argv[2], json.loads(sys.argv[3])))
     elif command == "offered":

@@ -354,8 +354,10 @@ async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: C
         }
         let (service, stop, open) = (service.clone(), stop.clone(), open.clone());
         tokio::spawn(async move {
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+            // HTTP/1.1, or HTTP/2 when the client starts with its preface (h2c with prior knowledge).
+            let mut builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
+            builder.http1().timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+            builder.http2().timer(hyper_util::rt::TokioTimer::new());
             let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
