@@ -354,17 +354,21 @@ async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: C
         }
         let (service, stop, open) = (service.clone(), stop.clone(), open.clone());
         tokio::spawn(async move {
-            // HTTP/1.1, or HTTP/2 when the client starts with its preface (h2c with prior knowledge).
-            let mut builder = hyper_util::server::conn::auto::Builder::new(hyper_util::rt::TokioExecutor::new());
-            builder.http1().timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
-            builder.http2().timer(hyper_util::rt::TokioTimer::new());
-            let connection = builder.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            let mut connection = std::pin::pin!(connection);
-            tokio::select! {
-                _ = connection.as_mut() => {}
-                () = stop.cancelled() => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.await;
+            let io = hyper_util::rt::TokioIo::new(stream);
+            match speaks_http2(io.inner()).await {
+                // Nothing said within the header timeout: closed.
+                None => {}
+                Some(false) => {
+                    let mut builder = hyper::server::conn::http1::Builder::new();
+                    builder.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(HEADER_READ_TIMEOUT);
+                    let connection = builder.serve_connection(io, service);
+                    until_stopped(connection, stop, |c| c.graceful_shutdown()).await;
+                }
+                Some(true) => {
+                    let mut builder = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
+                    builder.timer(hyper_util::rt::TokioTimer::new());
+                    let connection = builder.serve_connection(io, service);
+                    until_stopped(connection, stop, |c| c.graceful_shutdown()).await;
                 }
             }
             drop(permit);
@@ -372,4 +376,41 @@ async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: C
         });
     }
     all_closed
+}
+
+/// Whether a new connection speaks HTTP/2 (cleartext, prior knowledge: it opens with the HTTP/2 preface) or
+/// HTTP/1.1; `None` when it sends nothing within the header timeout (or closes).
+async fn speaks_http2(stream: &tokio::net::TcpStream) -> Option<bool> {
+    const PREFACE: &[u8] = b"PRI * HTTP/2.0";
+    let deadline = tokio::time::Instant::now() + HEADER_READ_TIMEOUT;
+    let mut first = [0; PREFACE.len()];
+    loop {
+        let n = tokio::time::timeout_at(deadline, stream.peek(&mut first)).await.ok()?.ok()?;
+        if n == 0 {
+            return None;
+        }
+        if first[..n] != PREFACE[..n] {
+            return Some(false);
+        }
+        if n == PREFACE.len() {
+            return Some(true);
+        }
+        // The start of the preface: the rest is on its way.
+        if tokio::time::Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// Serves one connection until it ends, or until the gateway stops (then gracefully: answers in flight are written).
+async fn until_stopped<C: Future>(connection: C, stop: CancellationToken, shutdown: impl FnOnce(std::pin::Pin<&mut C>)) {
+    let mut connection = std::pin::pin!(connection);
+    tokio::select! {
+        _ = connection.as_mut() => {}
+        () = stop.cancelled() => {
+            shutdown(connection.as_mut());
+            let _ = connection.await;
+        }
+    }
 }
