@@ -124,9 +124,7 @@ fn main() {
             }
         }
     }
-    for target in targets {
-        target.stop();
-    }
+    drop(targets);
     let _ = std::fs::remove_dir_all(work);
 }
 
@@ -187,9 +185,11 @@ impl Target {
         }
         Target { name: format!("{name} (HTTP)"), child, link: Link::http(&format!("http://127.0.0.1:{port}/mcp"), false) }
     }
+}
 
-    fn stop(mut self) {
-        drop(self.link);
+/// A target's process ends with it, on a panic too.
+impl Drop for Target {
+    fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -296,10 +296,19 @@ impl Link {
             }
         }
         head += "\r\n";
-        let socket = stream.get_mut();
-        socket.write_all(format!("{head}{body}").as_bytes()).expect("request written");
+        let request = format!("{head}{body}");
         let mut line = String::new();
-        stream.read_line(&mut line).expect("status line");
+        // A server may close a connection left idle (uvicorn after 5 s, while other targets run): then it is
+        // opened again, as any keep-alive client does (the request was not taken: no status line came).
+        let written = stream.get_mut().write_all(request.as_bytes()).is_ok();
+        if !written || stream.read_line(&mut line).unwrap_or(0) == 0 {
+            let socket = TcpStream::connect(host.as_str()).expect("connects again");
+            socket.set_nodelay(true).expect("nodelay");
+            *stream = BufReader::new(socket);
+            stream.get_mut().write_all(request.as_bytes()).expect("request written");
+            line.clear();
+            stream.read_line(&mut line).expect("status line");
+        }
         let status: u16 = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).expect("an HTTP status");
         let mut length = None;
         let mut chunked = false;
