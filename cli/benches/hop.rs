@@ -25,6 +25,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+/// The command's test support: the repository root, and `toolseal gateway --http` started and its URL read.
+#[path = "../tests/support/mod.rs"]
+mod support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_toolseal");
 /// The version sessions are initialized with (answers come as event streams).
 const VERSION: &str = "2025-06-18";
@@ -48,7 +52,7 @@ const METHODS: [&str; 3] = ["tools/call", "prompts/get", "resources/read"];
 fn main() {
     let mut calls = 2_000usize;
     let mut rounds = 3usize;
-    let mut server = format!("python3 {}", root().join("tests/servers/tiny_mcp.py").display());
+    let mut server = format!("python3 {}", support::root().join("tests/servers/tiny_mcp.py").display());
     let mut peers: Vec<(String, String)> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -151,24 +155,7 @@ impl Target {
     }
 
     fn gateway_http(manifest: &Path, modern: bool) -> Target {
-        let mut child = Command::new(BIN)
-            .args(["gateway", "--http", "127.0.0.1:0", "--manifest"])
-            .arg(manifest)
-            .env("TOOLSEAL_GATEWAY_TOKEN", "")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the gateway starts");
-        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut line = String::new();
-        let url = loop {
-            line.clear();
-            assert!(stderr.read_line(&mut line).expect("stderr") > 0, "the gateway exited before serving");
-            if let Some(at) = line.find("http://") {
-                break line[at..].trim().to_owned();
-            }
-        };
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let (child, url) = support::http_gateway(manifest, "", &[]);
         let name = if modern { format!("gateway (HTTP, {MODERN})") } else { format!("gateway (HTTP, {VERSION})") };
         Target { name, child, link: Link::http(&url, modern) }
     }
@@ -357,10 +344,6 @@ impl Link {
             vec![serde_json::from_str(&text).expect("a JSON body")]
         }
     }
-}
-
-fn root() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
 }
 
 fn tempdir() -> PathBuf {
