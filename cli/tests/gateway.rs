@@ -1663,6 +1663,37 @@ fn logs_updates_and_sampling_go_to_the_clients_that_asked_and_a_uri_two_servers_
 }
 
 #[test]
+#[allow(deprecated)] // resources/subscribe: clients before 2026-07-28 use it
+fn over_http_a_subscription_is_held_while_any_client_holds_it_and_let_go_of_when_the_last_session_ends() {
+    use rmcp::model::{SubscribeRequestParams, UnsubscribeRequestParams};
+    let offers = [("TINY_OFFERS", "1")];
+    let deployment = Deployment::new("subscriptions", &[Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("a", "first-party") }]);
+    let (mut child, url) = support::http_gateway(&deployment.manifest(), "", &[]);
+    let subscriptions = || -> Vec<String> { deployment.received("a").into_iter().filter_map(|r| Some(r["method"].as_str()?.trim_start_matches("resources/").to_owned())).collect() };
+    runtime().block_on(async {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let connect = || async { Listener(mpsc::unbounded_channel().0).serve(StreamableHttpClientTransport::from_uri(url.clone())).await.expect("initialize over HTTP") };
+        let (first, second) = (connect().await, connect().await);
+        first.subscribe(SubscribeRequestParams::new("tiny://readme")).await.expect("subscribed");
+        second.subscribe(SubscribeRequestParams::new("tiny://readme")).await.expect("subscribed");
+        assert_eq!(subscriptions(), ["subscribe"], "the server is asked once for both clients");
+        second.unsubscribe(UnsubscribeRequestParams::new("tiny://readme")).await.expect("unsubscribed");
+        assert_eq!(subscriptions(), ["subscribe"], "the first client still holds it");
+        second.unsubscribe(UnsubscribeRequestParams::new("tiny://readme")).await.expect("a second unsubscribe is nothing");
+        // The first client goes away without unsubscribing: its session ends, and the server is let go.
+        let _ = first.cancel().await;
+        let _ = second.cancel().await;
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while subscriptions().len() < 2 && std::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    assert_eq!(subscriptions(), ["subscribe", "unsubscribe"]);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
 fn a_servers_elicitation_mid_call_goes_to_the_client_of_that_call_only() {
     let offers = [("TINY_OFFERS", "1")];
     let deployment = Deployment::new("elicit", &[Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("a", "first-party") }]);

@@ -179,7 +179,7 @@ fn each_method_at_each_protocol_version() {
                 let why = error["message"].as_str().unwrap_or_default();
                 let why = if why.contains("_meta is missing") {
                     "a 2026-07-28 method"
-                } else if why.contains("needs a session") || why == row.method {
+                } else if why.contains("not part of 2026-07-28") || why == row.method {
                     "removed in 2026-07-28"
                 } else {
                     why

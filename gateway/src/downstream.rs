@@ -551,7 +551,9 @@ pub(crate) async fn supervise(core: Arc<Core>, s: usize, started: tokio::sync::o
                 core.observe(s, tools);
                 server.set_offered(Offered::list(connection.peer(), &server.name, server.timeout).await);
                 server.set(Link::Up(connection.peer().clone(), generation));
-                core.resume_relays(s, connection.peer()).await;
+                // What its clients asked of it before (a log level, subscriptions), asked again.
+                let (resumed, peer) = (core.clone(), connection.peer().clone());
+                tokio::spawn(async move { resumed.resume_relays(s, &peer).await });
                 // A change announced while the first listing was read is listed now.
                 if server.dirty.load(Ordering::SeqCst) {
                     server.wake.notify_one();

@@ -74,6 +74,9 @@ impl HttpOptions {
 /// before it is closed.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The most requests one HTTP/2 connection may have in flight at once.
+const H2_STREAMS: u32 = 16;
+
 /// A web origin serialised as compared: `scheme://host:port`, scheme and host in lower case, the port always
 /// written (80 or 443 when omitted), an IPv6 host in its canonical form. Nothing else (no path, no user, no `null`).
 fn origin(value: &str) -> Result<String, GatewayError> {
@@ -320,7 +323,7 @@ fn refuse(stream: &tokio::net::TcpStream, max_connections: usize) {
     let _ = stream.try_write(answer.as_bytes());
 }
 
-/// Serves HTTP/1.1 connections, at most `max_connections` at once (one more is refused), until `stop`; then asks the
+/// Serves HTTP/1.1 and HTTP/2 connections, at most `max_connections` at once (one more is refused), until `stop`; then asks the
 /// open ones to finish (a stream ends when rmcp's token is cancelled). What it returns hears when all have closed.
 /// Unlike `axum::serve`, every connection has a header read timeout.
 async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: CancellationToken, max_connections: usize) -> tokio::sync::mpsc::Receiver<()> {
@@ -365,8 +368,10 @@ async fn accept(listener: tokio::net::TcpListener, router: axum::Router, stop: C
                     until_stopped(connection, stop, |c| c.graceful_shutdown()).await;
                 }
                 Some(true) => {
+                    // A peer that stops answering pings is closed; streams per connection are few, so the
+                    // connection cap still bounds the requests in flight.
                     let mut builder = hyper::server::conn::http2::Builder::new(hyper_util::rt::TokioExecutor::new());
-                    builder.timer(hyper_util::rt::TokioTimer::new());
+                    builder.timer(hyper_util::rt::TokioTimer::new()).keep_alive_interval(Some(HEADER_READ_TIMEOUT)).keep_alive_timeout(HEADER_READ_TIMEOUT).max_concurrent_streams(H2_STREAMS);
                     let connection = builder.serve_connection(io, service);
                     until_stopped(connection, stop, |c| c.graceful_shutdown()).await;
                 }
@@ -395,11 +400,11 @@ async fn speaks_http2(stream: &tokio::net::TcpStream) -> Option<bool> {
         if n == PREFACE.len() {
             return Some(true);
         }
-        // The start of the preface: the rest is on its way.
+        // The start of the preface: the rest is on its way (looked for again a little later, until the deadline).
         if tokio::time::Instant::now() >= deadline {
             return None;
         }
-        tokio::time::sleep(Duration::from_millis(5)).await;
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }
 

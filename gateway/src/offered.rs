@@ -65,9 +65,19 @@ const SEPARATOR: &str = "__";
 /// Joins a server's name to a URI several servers offer: `server+uri` (a server's name holds no `+`).
 const QUALIFIER: char = '+';
 
-/// `uri` of server `name` as served: qualified when another connected server's `listed` holds it too.
-fn served_uri(offered: &[(usize, Offered)], name: &str, uri: &str, listed: impl Fn(&Offered) -> Vec<&str>) -> String {
-    if offered.iter().filter(|(_, o)| listed(o).contains(&uri)).count() > 1 { format!("{name}{QUALIFIER}{uri}") } else { uri.to_owned() }
+impl Core {
+    /// The server a URI names by its qualified form `server+uri`, and the rest: a URI that starts with a
+    /// configured server's name and `+` is only ever read as qualified.
+    fn qualified<'u>(&self, uri: &'u str) -> Option<(usize, &'u str)> {
+        let (name, inner) = uri.split_once(QUALIFIER)?;
+        Some((self.servers.iter().position(|server| server.name == name)?, inner))
+    }
+
+    /// `uri` of server `s` as served: qualified when another connected server's `listed` holds it too, or when it
+    /// would read as another server's qualified form.
+    fn served_uri(&self, offered: &[(usize, Offered)], s: usize, uri: &str, listed: impl Fn(&Offered) -> Vec<&str>) -> String {
+        if offered.iter().filter(|(_, o)| listed(o).contains(&uri)).count() > 1 || self.qualified(uri).is_some() { format!("{}{QUALIFIER}{uri}", self.servers[s].name) } else { uri.to_owned() }
+    }
 }
 
 /// A refusal in the shape of the tools' M1/H1 (JSON-RPC `-32602`, the class and pointer as `data`), or `-32002`
@@ -280,7 +290,7 @@ impl Core {
         let served = offered.iter().flat_map(|(s, o)| {
             o.resources.iter().map(|r| {
                 let mut r = r.clone();
-                r.uri = served_uri(&offered, &self.servers[*s].name, &r.uri, |o| o.resources.iter().map(|r| r.uri.as_str()).collect());
+                r.uri = self.served_uri(&offered, *s, &r.uri, |o| o.resources.iter().map(|r| r.uri.as_str()).collect());
                 r
             })
         });
@@ -293,7 +303,7 @@ impl Core {
         let served = offered.iter().flat_map(|(s, o)| {
             o.templates.iter().map(|t| {
                 let mut t = t.clone();
-                t.uri_template = served_uri(&offered, &self.servers[*s].name, &t.uri_template, |o| o.templates.iter().map(|t| t.uri_template.as_str()).collect());
+                t.uri_template = self.served_uri(&offered, *s, &t.uri_template, |o| o.templates.iter().map(|t| t.uri_template.as_str()).collect());
                 t
             })
         });
@@ -315,17 +325,16 @@ impl Core {
             Link::Up(peer, _) => Ok((s, peer, uri.to_owned())),
             _ => Err(ErrorData::internal_error(format!("server {:?} is not connected", self.servers[s].name), None)),
         };
+        // `server+uri`: that server's, and no other's (a URI a server lists that starts so is served qualified too).
+        if let Some((s, inner)) = self.qualified(uri) {
+            if owners(inner).contains(&s) {
+                return route(s, inner);
+            }
+            return Err(refused("M1", "/params/uri", format!("M1 at /params/uri: server {:?} lists no resource {inner:?} and no template that matches it.", self.servers[s].name), Vec::new()));
+        }
         let found = owners(uri);
         if let [s] = found.as_slice() {
             return route(*s, uri);
-        }
-        // `server+uri`: the qualified form of a URI several servers offer.
-        if found.is_empty()
-            && let Some((name, inner)) = uri.split_once(QUALIFIER)
-            && let Some(s) = self.servers.iter().position(|server| server.name == name)
-            && owners(inner).contains(&s)
-        {
-            return route(s, inner);
         }
         if found.is_empty() {
             let listed = offered.iter().flat_map(|(_, o)| o.resources.iter().map(|r| r.uri.as_str()).chain(o.templates.iter().map(|t| t.uri_template.as_str())));
@@ -345,11 +354,6 @@ impl Core {
             format!("M2 at /params/uri: resource {uri:?} is offered by several servers; the gateway does not guess which. Name one: {}.", qualified.join(", ")),
             qualified,
         ))
-    }
-
-    /// The URI server `s` wrote, as the client knows it: qualified when another connected server lists it too.
-    pub(super) fn served_resource(&self, s: usize, uri: &str) -> String {
-        served_uri(&self.offered(), &self.servers[s].name, uri, |o| o.resources.iter().map(|r| r.uri.as_str()).collect())
     }
 
     /// `resources/read`: a URI a server listed (or one of its templates matches) goes to that server, as it wrote it.

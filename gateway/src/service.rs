@@ -4,16 +4,16 @@
 //! prompts, resources, templates and completions, each request resolved before it
 //! is forwarded (`offered`), advertised only when a connected server has them.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, OnceLock, Weak};
 
 #[allow(deprecated)] // logging: gone from 2026-07-28 (SEP-2577), used by clients before it
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, Implementation, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
     SubscribeRequestParams, SubscriptionFilter, UnsubscribeRequestParams,
 };
-use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
+use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionContext};
 use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -25,17 +25,49 @@ use super::session::Session;
 #[derive(Clone)]
 pub struct GatewayService {
     core: Arc<Core>,
-    /// The client's session, once it finished `initialize` (a 2026-07-28 request has none).
-    session: Arc<OnceLock<Arc<Session>>>,
+    slot: Arc<Slot>,
+}
+
+/// The session of the client a service serves, once it has one (a 2026-07-28 client has none); when the
+/// service ends, so does the session.
+struct Slot {
+    session: OnceLock<Arc<Session>>,
+    core: Weak<Core>,
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let (Some(session), Some(core), Ok(runtime)) = (self.session.take(), self.core.upgrade(), tokio::runtime::Handle::try_current()) {
+            runtime.spawn(async move { core.session_ended(session).await });
+        }
+    }
 }
 
 impl GatewayService {
     pub(super) fn new(core: Arc<Core>) -> GatewayService {
-        GatewayService { core, session: Arc::new(OnceLock::new()) }
+        let slot = Arc::new(Slot { session: OnceLock::new(), core: Arc::downgrade(&core) });
+        GatewayService { core, slot }
     }
 
-    fn session(&self, method: &str) -> Result<&Arc<Session>, ErrorData> {
-        self.session.get().ok_or_else(|| ErrorData::invalid_request(format!("{method} needs a session (initialize first; 2026-07-28 has no {method})"), None))
+    /// The client's session, registered the first time it is needed (at `notifications/initialized`, or by a
+    /// request that comes first); `method` is refused to a 2026-07-28 request, which has none.
+    fn session(&self, context: &RequestContext<RoleServer>, method: &str) -> Result<Arc<Session>, ErrorData> {
+        if context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()) {
+            return Err(ErrorData::invalid_request(format!("{method} is not part of 2026-07-28 (it has no sessions)"), None));
+        }
+        Ok(self.register(&context.peer))
+    }
+
+    fn register(&self, peer: &Peer<RoleServer>) -> Arc<Session> {
+        let mut created = false;
+        let session = self.slot.session.get_or_init(|| {
+            created = true;
+            Arc::new(Session::new(peer.clone()))
+        });
+        if created {
+            self.core.sessions.add(session.clone());
+        }
+        session.clone()
     }
 }
 
@@ -95,25 +127,25 @@ impl ServerHandler for GatewayService {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
-        let session = self.session.get_or_init(|| Arc::new(Session::new(context.peer)));
-        self.core.sessions.add(session.clone());
+        self.register(&context.peer);
     }
 
     #[allow(deprecated)] // logging: gone from 2026-07-28 (SEP-2577), used by clients before it
-    async fn set_level(&self, request: SetLevelRequestParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
-        self.session("logging/setLevel")?.set_level(request.level);
+    async fn set_level(&self, request: SetLevelRequestParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.session(&context, "logging/setLevel")?.set_level(request.level);
         self.core.relay_log_level().await;
         Ok(())
     }
 
     #[allow(deprecated)] // `resources/subscribe`: replaced by `subscriptions/listen` in 2026-07-28, used by clients before it
-    async fn subscribe(&self, request: SubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
-        self.core.subscribe(self.session("resources/subscribe")?, &request.uri, true).await
+    async fn subscribe(&self, request: SubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.core.subscribe(&*self.session(&context, "resources/subscribe")?, &request.uri).await
     }
 
     #[allow(deprecated)]
-    async fn unsubscribe(&self, request: UnsubscribeRequestParams, _context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
-        self.core.subscribe(self.session("resources/unsubscribe")?, &request.uri, false).await
+    async fn unsubscribe(&self, request: UnsubscribeRequestParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        self.core.unsubscribe(&*self.session(&context, "resources/unsubscribe")?, &request.uri).await;
+        Ok(())
     }
 
     fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {

@@ -10,7 +10,7 @@
 
 #![allow(deprecated)] // rmcp marks logging and `resources/subscribe` deprecated; clients up to 2025-11-25 use them.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rmcp::RoleServer;
@@ -23,13 +23,13 @@ pub(crate) struct Session {
     pub(crate) peer: Peer<RoleServer>,
     /// The least severe log message it asked for; `None`: it asked for none.
     level: Mutex<Option<LoggingLevel>>,
-    /// The resources it subscribed to, as (server, the server's own URI).
-    subscriptions: Mutex<HashSet<(usize, String)>>,
+    /// The resources it subscribed to: (server, the server's own URI) → the URI as the client named it.
+    subscriptions: Mutex<HashMap<(usize, String), String>>,
 }
 
 impl Session {
     pub(crate) fn new(peer: Peer<RoleServer>) -> Session {
-        Session { peer, level: Mutex::new(None), subscriptions: Mutex::new(HashSet::new()) }
+        Session { peer, level: Mutex::new(None), subscriptions: Mutex::new(HashMap::new()) }
     }
 
     pub(crate) fn set_level(&self, level: LoggingLevel) {
@@ -45,40 +45,62 @@ impl Session {
         self.level().is_some_and(|asked| severity(level) >= severity(asked))
     }
 
-    /// Adds or removes a subscription; whether it held it before.
-    pub(crate) fn subscribe(&self, server: usize, uri: &str, on: bool) -> bool {
+    /// Holds a subscription to server `s`'s `uri`, which the client named `asked`.
+    pub(crate) fn hold(&self, s: usize, uri: &str, asked: &str) {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).insert((s, uri.to_owned()), asked.to_owned());
+    }
+
+    /// Lets go of the subscription the client named `asked`: which it was, if it held one.
+    pub(crate) fn release(&self, asked: &str) -> Option<(usize, String)> {
         let mut subscriptions = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-        let key = (server, uri.to_owned());
-        if on { !subscriptions.insert(key) } else { subscriptions.remove(&key) }
+        let key = subscriptions.iter().find(|(_, named)| *named == asked).map(|(key, _)| key.clone())?;
+        subscriptions.remove(&key);
+        Some(key)
     }
 
-    pub(crate) fn subscribed(&self, server: usize, uri: &str) -> bool {
-        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).contains(&(server, uri.to_owned()))
+    /// The URI the client named server `s`'s `uri` by, if it subscribed to it.
+    pub(crate) fn asked(&self, s: usize, uri: &str) -> Option<String> {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).get(&(s, uri.to_owned())).cloned()
     }
 
-    /// Its subscriptions on `server`.
-    pub(crate) fn subscriptions_on(&self, server: usize) -> Vec<String> {
-        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|(s, _)| *s == server).map(|(_, uri)| uri.clone()).collect()
+    /// Every subscription it holds, as (server, the server's URI).
+    pub(crate) fn subscriptions(&self) -> Vec<(usize, String)> {
+        self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()).keys().cloned().collect()
     }
 }
 
 /// The clients on sessions.
 #[derive(Default)]
-pub(crate) struct Sessions(Mutex<Vec<Arc<Session>>>);
+pub(crate) struct Sessions {
+    list: Mutex<Vec<Arc<Session>>>,
+    /// Held across a subscription's change and its request to the server, so that two clients never both
+    /// think the other one asked the server.
+    pub(crate) subscribing: tokio::sync::Mutex<()>,
+}
 
 impl Sessions {
-    /// Registers a client that finished `initialize`.
+    /// Registers a client's session.
     pub(crate) fn add(&self, session: Arc<Session>) {
-        let mut sessions = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut sessions = self.list.lock().unwrap_or_else(|e| e.into_inner());
         sessions.retain(|s| !s.peer.is_transport_closed());
         sessions.push(session);
     }
 
+    /// Forgets a session that ended.
+    pub(crate) fn remove(&self, session: &Arc<Session>) {
+        self.list.lock().unwrap_or_else(|e| e.into_inner()).retain(|s| !Arc::ptr_eq(s, session));
+    }
+
     /// The clients whose transport is still open.
     pub(crate) fn live(&self) -> Vec<Arc<Session>> {
-        let mut sessions = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut sessions = self.list.lock().unwrap_or_else(|e| e.into_inner());
         sessions.retain(|s| !s.peer.is_transport_closed());
         sessions.clone()
+    }
+
+    /// Whether a live client other than `except` holds a subscription to server `s`'s `uri`.
+    pub(crate) fn held_by_another(&self, except: &Session, s: usize, uri: &str) -> bool {
+        self.live().iter().any(|other| !std::ptr::eq(other.as_ref(), except) && other.asked(s, uri).is_some())
     }
 
     /// The most verbose level any live client asked for.
