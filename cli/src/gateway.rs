@@ -100,7 +100,9 @@ fn print_report(gateway: &Gateway, manifest: &Path) -> bool {
             println!("{}: down: {why}", server.name);
             continue;
         }
-        let changes: Vec<String> = server.changes.iter().flatten().filter(|(_, c)| *c != Change::Unchanged).map(|(tool, c)| format!("{} {tool}", change_word(c))).collect();
+        let tools = server.changes.iter().flatten().map(|(tool, c)| (c, tool.clone()));
+        let prompts = server.prompts.iter().flatten().map(|(prompt, c)| (c, format!("prompt {prompt}")));
+        let changes: Vec<String> = tools.chain(prompts).filter(|(c, _)| **c != Change::Unchanged).map(|(c, what)| format!("{} {what}", change_word(c))).collect();
         if changes.is_empty() {
             println!("{}: matches its pin", server.name);
         } else {

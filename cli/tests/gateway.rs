@@ -1140,29 +1140,30 @@ fn http_refuses_connections_over_its_cap_at_once_and_serves_again_once_some_clos
     let opened = std::time::Instant::now();
     let idle: Vec<std::net::TcpStream> = (0..12).map(|_| std::net::TcpStream::connect(&authority).expect("connect")).collect();
     let mut answers: Vec<Option<String>> = vec![None; idle.len()];
-    // Read what each has been sent so far, without waiting: the four refused ones are answered and closed at once.
-    let poll = |answers: &mut [Option<String>]| {
+    let mut received: Vec<Vec<u8>> = vec![Vec::new(); idle.len()];
+    // Read what each has been sent so far, without waiting: the four refused ones are answered and closed at once
+    // (an answer read before its connection closed is kept until the close is seen).
+    let poll = |answers: &mut [Option<String>], received: &mut [Vec<u8>]| {
         for (i, stream) in idle.iter().enumerate() {
             if answers[i].is_some() {
                 continue;
             }
             stream.set_nonblocking(true).expect("non-blocking");
-            let mut answer = Vec::new();
-            match (&*stream).read_to_end(&mut answer) {
-                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock && answer.is_empty() => {}
+            match (&*stream).read_to_end(&mut received[i]) {
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
                 read => {
                     assert!(read.is_ok(), "connection {i} closed after its answer, not reset: {read:?}");
-                    answers[i] = Some(String::from_utf8_lossy(&answer).into_owned());
+                    answers[i] = Some(String::from_utf8_lossy(&received[i]).into_owned());
                 }
             }
         }
     };
     while answers.iter().flatten().count() < 4 && opened.elapsed() < Duration::from_secs(5) {
-        poll(&mut answers);
+        poll(&mut answers, &mut received);
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(300));
-    poll(&mut answers);
+    poll(&mut answers, &mut received);
     assert!(opened.elapsed() < Duration::from_secs(8), "checked before the header timeout could close the eight");
     let refused: Vec<usize> = (0..idle.len()).filter(|&i| answers[i].is_some()).collect();
     assert_eq!(refused, [8, 9, 10, 11], "the connections over the cap: {answers:?}");
@@ -1740,8 +1741,14 @@ fn prompts_are_pinned_and_one_changed_since_is_m4_until_approved() {
         let _ = client.cancel().await;
     });
     assert!(deployment.received("a").is_empty(), "no prompt request reached the server");
+    // `--check` reports the prompts' drift beside the tools'.
+    let (code, out) = deployment.run(&["gateway", "--check"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("a: differs from its pin:") && out.contains("added prompt farewell") && out.contains("changed prompt greet"), "{out}");
     let (code, out) = deployment.run(&["approve", "a"]);
     assert_eq!(code, 0, "{out}");
+    let (code, out) = deployment.run(&["gateway", "--check"]);
+    assert_eq!((code, out.contains("a: matches its pin")), (0, true), "approved: {out}");
     runtime().block_on(async {
         let (client, _) = stdio_client(&deployment, &[]).await;
         let names: Vec<String> = client.list_all_prompts().await.expect("prompts/list").into_iter().map(|p| p.name).collect();

@@ -318,12 +318,15 @@ pub struct ServerReport {
     pub down: Option<String>,
     /// How its live listing differs from its pin (empty when it matches; `None` if never listed).
     pub changes: Option<Vec<(String, Change)>>,
+    /// How its live prompts differ from the prompts its pin holds (`None` when the pin holds none).
+    pub prompts: Option<Vec<(String, Change)>>,
 }
 
 impl ServerReport {
-    /// Whether the server is up and lists exactly its pin.
+    /// Whether the server is up and lists exactly its pin (tools, and prompts when the pin holds them).
     pub fn matches(&self) -> bool {
-        self.down.is_none() && self.changes.as_ref().is_some_and(|c| c.iter().all(|(_, c)| *c == Change::Unchanged))
+        let unchanged = |changes: &[(String, Change)]| changes.iter().all(|(_, c)| *c == Change::Unchanged);
+        self.down.is_none() && self.changes.as_deref().is_some_and(unchanged) && self.prompts.as_deref().is_none_or(unchanged)
     }
 }
 
@@ -440,7 +443,8 @@ impl Gateway {
             .servers
             .iter()
             .zip(listings.iter())
-            .map(|(server, listing)| ServerReport {
+            .enumerate()
+            .map(|(s, (server, listing))| ServerReport {
                 name: server.name.clone(),
                 down: match server.link() {
                     Link::Up(..) => None,
@@ -448,6 +452,7 @@ impl Gateway {
                     Link::Down(why) => Some(why),
                 },
                 changes: listing.changes().map(<[_]>::to_vec),
+                prompts: self.core.prompt_changes(s),
             })
             .collect()
     }

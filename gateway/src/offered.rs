@@ -16,7 +16,9 @@ use rmcp::model::{
 };
 use rmcp::service::Peer;
 use serde_json::{Value, json};
+use toolseal_runtime::canonical::sha256_hex;
 use toolseal_runtime::closest;
+use toolseal_runtime::mcp::Change;
 
 use super::Core;
 use super::downstream::Link;
@@ -181,6 +183,38 @@ impl Core {
             }
             None => offered.prompts.clone(),
         }
+    }
+
+    /// How server `s`'s live prompts differ from the prompts its pin holds (`None` when its pin holds none, or
+    /// it is not connected): a prompt changed since (its digests, `_meta` aside), added or removed.
+    pub(super) fn prompt_changes(&self, s: usize) -> Option<Vec<(String, Change)>> {
+        let server = &self.servers[s];
+        let pinned = server.pinned_prompts()?;
+        if !matches!(server.link(), Link::Up(..)) {
+            return None;
+        }
+        let live = server.offered().prompts;
+        let digest = |v: &Value| {
+            let mut v = v.clone();
+            if let Some(object) = v.as_object_mut() {
+                object.remove("_meta");
+            }
+            sha256_hex(v.to_string().as_bytes())
+        };
+        let mut changes: Vec<(String, Change)> = pinned
+            .iter()
+            .map(|(name, pin)| {
+                let change = match live.iter().find(|p| &p.name == name) {
+                    None => Change::Removed,
+                    Some(prompt) if same_prompt(pin, prompt) => Change::Unchanged,
+                    Some(prompt) => Change::Changed { compiled: digest(pin), live: digest(&serde_json::to_value(prompt).unwrap_or_default()) },
+                };
+                (name.clone(), change)
+            })
+            .chain(live.iter().filter(|p| !pinned.contains_key(p.name.as_str())).map(|p| (p.name.clone(), Change::Added)))
+            .collect();
+        changes.sort_by(|a, b| a.0.cmp(&b.0));
+        Some(changes)
     }
 
     /// Server `s`'s pinned prompts, if its pin holds them and listing changes are held (not accepted).
