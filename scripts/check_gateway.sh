@@ -71,15 +71,16 @@ command = ["$work/node_modules/.bin/mcp-server-everything"]
 TOML
 clients=(venv-client/bin/python "$repo/scripts/gateway_clients.py")
 
-# server-everything lists one more tool (trigger-elicitation-request) to a client that can be asked, as the
-# gateway can (it relays elicitation): its pin is the gateway's view, made by `approve` (its first pin), and it
-# differs from the committed plain-client capture by that tool alone.
+# server-everything lists two more tools (trigger-elicitation-request, trigger-sampling-request) to a client that
+# can be asked and can sample, as the gateway can (it relays both): its pin is the gateway's view, made by
+# `approve` (its first pin), and it differs from the committed plain-client capture by those tools alone.
 rm -rf pins && "$toolseal" approve everything --timeout 120 --manifest gateway.toml 2> approve.err || { echo "gateway: FAILED approve:"; cat approve.err; exit 1; }
 venv-client/bin/python - "$work/pins/everything.json" "$repo/tests/registries/mcp/server-everything.json" <<'PY'
 import json, sys
 gateway, plain = ({t["name"] for t in json.load(open(p))["tools"]} for p in sys.argv[1:])
-assert gateway - plain == {"trigger-elicitation-request"} and plain <= gateway, (sorted(gateway - plain), sorted(plain - gateway))
-print(f"gateway: approve pinned server-everything as the gateway sees it: {len(gateway)} tools, the plain capture's {len(plain)} and trigger-elicitation-request")
+relayed = {"trigger-elicitation-request", "trigger-sampling-request"}
+assert gateway - plain == relayed and plain <= gateway, (sorted(gateway - plain), sorted(plain - gateway))
+print(f"gateway: approve pinned server-everything as the gateway sees it: {len(gateway)} tools, the plain capture's {len(plain)} and {', '.join(sorted(relayed))}")
 PY
 
 "$toolseal" gateway --check --timeout 120 --manifest gateway.toml > check.out || { echo "gateway: FAILED --check:"; cat check.out; exit 1; }
