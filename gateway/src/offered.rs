@@ -9,6 +9,8 @@
 //! Resources and templates are not pinned (servers list what they hold now): what the server lists is the
 //! closed world.
 
+use std::collections::{HashMap, HashSet};
+
 use rmcp::RoleClient;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorData, GetPromptRequestParams, GetPromptResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
@@ -75,11 +77,20 @@ impl Core {
         Some((self.servers.iter().position(|server| server.name == name)?, inner))
     }
 
-    /// `uri` of server `s` as served: qualified when another connected server's `listed` holds it too, or when it
-    /// would read as another server's qualified form.
-    fn served_uri(&self, offered: &[(usize, Offered)], s: usize, uri: &str, listed: impl Fn(&Offered) -> Vec<&str>) -> String {
-        if offered.iter().filter(|(_, o)| listed(o).contains(&uri)).count() > 1 || self.qualified(uri).is_some() { format!("{}{QUALIFIER}{uri}", self.servers[s].name) } else { uri.to_owned() }
+    /// `uri` of server `s` as served: qualified when another connected server lists it too (`listers`: how many
+    /// servers list each URI), or when it would read as another server's qualified form.
+    fn served_uri(&self, listers: &HashMap<&str, usize>, s: usize, uri: &str) -> String {
+        if listers.get(uri).copied().unwrap_or(0) > 1 || self.qualified(uri).is_some() { format!("{}{QUALIFIER}{uri}", self.servers[s].name) } else { uri.to_owned() }
     }
+}
+
+/// How many servers list each URI, from (server, URI) pairs.
+fn listers<'a>(listed: impl Iterator<Item = (usize, &'a str)>) -> HashMap<&'a str, usize> {
+    let mut counts = HashMap::new();
+    for (_, uri) in listed.collect::<HashSet<_>>() {
+        *counts.entry(uri).or_insert(0) += 1;
+    }
+    counts
 }
 
 /// A refusal in the shape of the tools' M1/H1 (JSON-RPC `-32602`, the class and pointer as `data`), or `-32002`
@@ -194,13 +205,7 @@ impl Core {
             return None;
         }
         let live = server.offered().prompts;
-        let digest = |v: &Value| {
-            let mut v = v.clone();
-            if let Some(object) = v.as_object_mut() {
-                object.remove("_meta");
-            }
-            sha256_hex(v.to_string().as_bytes())
-        };
+        let digest = |v: &Value| sha256_hex(without_meta(v).to_string().as_bytes());
         let mut changes: Vec<(String, Change)> = pinned
             .iter()
             .map(|(name, pin)| {
@@ -218,7 +223,7 @@ impl Core {
     }
 
     /// Server `s`'s pinned prompts, if its pin holds them and listing changes are held (not accepted).
-    fn pins_prompts(&self, s: usize) -> Option<std::collections::HashMap<String, Value>> {
+    fn pins_prompts(&self, s: usize) -> Option<HashMap<String, Value>> {
         if self.options.on_change == super::OnChange::Accept {
             return None;
         }
@@ -321,10 +326,11 @@ impl Core {
     /// Every connected server's resources, as they wrote them (a URI two servers list: each in its qualified form).
     pub(super) fn list_resources(&self) -> ListResourcesResult {
         let offered = self.offered();
+        let listers = listers(offered.iter().flat_map(|(s, o)| o.resources.iter().map(move |r| (*s, r.uri.as_str()))));
         let served = offered.iter().flat_map(|(s, o)| {
             o.resources.iter().map(|r| {
                 let mut r = r.clone();
-                r.uri = self.served_uri(&offered, *s, &r.uri, |o| o.resources.iter().map(|r| r.uri.as_str()).collect());
+                r.uri = self.served_uri(&listers, *s, &r.uri);
                 r
             })
         });
@@ -334,10 +340,11 @@ impl Core {
     /// Every connected server's resource templates, as they wrote them (one two servers list: each qualified).
     pub(super) fn list_resource_templates(&self) -> ListResourceTemplatesResult {
         let offered = self.offered();
+        let listers = listers(offered.iter().flat_map(|(s, o)| o.templates.iter().map(move |t| (*s, t.uri_template.as_str()))));
         let served = offered.iter().flat_map(|(s, o)| {
             o.templates.iter().map(|t| {
                 let mut t = t.clone();
-                t.uri_template = self.served_uri(&offered, *s, &t.uri_template, |o| o.templates.iter().map(|t| t.uri_template.as_str()).collect());
+                t.uri_template = self.served_uri(&listers, *s, &t.uri_template);
                 t
             })
         });
@@ -486,14 +493,16 @@ impl Core {
 
 /// Whether the live `prompt` is the `pinned` one (its `_meta` aside).
 fn same_prompt(pinned: &Value, prompt: &Prompt) -> bool {
-    let strip = |v: &Value| {
-        let mut v = v.clone();
-        if let Some(object) = v.as_object_mut() {
-            object.remove("_meta");
-        }
-        v
-    };
-    strip(pinned) == strip(&serde_json::to_value(prompt).unwrap_or_default())
+    without_meta(pinned) == without_meta(&serde_json::to_value(prompt).unwrap_or_default())
+}
+
+/// A prompt's definition without its `_meta` (which servers may vary between listings).
+fn without_meta(prompt: &Value) -> Value {
+    let mut prompt = prompt.clone();
+    if let Some(object) = prompt.as_object_mut() {
+        object.remove("_meta");
+    }
+    prompt
 }
 
 /// The variable names of an RFC 6570 template (`{a,b}`, `{+path}`, `{id*}`, `{x:3}`).
