@@ -1,8 +1,9 @@
-//! The policy gate's cost per resolved call: `PolicyGate::decide` (the arguments
-//! typed into Cedar's context, the request checked against the schema, Cedar's
-//! `is_authorized` over the policies that can apply) with 10, 100 and 1,000 policies
-//! over the captured server-filesystem listing, beside resolution's cost for the same
-//! call (the dynamic resolver, as the gateway resolves). Paired within rounds; medians
+//! The policy gate's cost per resolved call: `PolicyGate::decide` (the policies that
+//! can apply by their scope, their conditions compiled and evaluated over the call's
+//! arguments) with 10, 100 and 1,000 policies over the captured server-filesystem
+//! listing, beside the same decisions by Cedar's evaluator (`is_authorized` with the
+//! arguments typed into Cedar's context) and resolution's cost for the same call (the
+//! dynamic resolver, as the gateway resolves). Paired within rounds; medians
 //! of per-round times and ratios, printed — speed belongs here, not in a test.
 //!
 //! `cargo run --release -p toolseal-policy --example gate_cost -- [ROUNDS]` (an example of
@@ -66,6 +67,8 @@ fn main() {
     assert!(resolver.resolve(call, &strict).is_ok(), "the call resolves");
     for (n, gate) in &gates {
         assert_eq!(gate.decide("alice", "files__write_file", "files", Some(arguments)).decision, toolseal_runtime::pipeline::Decision::Allow, "{n} policies allow it");
+        assert_eq!(gate.decide_by_cedar("alice", "files__write_file", "files", Some(arguments)), gate.decide("alice", "files__write_file", "files", Some(arguments)), "{n} policies: Cedar agrees");
+        assert!(gate.compiled("alice", "files__write_file"), "{n} policies: the gate evaluates their conditions itself");
     }
     type Contestant<'a> = (String, Box<dyn Fn() + 'a>);
     for (n, gate) in &gates {
@@ -74,6 +77,7 @@ fn main() {
     let mut all: Vec<Contestant<'_>> = vec![("resolution (dynamic resolver)".into(), Box::new(|| drop(black_box(resolver.resolve(black_box(call), &strict)))))];
     for (n, gate) in &gates {
         all.push((format!("gate, {n} policies"), Box::new(move || drop(black_box(gate.decide("alice", "files__write_file", "files", Some(black_box(arguments))))))));
+        all.push((format!("  by Cedar's evaluator, {n}"), Box::new(move || drop(black_box(gate.decide_by_cedar("alice", "files__write_file", "files", Some(black_box(arguments))))))));
     }
     let mut times = vec![Vec::with_capacity(rounds); all.len()];
     let start = Instant::now();

@@ -3,10 +3,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use cedar_policy::{Authorizer, Context, Effect, Entities, Entity, EntityUid, PolicySet, PrincipalConstraint, Request, ResourceConstraint, RestrictedExpression};
-use serde_json::{Map, Value};
+use std::borrow::Cow;
+
+use cedar_policy::{Authorizer, Context, Effect, Entities, Entity, EntityUid, PolicyId, PolicySet, PrincipalConstraint, Request, ResourceConstraint, RestrictedExpression};
+use serde_json::{Map, Number, Value};
 use toolseal_runtime::pipeline::Decision;
 
+use crate::condition::{Conditions, Env, Val};
 use crate::load::Policies;
 use crate::schema::PolicySchema;
 use crate::shape::{Attribute, Shape};
@@ -37,12 +40,23 @@ pub struct PolicyGate {
     schema: PolicySchema,
     policies: Policies,
     entities: Entities,
-    users: HashMap<String, EntityUid>,
-    servers: HashMap<String, EntityUid>,
+    /// Each principal's and each server's entity and attributes.
+    users: HashMap<String, (EntityUid, Val<'static>)>,
+    servers: HashMap<String, (EntityUid, Val<'static>)>,
     /// Principal → action → the policies whose scope (principal, action, resource) can
     /// match its calls: principals and servers have no parents, so a scope is decided here.
-    scoped: HashMap<String, HashMap<String, PolicySet>>,
+    scoped: HashMap<String, HashMap<String, Scoped>>,
+    /// Every policy whose conditions `condition` compiles: its id, whether it permits, its conditions.
+    compiled: Vec<(PolicyId, bool, Conditions)>,
     authorizer: Authorizer,
+}
+
+/// The policies that can apply to one principal's calls of one action.
+#[derive(Debug)]
+struct Scoped {
+    set: PolicySet,
+    /// Their places in `PolicyGate::compiled` when every one of them compiled.
+    compiled: Option<Vec<usize>>,
 }
 
 impl PolicyGate {
@@ -57,30 +71,50 @@ impl PolicyGate {
                 ("groups".to_owned(), RestrictedExpression::new_set(principal.groups.iter().cloned().map(RestrictedExpression::new_string))),
             ]);
             entities.push(Entity::new(uid.clone(), attributes, HashSet::new()).map_err(|e| PolicyError::Entities(e.to_string()))?);
-            users.insert(principal.name.clone(), uid);
+            let groups = Val::Set(principal.groups.iter().map(|g| Val::Str(Cow::Owned(g.clone()))).collect());
+            let record = Val::Record(vec![(Cow::Borrowed("name"), Val::Str(Cow::Owned(principal.name.clone()))), (Cow::Borrowed("groups"), groups)]);
+            users.insert(principal.name.clone(), (uid, record));
         }
         let mut servers = HashMap::new();
         for (server, tier) in &schema.servers {
             let uid = entity_uid("Server", server);
             let attributes = HashMap::from([("tier".to_owned(), RestrictedExpression::new_string(tier.clone()))]);
             entities.push(Entity::new(uid.clone(), attributes, HashSet::new()).map_err(|e| PolicyError::Entities(e.to_string()))?);
-            servers.insert(server.clone(), uid);
+            servers.insert(server.clone(), (uid, Val::Record(vec![(Cow::Borrowed("tier"), Val::Str(Cow::Owned(tier.clone())))])));
         }
         let entities = Entities::from_entities(entities, Some(&schema.schema)).map_err(|e| PolicyError::Entities(e.to_string()))?;
-        let mut scoped: HashMap<String, HashMap<String, PolicySet>> = HashMap::new();
-        for (name, user) in &users {
+        let mut compiled = Vec::new();
+        let mut place = HashMap::new();
+        for set in policies.by_action.values() {
+            for policy in set.policies() {
+                if place.contains_key(policy.id()) {
+                    continue;
+                }
+                let conditions = policy.to_json().ok().and_then(|est| Conditions::compile(&est).ok());
+                place.insert(
+                    policy.id().clone(),
+                    conditions.map(|c| {
+                        compiled.push((policy.id().clone(), policy.effect() == Effect::Permit, c));
+                        compiled.len() - 1
+                    }),
+                );
+            }
+        }
+        let mut scoped: HashMap<String, HashMap<String, Scoped>> = HashMap::new();
+        for (name, (user, _)) in &users {
             let by_action = scoped.entry(name.clone()).or_default();
             for (action, set) in &policies.by_action {
-                let Some(server) = schema.actions.get(action).and_then(|a| servers.get(&a.server)) else { continue };
+                let Some((server, _)) = schema.actions.get(action).and_then(|a| servers.get(&a.server)) else { continue };
                 let mut applying = PolicySet::new();
                 for policy in set.policies().filter(|p| principal_in_scope(p.principal_constraint(), user) && resource_in_scope(p.resource_constraint(), server)) {
                     // Ids are unique in `set`, so in every subset.
                     let _ = applying.add(policy.clone());
                 }
-                by_action.insert(action.clone(), applying);
+                let compiled = applying.policies().map(|p| place.get(p.id()).copied().flatten()).collect();
+                by_action.insert(action.clone(), Scoped { set: applying, compiled });
             }
         }
-        Ok(PolicyGate { schema, policies, entities, users, servers, scoped, authorizer: Authorizer::new() })
+        Ok(PolicyGate { schema, policies, entities, users, servers, scoped, compiled, authorizer: Authorizer::new() })
     }
 
     /// Whether some call of `action` by `principal` could be allowed: a permit applies to
@@ -88,13 +122,21 @@ impl PolicyGate {
     /// evaluated, so `true` is a could, never a will; `false` is certain — every such
     /// call is denied — and the gateway leaves the tool out of that principal's listing.
     pub fn may_allow(&self, principal: &str, action: &str) -> bool {
-        let Some(set) = self.scoped.get(principal).and_then(|a| a.get(action)) else { return false };
+        let Some(Scoped { set, .. }) = self.scoped.get(principal).and_then(|a| a.get(action)) else { return false };
         set.policies().any(|p| p.effect() == Effect::Permit) && !set.policies().any(|p| p.effect() == Effect::Forbid && !p.has_non_scope_constraint())
     }
 
     /// How many policies can apply to `principal`'s calls of `action`, by their scope.
     pub fn applicable(&self, principal: &str, action: &str) -> usize {
-        self.scoped.get(principal).and_then(|a| a.get(action)).map_or(0, |set| set.policies().count())
+        self.scoped.get(principal).and_then(|a| a.get(action)).map_or(0, |s| s.set.policies().count())
+    }
+
+    /// Whether every policy that can apply to `principal`'s calls of `action` has
+    /// conditions the gate evaluates itself (`decide` then asks Cedar only when an
+    /// evaluation meets an error).
+    #[doc(hidden)]
+    pub fn compiled(&self, principal: &str, action: &str) -> bool {
+        self.scoped.get(principal).and_then(|a| a.get(action)).is_some_and(|s| s.compiled.is_some())
     }
 
     /// The schema the policies were checked against.
@@ -111,13 +153,48 @@ impl PolicyGate {
     /// by `principal`, with its arguments. Anything the gate cannot judge exactly — an
     /// unknown principal, an integer beyond 64 bits, a policy that fails to evaluate —
     /// denies the call, saying why.
+    ///
+    /// The policies' conditions are evaluated by the gate's own compiled form
+    /// (`condition`), and by Cedar's evaluator where that form does not cover a policy
+    /// or meets an error; both give the same decisions.
     pub fn decide(&self, principal: &str, action: &str, server: &str, arguments: Option<&Map<String, Value>>) -> Verdict {
+        self.decide_with(principal, action, server, arguments, true)
+    }
+
+    /// [`decide`](Self::decide) by Cedar's evaluator alone (what the differential test
+    /// and the benchmark compare the compiled conditions with).
+    #[doc(hidden)]
+    pub fn decide_by_cedar(&self, principal: &str, action: &str, server: &str, arguments: Option<&Map<String, Value>>) -> Verdict {
+        self.decide_with(principal, action, server, arguments, false)
+    }
+
+    fn decide_with(&self, principal: &str, action: &str, server: &str, arguments: Option<&Map<String, Value>>, compiled: bool) -> Verdict {
         let deny = |reason: String| Verdict { decision: Decision::Deny { reason }, policies: Vec::new() };
         let Some(info) = self.schema.actions.get(action) else { return deny(format!("`{action}` is not in the policy schema")) };
-        let Some(user) = self.users.get(principal) else { return deny(format!("principal {principal:?} is not declared in the manifest's [principals]")) };
-        let Some(resource) = self.servers.get(server) else { return deny(format!("server {server:?} is not in the policy schema")) };
+        let Some((user, principal_attributes)) = self.users.get(principal) else { return deny(format!("principal {principal:?} is not declared in the manifest's [principals]")) };
+        let Some((resource, resource_attributes)) = self.servers.get(server) else { return deny(format!("server {server:?} is not in the policy schema")) };
         let Shape::Record(attributes) = &info.input else { return deny("the tool's arguments have no record type".to_owned()) };
-        let input = match record(attributes, arguments.unwrap_or(&Map::new()), &mut String::from("the argument ")) {
+        let empty = Map::new();
+        let arguments = arguments.unwrap_or(&empty);
+        let scoped = self.scoped.get(principal).and_then(|a| a.get(action));
+        if let (true, Some(Scoped { compiled: Some(places), .. })) = (compiled, scoped)
+            && let Some(context) = crate::condition::context(attributes, arguments)
+        {
+            let env = Env { principal, action, resource: server, context, principal_attributes, resource_attributes };
+            let (mut permits, mut forbids) = (Vec::new(), Vec::new());
+            let held = places.iter().try_for_each(|&place| {
+                let (id, permit, conditions) = &self.compiled[place];
+                if conditions.hold(&env)? {
+                    if *permit { permits.push(id) } else { forbids.push(id) }
+                }
+                Ok::<(), crate::condition::Fallback>(())
+            });
+            if held.is_ok() {
+                // Cedar's rule: any forbid that holds denies; else any permit allows.
+                return if forbids.is_empty() { self.verdict(principal, action, !permits.is_empty(), permits) } else { self.verdict(principal, action, false, forbids) };
+            }
+        }
+        let input = match record(attributes, arguments, &mut String::from("the argument ")) {
             Ok(input) => input,
             Err(why) => return deny(format!("{why}; the policy gate denies what it cannot judge exactly")),
         };
@@ -133,25 +210,30 @@ impl PolicyGate {
             Err(e) => return deny(format!("the call does not fit the policy schema: {e}")),
         };
         let empty = PolicySet::new();
-        let policies = self.scoped.get(principal).and_then(|a| a.get(action)).unwrap_or(&empty);
+        let policies = scoped.map_or(&empty, |s| &s.set);
         let response = self.authorizer.is_authorized(&request, policies, &self.entities);
         let errors: Vec<String> = response.diagnostics().errors().map(|e| e.to_string()).collect();
         if !errors.is_empty() {
             return deny(format!("a policy failed to evaluate ({}); a call the policies cannot fully judge is denied", errors.join("; ")));
         }
-        let mut determining: Vec<&crate::load::Meta> = response.diagnostics().reason().filter_map(|id| self.policies.meta.get(id)).collect();
+        self.verdict(principal, action, response.decision() == cedar_policy::Decision::Allow, response.diagnostics().reason())
+    }
+
+    /// The verdict of an allowed or denied call, from the policies that determined it.
+    fn verdict<'p>(&self, principal: &str, action: &str, allowed: bool, determining: impl IntoIterator<Item = &'p PolicyId>) -> Verdict {
+        let mut determining: Vec<&crate::load::Meta> = determining.into_iter().filter_map(|id| self.policies.meta.get(id)).collect();
         determining.sort_unstable_by(|a, b| a.label.cmp(&b.label));
         let policies = determining.iter().map(|m| m.label.clone()).collect();
-        let decision = match response.decision() {
-            cedar_policy::Decision::Allow => match determining.iter().find(|m| m.confirm.is_some()) {
+        let decision = match allowed {
+            true => match determining.iter().find(|m| m.confirm.is_some()) {
                 Some(meta) => {
                     let asked = meta.confirm.as_deref().filter(|c| !c.is_empty()).or(meta.reason.as_deref());
                     Decision::Confirm { prompt: asked.map_or_else(|| format!("policy `{}` asks a person to confirm `{action}`", meta.label), str::to_owned) }
                 }
                 None => Decision::Allow,
             },
-            cedar_policy::Decision::Deny if determining.is_empty() => Decision::Deny { reason: format!("no policy permits User::{principal:?} to call `{action}`") },
-            cedar_policy::Decision::Deny => Decision::Deny {
+            false if determining.is_empty() => Decision::Deny { reason: format!("no policy permits User::{principal:?} to call `{action}`") },
+            false => Decision::Deny {
                 reason: determining
                     .iter()
                     .map(|m| m.reason.as_ref().map_or_else(|| format!("denied by policy `{}`", m.label), |r| format!("denied by policy `{}`: {r}", m.label)))
@@ -191,14 +273,7 @@ fn value(shape: &Shape, value: &Value, at: &mut String) -> Result<RestrictedExpr
     match (shape, value) {
         (Shape::String, Value::String(s)) => Ok(RestrictedExpression::new_string(s.clone())),
         (Shape::Bool, Value::Bool(b)) => Ok(RestrictedExpression::new_bool(*b)),
-        (Shape::Long, Value::Number(n)) => match n.as_i64() {
-            Some(i) => Ok(RestrictedExpression::new_long(i)),
-            None => match n.as_f64() {
-                #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-                Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Ok(RestrictedExpression::new_long(f as i64)),
-                _ => Err(format!("{at} is {n}, beyond the 64-bit integers Cedar compares")),
-            },
-        },
+        (Shape::Long, Value::Number(n)) => long(n).map(RestrictedExpression::new_long).ok_or_else(|| format!("{at} is {n}, beyond the 64-bit integers Cedar compares")),
         (Shape::Set(item), Value::Array(items)) => {
             let len = at.len();
             let mut out = Vec::with_capacity(items.len());
@@ -228,4 +303,13 @@ fn record(attributes: &[Attribute], members: &Map<String, Value>, at: &mut Strin
     }
     // Keys are a record's own, so unique: construction cannot fail.
     RestrictedExpression::new_record(fields).map_err(|e| e.to_string())
+}
+
+/// An integer argument as Cedar's `Long` (`3.0` is `3`), or `None` beyond 64 bits.
+pub(crate) fn long(n: &Number) -> Option<i64> {
+    n.as_i64().or_else(|| match n.as_f64() {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+        Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Some(f as i64),
+        _ => None,
+    })
 }

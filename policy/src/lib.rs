@@ -37,6 +37,7 @@
 //! # Ok::<(), toolseal_policy::PolicyError>(())
 //! ```
 
+mod condition;
 mod gate;
 mod load;
 mod pipeline;
