@@ -9,7 +9,8 @@
 #     `write_file` names does not exist);
 #  3. `toolseal gateway` between real clients and these servers (scripts/check_gateway.sh),
 #     `toolseal import` of client configurations naming them (scripts/check_import.sh),
-#     Cedar policies deciding calls to server-filesystem (scripts/check_policy.sh),
+#     Cedar policies deciding calls to server-filesystem (scripts/check_policy.sh), the
+#     study's controlled trial over it (scripts/check_trial.sh),
 #     and servers that require OAuth (scripts/check_oauth.sh).
 # Needs node/npm and python3 (with venv); exits non-zero on any failure.
 set -euo pipefail
@@ -126,6 +127,9 @@ TOOLSEAL="$toolseal" bash "$repo/scripts/check_import.sh" "$work"
 # Cedar policies (examples/policies) in front of server-filesystem, the Python SDK client
 # with and without an elicitation handler.
 TOOLSEAL="$toolseal" bash "$repo/scripts/check_policy.sh" "$work"
+# The study's controlled trial: H1–H5 and honest calls to server-filesystem behind no
+# defense, a schema-less Cedar gate, the gateway without policies and with them.
+TOOLSEAL="$toolseal" bash "$repo/scripts/check_trial.sh" "$work" 100
 # Upstream OAuth: `toolseal login`, `approve` and the gateway against two protected PyPI mcp
 # servers and npm oauth2-mock-server (authorization code with PKCE, refresh, client credentials).
 bash "$repo/scripts/check_oauth.sh" "$toolseal" "$work"

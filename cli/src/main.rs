@@ -60,6 +60,9 @@ enum PolicyAction {
         /// The deployment manifest.
         #[arg(long)]
         manifest: PathBuf,
+        /// Print Cedar's JSON schema format instead of its own syntax (without the comments).
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -281,7 +284,7 @@ fn main() -> ExitCode {
         #[cfg(feature = "policy")]
         Command::Policy { action: PolicyAction::Check { manifest, policies } } => policy::check(&manifest, &policies),
         #[cfg(feature = "policy")]
-        Command::Policy { action: PolicyAction::Schema { manifest } } => policy::schema(&manifest),
+        Command::Policy { action: PolicyAction::Schema { manifest, json } } => policy::schema(&manifest, json),
         Command::Approve { server, manifest, timeout } => gateway::approve(&server, &manifest, std::time::Duration::from_secs(timeout)),
         #[cfg(feature = "oauth")]
         Command::Login { server, manifest, wait } => login::run(&server, &manifest, std::time::Duration::from_secs(wait)),

@@ -22,9 +22,14 @@ pub(crate) fn check(manifest: &Path, extra: &[PathBuf]) -> Result<u8, Failure> {
     }
 }
 
-/// `toolseal policy schema`: prints the Cedar schema.
-pub(crate) fn schema(manifest: &Path) -> Result<u8, Failure> {
+/// `toolseal policy schema [--json]`: prints the Cedar schema.
+pub(crate) fn schema(manifest: &Path, json: bool) -> Result<u8, Failure> {
     let schema = toolseal_gateway::policy_schema(manifest).map_err(|e| Failure::new(2, e.to_string()))?;
-    print!("{}", schema.text());
+    if json {
+        let value = schema.json().map_err(|e| Failure::new(2, e.to_string()))?;
+        println!("{}", serde_json::to_string_pretty(&value).map_err(|e| Failure::new(2, e.to_string()))?);
+    } else {
+        print!("{}", schema.text());
+    }
     Ok(0)
 }

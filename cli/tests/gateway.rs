@@ -1322,6 +1322,13 @@ fn a_policy_that_does_not_hold_is_refused_with_its_place_before_any_server_start
     let (code, schema) = deployment.run(&["policy", "schema"]);
     assert_eq!(code, 0);
     assert!(schema.contains("action \"a__add\" appliesTo") && schema.contains("\"a\": Long,") && schema.contains("// \"seconds\": a number"), "{schema}");
+    // The same schema in Cedar's JSON form.
+    let (code, json) = deployment.run(&["policy", "schema", "--json"]);
+    assert_eq!(code, 0, "{json}");
+    let json: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    let input = &json[""]["actions"]["a__add"]["appliesTo"]["context"]["attributes"]["input"]["attributes"];
+    assert_eq!(input["a"]["name"], "Long", "{json}");
+    assert!(input.get("seconds").is_none(), "{json}");
 }
 
 #[test]

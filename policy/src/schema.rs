@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::fmt::Write;
 
-use cedar_policy::{EntityUid, Schema};
+use cedar_policy::{EntityUid, Schema, SchemaFragment};
 use serde_json::Value;
 
 use crate::shape::{Attribute, Shape, record};
@@ -78,6 +78,13 @@ impl PolicySchema {
     /// cannot read, saying why (`toolseal policy schema` prints it).
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// The schema in Cedar's JSON form (`toolseal policy schema --json`), for tools that
+    /// read that form; the comments of [`text`](Self::text) are not in it.
+    pub fn json(&self) -> Result<Value, PolicyError> {
+        let (fragment, _warnings) = SchemaFragment::from_cedarschema_str(&self.text).map_err(|e| PolicyError::Schema(e.to_string()))?;
+        fragment.to_json_value().map_err(|e| PolicyError::Schema(e.to_string()))
     }
 
     /// The qualified names of the tools, sorted.
