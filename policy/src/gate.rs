@@ -274,6 +274,13 @@ fn value(shape: &Shape, value: &Value, at: &mut String) -> Result<RestrictedExpr
         (Shape::String, Value::String(s)) => Ok(RestrictedExpression::new_string(s.clone())),
         (Shape::Bool, Value::Bool(b)) => Ok(RestrictedExpression::new_bool(*b)),
         (Shape::Long, Value::Number(n)) => long(n).map(RestrictedExpression::new_long).ok_or_else(|| format!("{at} is {n}, beyond the 64-bit integers Cedar compares")),
+        (Shape::IpAddr, Value::String(s)) => match s.parse::<std::net::IpAddr>() {
+            Ok(_) => Ok(RestrictedExpression::new_ip(s)),
+            Err(_) => Err(format!("{at} is {s:?}, not an IP address Cedar's `ip` reads")),
+        },
+        (Shape::Datetime, Value::String(s)) => cedar_datetime(s)
+            .map(RestrictedExpression::new_datetime)
+            .ok_or_else(|| format!("{at} is {s:?}, not a date or date-time Cedar's `datetime` holds exactly (to the millisecond, no leap second)")),
         (Shape::Set(item), Value::Array(items)) => {
             let len = at.len();
             let mut out = Vec::with_capacity(items.len());
@@ -312,4 +319,70 @@ pub(crate) fn long(n: &Number) -> Option<i64> {
         Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => Some(f as i64),
         _ => None,
     })
+}
+
+/// An RFC 3339 `date` or `date-time` in the form Cedar's `datetime` reads
+/// (`YYYY-MM-DD`, `YYYY-MM-DDThh:mm:ss[.SSS](Z|±hhmm)`), or `None` where it cannot be
+/// written exactly: digits below a millisecond that are not zero, a leap second, or not
+/// a date at all.
+pub(crate) fn cedar_datetime(s: &str) -> Option<String> {
+    // ASCII only from here: every slice below is at a character boundary.
+    if !s.is_ascii() {
+        return None;
+    }
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+    let at = |t: &str, i: usize, c: u8| t.as_bytes().get(i) == Some(&c);
+    let date = s.get(..10)?;
+    if !(digits(&date[..4]) && at(date, 4, b'-') && digits(&date[5..7]) && at(date, 7, b'-') && digits(&date[8..])) {
+        return None;
+    }
+    if s.len() == 10 {
+        return Some(date.to_owned());
+    }
+    let time = s[10..].strip_prefix(['T', 't'])?;
+    let (clock, zone) = time.split_at(time.find(['Z', 'z', '+', '-'])?);
+    let (hms, fraction) = clock.split_once('.').map_or((clock, None), |(h, f)| (h, Some(f)));
+    if hms.len() != 8 || !(digits(&hms[..2]) && at(hms, 2, b':') && digits(&hms[3..5]) && at(hms, 5, b':') && digits(&hms[6..])) || &hms[6..] == "60" {
+        return None;
+    }
+    let mut out = format!("{date}T{hms}");
+    if let Some(fraction) = fraction {
+        if !digits(fraction) || fraction.bytes().skip(3).any(|b| b != b'0') {
+            return None;
+        }
+        out.push_str(&format!(".{:0<3}", &fraction[..fraction.len().min(3)]));
+    }
+    if zone.eq_ignore_ascii_case("z") {
+        out.push('Z');
+        return Some(out);
+    }
+    let (sign, offset) = zone.split_at(1);
+    if offset.len() != 5 || !(digits(&offset[..2]) && at(offset, 2, b':') && digits(&offset[3..])) {
+        return None;
+    }
+    out.push_str(sign);
+    out.push_str(&offset[..2]);
+    out.push_str(&offset[3..]);
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cedar_datetime;
+
+    #[test]
+    fn rfc_3339_in_cedars_form_only_where_exact() {
+        for (rfc, cedar) in [
+            ("2024-05-01", "2024-05-01"),
+            ("2024-05-01T10:00:00Z", "2024-05-01T10:00:00Z"),
+            ("2024-05-01t10:00:00z", "2024-05-01T10:00:00Z"),
+            ("2024-05-01T10:00:00.5+02:00", "2024-05-01T10:00:00.500+0200"),
+            ("2024-05-01T10:00:00.123000-05:30", "2024-05-01T10:00:00.123-0530"),
+        ] {
+            assert_eq!(cedar_datetime(rfc).as_deref(), Some(cedar), "{rfc}");
+        }
+        for inexact in ["2024-05-01T10:00:00.1234Z", "2016-12-31T23:59:60Z", "2024-05-01T10:00:00", "2024-05-01T10:00Z", "2024-05-0", "2024-05-01T10:00:00+0200", "2024-05-01T1é:00:00Z", "x"] {
+            assert_eq!(cedar_datetime(inexact), None, "{inexact}");
+        }
+    }
 }

@@ -135,6 +135,8 @@ fn render_shape(text: &mut String, shape: &Shape, indent: usize) {
         Shape::String => text.push_str("String"),
         Shape::Long => text.push_str("Long"),
         Shape::Bool => text.push_str("Bool"),
+        Shape::IpAddr => text.push_str("ipaddr"),
+        Shape::Datetime => text.push_str("datetime"),
         Shape::Set(item) => {
             text.push_str("Set<");
             render_shape(text, item, indent);

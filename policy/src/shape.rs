@@ -14,6 +14,13 @@ pub enum Shape {
     Long,
     /// `Bool`: `type: "boolean"`.
     Bool,
+    /// `ipaddr`: `type: "string"` with `format: "ipv4"` or `"ipv6"` (resolution asserts the
+    /// format, so every value is an address `ip()` reads exactly).
+    IpAddr,
+    /// `datetime`: `type: "string"` with `format: "date"` or `"date-time"` (RFC 3339); a value
+    /// Cedar's `datetime` cannot hold exactly (a fraction below a millisecond, a leap second)
+    /// is refused by the gate, not rounded.
+    Datetime,
     /// `Set<T>`: `type: "array"` whose `items` has a type (order and repeats are not kept).
     Set(Box<Shape>),
     /// A record: `type: "object"` with `properties`.
@@ -46,7 +53,11 @@ pub fn shape_of(schema: &Value) -> Result<Shape, String> {
         _ => return literal_shape(schema),
     };
     match kind {
-        "string" => Ok(Shape::String),
+        "string" => Ok(match schema.get("format").and_then(Value::as_str) {
+            Some("ipv4" | "ipv6") => Shape::IpAddr,
+            Some("date" | "date-time") => Shape::Datetime,
+            _ => Shape::String,
+        }),
         "integer" => Ok(Shape::Long),
         "boolean" => Ok(Shape::Bool),
         "number" => Err("a number: floats have no exact Cedar type".to_owned()),
@@ -98,6 +109,9 @@ mod tests {
     #[test]
     fn exact_types_only() {
         assert_eq!(shape_of(&json!({"type": "string", "maxLength": 3})), Ok(Shape::String));
+        assert_eq!(shape_of(&json!({"type": "string", "format": "email"})), Ok(Shape::String));
+        assert_eq!(shape_of(&json!({"type": "string", "format": "ipv6"})), Ok(Shape::IpAddr));
+        assert_eq!(shape_of(&json!({"type": "string", "format": "date-time"})), Ok(Shape::Datetime));
         assert_eq!(shape_of(&json!({"type": ["integer"]})), Ok(Shape::Long));
         assert_eq!(shape_of(&json!({"enum": ["a", "b"]})), Ok(Shape::String));
         assert_eq!(shape_of(&json!({"type": "array", "items": {"type": "boolean"}})), Ok(Shape::Set(Box::new(Shape::Bool))));

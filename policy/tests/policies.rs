@@ -205,3 +205,33 @@ fn scopes_leave_out_only_policies_that_cannot_apply() {
     let only_reads = gate("permit(principal, action in [Action::\"git__git_status\", Action::\"git__git_log\"], resource);");
     assert!(only_reads.may_allow("alice", "git__git_log") && !only_reads.may_allow("alice", "git__git_commit"));
 }
+
+#[test]
+fn addresses_and_dates_are_cedar_extension_values() {
+    let input = json!({"type": "object", "properties": {
+        "host": {"type": "string", "format": "ipv4"}, "at": {"type": "string", "format": "date-time"}, "day": {"type": "string", "format": "date"}},
+        "required": ["host", "at"]});
+    let schema = PolicySchema::new([Tool { action: "net__connect", server: "net", tier: "first-party", input_schema: &input }]).expect("a schema");
+    assert!(schema.text().contains("\"host\": ipaddr,") && schema.text().contains("\"at\": datetime,") && schema.text().contains("\"day\"?: datetime,"), "{}", schema.text());
+    let load = |text: &str| Policies::load(&schema, &[file(text)]);
+    // A string comparison with an address is a type error at load.
+    let error = load(r#"forbid(principal, action, resource) when { context.input.host == "10.0.0.1" };"#).unwrap_err().to_string();
+    assert!(error.contains("policies/test.cedar:1:"), "{error}");
+    let policies = load(
+        r#"permit(principal, action, resource);
+@id("private") forbid(principal, action, resource) when { context.input.host.isInRange(ip("10.0.0.0/8")) };
+@id("past") forbid(principal, action, resource) when { context.input.at < datetime("2024-01-01T00:00:00Z") };
+@id("noon") forbid(principal, action, resource) when { context.input.at == datetime("2030-05-01T10:00:00Z") };"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let gate = PolicyGate::new(schema.clone(), policies, &[Principal { name: "alice".into(), groups: vec![] }]).expect("a gate");
+    let call = |host: &str, at: &str| gate.decide("alice", "net__connect", "net", json!({"host": host, "at": at}).as_object());
+    assert_eq!(call("192.0.2.1", "2030-01-01T00:00:00Z").decision, Decision::Allow);
+    assert_eq!(call("10.1.2.3", "2030-01-01T00:00:00Z").policies, ["private"]);
+    assert_eq!(call("192.0.2.1", "2023-12-31T23:59:59.999Z").policies, ["past"]);
+    // An offset is the same instant in Cedar.
+    assert_eq!(call("192.0.2.1", "2030-05-01T12:00:00+02:00").policies, ["noon"]);
+    // What Cedar's datetime cannot hold exactly is denied, not rounded.
+    let Decision::Deny { reason } = call("192.0.2.1", "2030-05-01T10:00:00.0001Z").decision else { panic!("a sub-millisecond date-time was not denied") };
+    assert!(reason.contains("/at is \"2030-05-01T10:00:00.0001Z\", not a date or date-time Cedar's `datetime` holds exactly"), "{reason}");
+}
