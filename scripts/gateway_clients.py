@@ -477,10 +477,20 @@ async def policy(target, demo):
             got = await verdict(client, "files__move_file", {"source": f"{out}/moved.txt", "destination": f"{out}/back.txt"})
             refused(got, "H4: files/move_file needs a person to confirm it first, and this client cannot ask", "a move without an elicitation handler")
             show("no handler", got)
+        # A 2026-07-28 client has no session to be asked on: the gateway asks in an input round
+        # (InputRequired, then the call again with the answer), and the SDK puts it to the person.
+        async with connect(target, "2026-07-28", env=env, elicitation_callback=person("accept")) as client:
+            got = await verdict(client, "files__move_file", {"source": f"{out}/moved.txt", "destination": f"{out}/confirmed.txt"})
+            expect(got, ("ok",), "a move the person confirmed in an input round (2026-07-28)")
+            print(f"policy: confirmed in an input round (2026-07-28): the person was asked {asked[-1]!r} and accepted", flush=True)
+        async with connect(target, "2026-07-28", env=env, elicitation_callback=person("decline")) as client:
+            got = await verdict(client, "files__move_file", {"source": f"{out}/confirmed.txt", "destination": f"{out}/back.txt"})
+            refused(got, "H4: files/move_file was not confirmed: the person declined", "a move the person declined in an input round")
+            show("declined in an input round (2026-07-28)", got)
     # What reached the server, on its disk.
     present = sorted(os.listdir(out))
-    if present != ["moved.txt"] or os.path.exists(os.path.join(demo, "elsewhere.txt")):
-        sys.exit(f"policy: FAILED the disk holds {present} (want only moved.txt) or a write outside out/")
+    if present != ["confirmed.txt"] or os.path.exists(os.path.join(demo, "elsewhere.txt")):
+        sys.exit(f"policy: FAILED the disk holds {present} (want only confirmed.txt) or a write outside out/")
     print(f"policy: ok: on the server's disk only what was allowed or confirmed ({', '.join(present)}); {len(asked)} confirmations asked", flush=True)
 
 

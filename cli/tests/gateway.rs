@@ -1438,6 +1438,60 @@ fn a_call_to_confirm_is_put_to_the_person_and_goes_on_only_if_they_accept() {
 }
 
 #[test]
+fn a_2026_07_28_client_confirms_in_an_input_round_bound_to_the_call() {
+    use rmcp::model::{CallToolResponse, InputRequest, ProtocolVersion};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let deployment = Deployment::new("policy-rounds", &[Tiny::new("a", "first-party")]);
+    with_policies(
+        &deployment,
+        "policies = [\"policies/test.cedar\"]\n",
+        "",
+        "@id(\"ask\") @confirm(\"add numbers over a million?\")\npermit(principal, action == Action::\"a__add\", resource) when { context.input.a > 1000000 };\npermit(principal, action, resource) unless { action == Action::\"a__add\" && context.input.a > 1000000 };\n",
+    );
+    let audit = deployment.dir.join("audit.jsonl");
+    let answers = runtime().block_on(async {
+        let mut answers = Vec::new();
+        for yes in [true, false] {
+            let mut command = tokio::process::Command::new(BIN);
+            command.arg("gateway").arg("--manifest").arg(deployment.manifest()).args(["--audit", audit.to_str().unwrap()]);
+            let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts");
+            let (asked, mut questions) = mpsc::unbounded_channel();
+            let modern = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+            let client = Person { yes, asked }.serve_with_lifecycle(transport, modern).await.expect("server/discover");
+            let call = |a: i64| params("a__add", json!({ "a": a, "b": 1 }));
+            // The round as the wire has it: the question, and a state to send back.
+            let round = tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(call(2_000_000))).await.expect("in time").expect("an answer");
+            let CallToolResponse::InputRequired(round) = round else { panic!("an input round, got {round:?}") };
+            let requests = round.input_requests.expect("the question");
+            assert!(matches!(requests.values().next(), Some(InputRequest::Elicitation(_))) && requests.len() == 1, "{requests:?}");
+            let state = round.request_state.expect("a request state");
+            // An answer sent back with other arguments confirms nothing: the person is asked again.
+            let accept = std::collections::BTreeMap::from([(requests.keys().next().unwrap().clone(), json!({"action": "accept", "content": {}}))]);
+            let swapped = client.call_tool_once(call(3_000_000).with_input_responses(accept.clone()).with_request_state(state.clone())).await.expect("an answer");
+            assert!(matches!(swapped, CallToolResponse::InputRequired(_)), "{swapped:?}");
+            // The state was used up: sent again with the right arguments, it is asked again too.
+            let reused = client.call_tool_once(call(2_000_000).with_input_responses(accept).with_request_state(state)).await.expect("an answer");
+            assert!(matches!(reused, CallToolResponse::InputRequired(_)), "{reused:?}");
+            // rmcp's own loop: the person answers, the call is retried, resolved and decided again.
+            let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool(call(2_000_000))).await.expect("in time").expect("a result");
+            answers.push((yes, questions.try_recv().ok(), result.is_error, text_of(&result)));
+            let _ = client.cancel().await;
+        }
+        answers
+    });
+    assert_eq!(answers[0], (true, Some("Allow a/add? add numbers over a million?".to_owned()), Some(false), "2000001".to_owned()));
+    assert_eq!(
+        answers[1],
+        (false, Some("Allow a/add? add numbers over a million?".to_owned()), Some(true), "H4: a/add was not confirmed: the person declined (add numbers over a million?)".to_owned())
+    );
+    assert_eq!(deployment.received("a").len(), 1, "only the confirmed call reached the server");
+    let records = audit_records(&audit);
+    let seen: Vec<(&str, Option<bool>)> = records.iter().map(|r| (r["ending"].as_str().unwrap(), r["confirmed"].as_bool())).collect();
+    let pending = ("pending", None);
+    assert_eq!(seen, [pending, pending, pending, pending, ("executed", Some(true)), pending, pending, pending, pending, ("denied", Some(false))]);
+}
+
+#[test]
 fn sighup_rereads_the_policies_and_a_bad_file_keeps_the_set_in_force() {
     let deployment = Deployment::new("policy-reload", &[Tiny::new("a", "first-party")]);
     let deny_add = "permit(principal, action, resource);\n@id(\"no-add\") forbid(principal, action == Action::\"a__add\", resource);\n";

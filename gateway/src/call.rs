@@ -6,11 +6,8 @@ use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
 use rmcp::RoleServer;
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock, ElicitRequestParams, ElicitationAction, ElicitationSchema, ErrorData, ProtocolVersion,
-    ResultType, ServerResult,
-};
-use rmcp::service::{ElicitationMode, PeerRequestOptions, RequestContext};
+use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock, ErrorData, ProtocolVersion, ResultType, ServerResult};
+use rmcp::service::{PeerRequestOptions, RequestContext};
 use serde_json::{Map, Value};
 use toolseal_runtime::call::Options;
 use toolseal_runtime::canonical::sha256_hex;
@@ -23,6 +20,7 @@ use toolseal_runtime::pipeline::{AuditRecord, Decision, Ending, RejectionRecord}
 use toolseal_runtime::rejection::{Reason, Rejection};
 
 use super::Core;
+use super::confirm::{Asked, Rounds, ask};
 use super::downstream::Link;
 
 /// A resolved call, as a gate sees it.
@@ -81,18 +79,19 @@ impl Core {
         record.tool = Some(served_name(state, route));
         let principal = self.callers.of(context);
         record.principal = Some(principal.to_string());
+        let asking = Asking { rounds: &self.rounds, principal: &principal, params, context };
         // The policies first (H4 by the deployment's Cedar policies), then the host's own gate.
         #[cfg(feature = "policy")]
         if let Some(gate) = &state.gate {
             let verdict = gate.decide(&principal, catalog.qualified(route), server, params.arguments.as_ref());
             record.policies = verdict.policies;
-            if let Some(answer) = decided(verdict.decision, server, tool, context, record).await {
+            if let Some(answer) = decided(verdict.decision, server, tool, &asking, record).await {
                 return Ok(answer);
             }
         }
         if let Some(gate) = &self.options.gate {
             let decision = gate.decide(&GatewayCall { server, tool, called: &params.name, arguments: params.arguments.as_ref(), principal: &principal });
-            if let Some(answer) = decided(decision, server, tool, context, record).await {
+            if let Some(answer) = decided(decision, server, tool, &asking, record).await {
                 return Ok(answer);
             }
         }
@@ -256,12 +255,29 @@ fn served_name(state: &super::State, route: Route) -> String {
     state.names.get(&route).cloned().unwrap_or_else(|| state.deployment.catalog().qualified(route).to_owned())
 }
 
+/// What asking a person about a call needs.
+struct Asking<'a> {
+    rounds: &'a Rounds,
+    principal: &'a str,
+    params: &'a CallToolRequestParams,
+    context: &'a RequestContext<RoleServer>,
+}
+
+impl Asking<'_> {
+    /// What an answer given in an input round confirms: the principal, the tool as called, the arguments.
+    fn call(&self) -> String {
+        let arguments = self.params.arguments.as_ref().map(|a| toolseal_runtime::canonical::canonical_json(&Json::from_map(a)));
+        sha256_hex(serde_json::to_string(&(self.principal, &self.params.name, arguments)).unwrap_or_default().as_bytes())
+    }
+}
+
 /// Records `decision`; the answer to give instead of forwarding, unless it allows the call.
 /// A denied call is H4: a real tool, resolved, not allowed now — the model reads why and
-/// can choose another way. A call to confirm is put to the person through MCP elicitation
-/// when the client can ask (a form with no fields: accept or decline, within
-/// [`CONFIRM_WAIT`]); it goes on only if they accept.
-async fn decided(decision: Decision, server: &str, tool: &str, context: &RequestContext<RoleServer>, record: &mut AuditRecord) -> Option<CallToolResponse> {
+/// can choose another way. A call to confirm is put to the person (`confirm`: an
+/// elicitation during the call, or an input round for a 2026-07-28 client; a form with no
+/// fields: accept or decline, within [`CONFIRM_WAIT`](super::confirm::CONFIRM_WAIT)); it goes
+/// on only if they accept.
+async fn decided(decision: Decision, server: &str, tool: &str, asking: &Asking<'_>, record: &mut AuditRecord) -> Option<CallToolResponse> {
     record.decision = Some(decision.clone());
     match decision {
         Decision::Allow => None,
@@ -269,37 +285,25 @@ async fn decided(decision: Decision, server: &str, tool: &str, context: &Request
             record.ending = Ending::Denied;
             Some(refusal(format!("H4: {server}/{tool} is not allowed now: {reason}")))
         }
-        Decision::Confirm { prompt } => {
-            let asked = ask(context, format!("Allow {server}/{tool}? {prompt}")).await;
-            record.confirmed = asked.as_ref().ok().copied();
-            match asked {
-                Ok(true) => None,
-                Ok(false) => {
-                    record.ending = Ending::Denied;
-                    Some(refusal(format!("H4: {server}/{tool} was not confirmed: the person declined ({prompt})")))
-                }
-                Err(why) => {
-                    record.ending = Ending::Pending;
-                    Some(refusal(format!("H4: {server}/{tool} needs a person to confirm it first, and {why}: {prompt}")))
-                }
+        Decision::Confirm { prompt } => match ask(asking.rounds, format!("Allow {server}/{tool}? {prompt}"), asking.call(), asking.params, asking.context).await {
+            Asked::Accepted => {
+                record.confirmed = Some(true);
+                None
             }
-        }
-    }
-}
-
-/// The longest wait for a person to answer a confirmation.
-pub(crate) const CONFIRM_WAIT: std::time::Duration = std::time::Duration::from_secs(120);
-
-/// Asks the person behind the client; whether they accepted, or why they could not be asked.
-async fn ask(context: &RequestContext<RoleServer>, message: String) -> Result<bool, String> {
-    if !context.peer.supported_elicitation_modes().contains(&ElicitationMode::Form) {
-        return Err("this client cannot ask (no elicitation capability)".to_owned());
-    }
-    let request = ElicitRequestParams::FormElicitationParams { meta: None, message, requested_schema: ElicitationSchema::new(std::collections::BTreeMap::new()) };
-    match context.peer.create_elicitation_with_timeout(request, Some(CONFIRM_WAIT)).await {
-        Ok(answer) => Ok(answer.action == ElicitationAction::Accept),
-        Err(rmcp::ServiceError::Timeout { .. }) => Err(format!("no answer came within {} s", CONFIRM_WAIT.as_secs())),
-        Err(e) => Err(format!("the client could not be asked ({e})")),
+            Asked::Declined => {
+                record.confirmed = Some(false);
+                record.ending = Ending::Denied;
+                Some(refusal(format!("H4: {server}/{tool} was not confirmed: the person declined ({prompt})")))
+            }
+            Asked::Unable(why) => {
+                record.ending = Ending::Pending;
+                Some(refusal(format!("H4: {server}/{tool} needs a person to confirm it first, and {why}: {prompt}")))
+            }
+            Asked::Round(round) => {
+                record.ending = Ending::Pending;
+                Some(CallToolResponse::InputRequired(round))
+            }
+        },
     }
 }
 

@@ -35,6 +35,7 @@
 mod call;
 mod caller;
 mod child;
+mod confirm;
 pub mod downstream;
 mod http;
 mod listing;
@@ -224,6 +225,8 @@ pub(crate) struct Core {
     changed: broadcast::Sender<()>,
     /// Clients on sessions (up to 2025-11-25): told of list changes directly, and of what they asked to hear.
     sessions: session::Sessions,
+    /// Confirmations asked of 2026-07-28 clients in input rounds, not answered yet.
+    rounds: confirm::Rounds,
     shutdown: CancellationToken,
 }
 
@@ -386,6 +389,7 @@ impl Gateway {
             seq: AtomicU64::new(0),
             changed: broadcast::channel(16).0,
             sessions: session::Sessions::default(),
+            rounds: confirm::Rounds::default(),
             shutdown: CancellationToken::new(),
         });
         let mut started = Vec::new();
