@@ -453,6 +453,18 @@ async def policy(target, demo):
         if got[0] != "isError" or not got[1].startswith(prefix):
             sys.exit(f"policy: FAILED {what}: got {got!r}, want an isError result starting {prefix!r}")
 
+    async def move(target, mode, answer, source, what):
+        """A `@confirm` move of out/SOURCE the person answers (accept: to confirmed.txt)."""
+        destination = "confirmed.txt" if answer == "accept" else "back.txt"
+        async with connect(target, mode, env=env, elicitation_callback=person(answer)) as client:
+            got = await verdict(client, "files__move_file", {"source": f"{out}/{source}", "destination": f"{out}/{destination}"})
+        if answer == "accept":
+            expect(got, ("ok",), f"a move the person {what}")
+            print(f"policy: {what}: the person was asked {asked[-1]!r} and accepted", flush=True)
+        else:
+            refused(got, "H4: files/move_file was not confirmed: the person declined", f"a move the person {what}")
+            show(what, got)
+
     with anyio.fail_after(300):
         async with connect(target, "legacy", env=env, elicitation_callback=person("accept")) as client:
             expect(await verdict(client, "files__write_file", {"path": f"{out}/notes.txt", "content": "allowed"}), ("ok",), "a write the policies allow")
@@ -469,24 +481,15 @@ async def policy(target, demo):
             got = await verdict(client, "files__move_file", {"source": f"{out}/notes.txt", "destination": f"{out}/moved.txt"})
             expect(got, ("ok",), "a move the person confirmed")
             print(f"policy: confirmed: the person was asked {asked[-1]!r} and accepted; {got[1]}", flush=True)
-        async with connect(target, "legacy", env=env, elicitation_callback=person("decline")) as client:
-            got = await verdict(client, "files__move_file", {"source": f"{out}/moved.txt", "destination": f"{out}/back.txt"})
-            refused(got, "H4: files/move_file was not confirmed: the person declined", "a move the person declined")
-            show("declined", got)
+        await move(target, "legacy", "decline", "moved.txt", "declined")
         async with connect(target, "legacy", env=env) as client:
             got = await verdict(client, "files__move_file", {"source": f"{out}/moved.txt", "destination": f"{out}/back.txt"})
             refused(got, "H4: files/move_file needs a person to confirm it first, and this client cannot ask", "a move without an elicitation handler")
             show("no handler", got)
         # A 2026-07-28 client has no session to be asked on: the gateway asks in an input round
         # (InputRequired, then the call again with the answer), and the SDK puts it to the person.
-        async with connect(target, "2026-07-28", env=env, elicitation_callback=person("accept")) as client:
-            got = await verdict(client, "files__move_file", {"source": f"{out}/moved.txt", "destination": f"{out}/confirmed.txt"})
-            expect(got, ("ok",), "a move the person confirmed in an input round (2026-07-28)")
-            print(f"policy: confirmed in an input round (2026-07-28): the person was asked {asked[-1]!r} and accepted", flush=True)
-        async with connect(target, "2026-07-28", env=env, elicitation_callback=person("decline")) as client:
-            got = await verdict(client, "files__move_file", {"source": f"{out}/confirmed.txt", "destination": f"{out}/back.txt"})
-            refused(got, "H4: files/move_file was not confirmed: the person declined", "a move the person declined in an input round")
-            show("declined in an input round (2026-07-28)", got)
+        await move(target, "2026-07-28", "accept", "moved.txt", "confirmed in an input round (2026-07-28)")
+        await move(target, "2026-07-28", "decline", "confirmed.txt", "declined in an input round (2026-07-28)")
     # What reached the server, on its disk.
     present = sorted(os.listdir(out))
     if present != ["confirmed.txt"] or os.path.exists(os.path.join(demo, "elsewhere.txt")):

@@ -1401,9 +1401,9 @@ impl ClientHandler for Person {
     }
 }
 
-#[test]
-fn a_call_to_confirm_is_put_to_the_person_and_goes_on_only_if_they_accept() {
-    let deployment = Deployment::new("policy-confirm", &[Tiny::new("a", "first-party")]);
+/// A deployment whose policy asks a person before `a__add` adds numbers over a million, and its audit file.
+fn confirming(name: &str) -> (Deployment, PathBuf) {
+    let deployment = Deployment::new(name, &[Tiny::new("a", "first-party")]);
     with_policies(
         &deployment,
         "policies = [\"policies/test.cedar\"]\n",
@@ -1411,12 +1411,33 @@ fn a_call_to_confirm_is_put_to_the_person_and_goes_on_only_if_they_accept() {
         "@id(\"ask\") @confirm(\"add numbers over a million?\")\npermit(principal, action == Action::\"a__add\", resource) when { context.input.a > 1000000 };\npermit(principal, action, resource) unless { action == Action::\"a__add\" && context.input.a > 1000000 };\n",
     );
     let audit = deployment.dir.join("audit.jsonl");
+    (deployment, audit)
+}
+
+/// What a person who accepted, then one who declined, `confirming`'s big sum was answered
+/// (the call ran once); the audit's endings and `confirmed`, in order.
+fn accepted_then_declined(answers: &[(bool, Option<String>, Option<bool>, String)], deployment: &Deployment, audit: &std::path::Path) -> Vec<(String, Option<bool>)> {
+    let asked = Some("Allow a/add? add numbers over a million?".to_owned());
+    assert_eq!(answers[0], (true, asked.clone(), Some(false), "2000001".to_owned()));
+    assert_eq!(answers[1], (false, asked, Some(true), "H4: a/add was not confirmed: the person declined (add numbers over a million?)".to_owned()));
+    assert_eq!(deployment.received("a").len(), 1, "only the confirmed call reached the server");
+    audit_records(audit).iter().map(|r| (r["ending"].as_str().unwrap_or_default().to_owned(), r["confirmed"].as_bool())).collect()
+}
+
+/// `toolseal gateway` of `deployment` over stdio, auditing to `audit`.
+fn audited_gateway(deployment: &Deployment, audit: &std::path::Path) -> TokioChildProcess {
+    let mut command = tokio::process::Command::new(BIN);
+    command.arg("gateway").arg("--manifest").arg(deployment.manifest()).args(["--audit", audit.to_str().unwrap()]);
+    TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts").0
+}
+
+#[test]
+fn a_call_to_confirm_is_put_to_the_person_and_goes_on_only_if_they_accept() {
+    let (deployment, audit) = confirming("policy-confirm");
     let answers = runtime().block_on(async {
         let mut answers = Vec::new();
         for yes in [true, false] {
-            let mut command = tokio::process::Command::new(BIN);
-            command.arg("gateway").arg("--manifest").arg(deployment.manifest()).args(["--audit", audit.to_str().unwrap()]);
-            let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts");
+            let transport = audited_gateway(&deployment, &audit);
             let (asked, mut questions) = mpsc::unbounded_channel();
             let client = Person { yes, asked }.serve(transport).await.expect("initialize");
             let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(params("a__add", json!({ "a": 2_000_000, "b": 1 })))).await.expect("in time").expect("a result");
@@ -1426,35 +1447,19 @@ fn a_call_to_confirm_is_put_to_the_person_and_goes_on_only_if_they_accept() {
         }
         answers
     });
-    assert_eq!(answers[0], (true, Some("Allow a/add? add numbers over a million?".to_owned()), Some(false), "2000001".to_owned()));
-    assert_eq!(
-        answers[1],
-        (false, Some("Allow a/add? add numbers over a million?".to_owned()), Some(true), "H4: a/add was not confirmed: the person declined (add numbers over a million?)".to_owned())
-    );
-    assert_eq!(deployment.received("a").len(), 1, "only the confirmed call reached the server");
-    let records = audit_records(&audit);
-    let seen: Vec<(&str, Option<bool>)> = records.iter().map(|r| (r["ending"].as_str().unwrap(), r["confirmed"].as_bool())).collect();
-    assert_eq!(seen, [("executed", Some(true)), ("denied", Some(false))]);
+    let seen = accepted_then_declined(&answers, &deployment, &audit);
+    assert_eq!(seen, [("executed".to_owned(), Some(true)), ("denied".to_owned(), Some(false))]);
 }
 
 #[test]
 fn a_2026_07_28_client_confirms_in_an_input_round_bound_to_the_call() {
     use rmcp::model::{CallToolResponse, InputRequest, ProtocolVersion};
     use rmcp::{ClientLifecycleMode, ClientServiceExt};
-    let deployment = Deployment::new("policy-rounds", &[Tiny::new("a", "first-party")]);
-    with_policies(
-        &deployment,
-        "policies = [\"policies/test.cedar\"]\n",
-        "",
-        "@id(\"ask\") @confirm(\"add numbers over a million?\")\npermit(principal, action == Action::\"a__add\", resource) when { context.input.a > 1000000 };\npermit(principal, action, resource) unless { action == Action::\"a__add\" && context.input.a > 1000000 };\n",
-    );
-    let audit = deployment.dir.join("audit.jsonl");
+    let (deployment, audit) = confirming("policy-rounds");
     let answers = runtime().block_on(async {
         let mut answers = Vec::new();
         for yes in [true, false] {
-            let mut command = tokio::process::Command::new(BIN);
-            command.arg("gateway").arg("--manifest").arg(deployment.manifest()).args(["--audit", audit.to_str().unwrap()]);
-            let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts");
+            let transport = audited_gateway(&deployment, &audit);
             let (asked, mut questions) = mpsc::unbounded_channel();
             let modern = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
             let client = Person { yes, asked }.serve_with_lifecycle(transport, modern).await.expect("server/discover");
@@ -1479,16 +1484,10 @@ fn a_2026_07_28_client_confirms_in_an_input_round_bound_to_the_call() {
         }
         answers
     });
-    assert_eq!(answers[0], (true, Some("Allow a/add? add numbers over a million?".to_owned()), Some(false), "2000001".to_owned()));
-    assert_eq!(
-        answers[1],
-        (false, Some("Allow a/add? add numbers over a million?".to_owned()), Some(true), "H4: a/add was not confirmed: the person declined (add numbers over a million?)".to_owned())
-    );
-    assert_eq!(deployment.received("a").len(), 1, "only the confirmed call reached the server");
-    let records = audit_records(&audit);
-    let seen: Vec<(&str, Option<bool>)> = records.iter().map(|r| (r["ending"].as_str().unwrap(), r["confirmed"].as_bool())).collect();
-    let pending = ("pending", None);
-    assert_eq!(seen, [pending, pending, pending, pending, ("executed", Some(true)), pending, pending, pending, pending, ("denied", Some(false))]);
+    let seen = accepted_then_declined(&answers, &deployment, &audit);
+    // Per person: the round, the swapped arguments, the used state, rmcp's first try (all asked), then the answer.
+    let pending = || ("pending".to_owned(), None);
+    assert_eq!(seen, [pending(), pending(), pending(), pending(), ("executed".to_owned(), Some(true)), pending(), pending(), pending(), pending(), ("denied".to_owned(), Some(false))]);
 }
 
 #[test]
