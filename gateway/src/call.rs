@@ -79,19 +79,26 @@ impl Core {
         record.tool = Some(served_name(state, route));
         let principal = self.callers.of(context);
         record.principal = Some(principal.to_string());
-        let asking = Asking { rounds: &self.rounds, principal: &principal, params, context };
-        // The policies first (H4 by the deployment's Cedar policies), then the host's own gate.
+        // The policies first (H4 by the deployment's Cedar policies), then the host's own gate; a
+        // denial by either ends the call, and what they ask a person is asked once, together.
+        let mut prompts = Vec::new();
         #[cfg(feature = "policy")]
         if let Some(gate) = &state.gate {
             let verdict = gate.decide(&principal, catalog.qualified(route), server, params.arguments.as_ref());
             record.policies = verdict.policies;
-            if let Some(answer) = decided(verdict.decision, server, tool, &asking, record).await {
+            if let Some(answer) = weighed(verdict.decision, server, tool, record, &mut prompts) {
                 return Ok(answer);
             }
         }
         if let Some(gate) = &self.options.gate {
             let decision = gate.decide(&GatewayCall { server, tool, called: &params.name, arguments: params.arguments.as_ref(), principal: &principal });
-            if let Some(answer) = decided(decision, server, tool, &asking, record).await {
+            if let Some(answer) = weighed(decision, server, tool, record, &mut prompts) {
+                return Ok(answer);
+            }
+        }
+        if !prompts.is_empty() {
+            let asking = Asking { rounds: &self.rounds, principal: &principal, params, context };
+            if let Some(answer) = confirmed(&prompts, server, tool, &asking, record).await {
                 return Ok(answer);
             }
         }
@@ -263,21 +270,10 @@ struct Asking<'a> {
     context: &'a RequestContext<RoleServer>,
 }
 
-impl Asking<'_> {
-    /// What an answer given in an input round confirms: the principal, the tool as called, the arguments.
-    fn call(&self) -> String {
-        let arguments = self.params.arguments.as_ref().map(|a| toolseal_runtime::canonical::canonical_json(&Json::from_map(a)));
-        sha256_hex(serde_json::to_string(&(self.principal, &self.params.name, arguments)).unwrap_or_default().as_bytes())
-    }
-}
-
-/// Records `decision`; the answer to give instead of forwarding, unless it allows the call.
-/// A denied call is H4: a real tool, resolved, not allowed now — the model reads why and
-/// can choose another way. A call to confirm is put to the person (`confirm`: an
-/// elicitation during the call, or an input round for a 2026-07-28 client; a form with no
-/// fields: accept or decline, within [`CONFIRM_WAIT`](super::confirm::CONFIRM_WAIT)); it goes
-/// on only if they accept.
-async fn decided(decision: Decision, server: &str, tool: &str, asking: &Asking<'_>, record: &mut AuditRecord) -> Option<CallToolResponse> {
+/// Records `decision`; the answer to give instead of forwarding when it denies the call
+/// (H4: a real tool, resolved, not allowed now — the model reads why and can choose
+/// another way). A prompt to put to a person is added to `prompts`.
+fn weighed(decision: Decision, server: &str, tool: &str, record: &mut AuditRecord, prompts: &mut Vec<String>) -> Option<CallToolResponse> {
     record.decision = Some(decision.clone());
     match decision {
         Decision::Allow => None,
@@ -285,25 +281,38 @@ async fn decided(decision: Decision, server: &str, tool: &str, asking: &Asking<'
             record.ending = Ending::Denied;
             Some(refusal(format!("H4: {server}/{tool} is not allowed now: {reason}")))
         }
-        Decision::Confirm { prompt } => match ask(asking.rounds, format!("Allow {server}/{tool}? {prompt}"), asking.call(), asking.params, asking.context).await {
-            Asked::Accepted => {
-                record.confirmed = Some(true);
-                None
-            }
-            Asked::Declined => {
-                record.confirmed = Some(false);
-                record.ending = Ending::Denied;
-                Some(refusal(format!("H4: {server}/{tool} was not confirmed: the person declined ({prompt})")))
-            }
-            Asked::Unable(why) => {
-                record.ending = Ending::Pending;
-                Some(refusal(format!("H4: {server}/{tool} needs a person to confirm it first, and {why}: {prompt}")))
-            }
-            Asked::Round(round) => {
-                record.ending = Ending::Pending;
-                Some(CallToolResponse::InputRequired(round))
-            }
-        },
+        Decision::Confirm { prompt } => {
+            prompts.push(prompt);
+            None
+        }
+    }
+}
+
+/// Puts the gates' `prompts` to the person (`confirm`: elicitation during the call, or an
+/// input round for a 2026-07-28 client; forms with no fields: accept or decline, within
+/// [`CONFIRM_WAIT`](super::confirm::CONFIRM_WAIT)); the answer to give instead of
+/// forwarding, unless they accept every one.
+async fn confirmed(prompts: &[String], server: &str, tool: &str, asking: &Asking<'_>, record: &mut AuditRecord) -> Option<CallToolResponse> {
+    let questions: Vec<String> = prompts.iter().map(|prompt| format!("Allow {server}/{tool}? {prompt}")).collect();
+    let prompt = prompts.join("; ");
+    match ask(asking.rounds, asking.principal, &questions, asking.params, asking.context).await {
+        Asked::Accepted => {
+            record.confirmed = Some(true);
+            None
+        }
+        Asked::Declined => {
+            record.confirmed = Some(false);
+            record.ending = Ending::Denied;
+            Some(refusal(format!("H4: {server}/{tool} was not confirmed: the person declined ({prompt})")))
+        }
+        Asked::Unable(why) => {
+            record.ending = Ending::Pending;
+            Some(refusal(format!("H4: {server}/{tool} needs a person to confirm it first, and {why}: {prompt}")))
+        }
+        Asked::Round(round) => {
+            record.ending = Ending::Pending;
+            Some(CallToolResponse::InputRequired(round))
+        }
     }
 }
 

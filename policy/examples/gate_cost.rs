@@ -67,7 +67,11 @@ fn main() {
     assert!(resolver.resolve(call, &strict).is_ok(), "the call resolves");
     for (n, gate) in &gates {
         assert_eq!(gate.decide("alice", "files__write_file", "files", Some(arguments)).decision, toolseal_runtime::pipeline::Decision::Allow, "{n} policies allow it");
-        assert_eq!(gate.decide_by_cedar("alice", "files__write_file", "files", Some(arguments)), gate.decide("alice", "files__write_file", "files", Some(arguments)), "{n} policies: Cedar agrees");
+        assert_eq!(
+            gate.decide_by_cedar("alice", "files__write_file", "files", Some(arguments), true),
+            gate.decide("alice", "files__write_file", "files", Some(arguments)),
+            "{n} policies: Cedar agrees"
+        );
         assert!(gate.compiled("alice", "files__write_file"), "{n} policies: the gate evaluates their conditions itself");
     }
     type Contestant<'a> = (String, Box<dyn Fn() + 'a>);
@@ -77,7 +81,7 @@ fn main() {
     let mut all: Vec<Contestant<'_>> = vec![("resolution (dynamic resolver)".into(), Box::new(|| drop(black_box(resolver.resolve(black_box(call), &strict)))))];
     for (n, gate) in &gates {
         all.push((format!("gate, {n} policies"), Box::new(move || drop(black_box(gate.decide("alice", "files__write_file", "files", Some(black_box(arguments))))))));
-        all.push((format!("  by Cedar's evaluator, {n}"), Box::new(move || drop(black_box(gate.decide_by_cedar("alice", "files__write_file", "files", Some(black_box(arguments))))))));
+        all.push((format!("  by Cedar's evaluator, {n}"), Box::new(move || drop(black_box(gate.decide_by_cedar("alice", "files__write_file", "files", Some(black_box(arguments)), true))))));
     }
     let mut times = vec![Vec::with_capacity(rounds); all.len()];
     let start = Instant::now();

@@ -51,6 +51,17 @@ pub struct PolicyGate {
     authorizer: Authorizer,
 }
 
+/// Who evaluates the conditions in `decide_with`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Evaluator {
+    /// The compiled conditions (`condition`), Cedar where they do not cover a policy.
+    Compiled,
+    /// Cedar, over the policies pre-selected by scope.
+    Cedar,
+    /// Cedar, over every policy of the action.
+    CedarUnscoped,
+}
+
 /// The policies that can apply to one principal's calls of one action.
 #[derive(Debug)]
 struct Scoped {
@@ -158,26 +169,30 @@ impl PolicyGate {
     /// (`condition`), and by Cedar's evaluator where that form does not cover a policy
     /// or meets an error; both give the same decisions.
     pub fn decide(&self, principal: &str, action: &str, server: &str, arguments: Option<&Map<String, Value>>) -> Verdict {
-        self.decide_with(principal, action, server, arguments, true)
+        self.decide_with(principal, action, server, arguments, Evaluator::Compiled)
     }
 
     /// [`decide`](Self::decide) by Cedar's evaluator alone (what the differential test
-    /// and the benchmark compare the compiled conditions with).
+    /// and the benchmark compare the compiled conditions with); `scoped: false` hands Cedar
+    /// every policy of the action instead of those pre-selected by principal and resource.
     #[doc(hidden)]
-    pub fn decide_by_cedar(&self, principal: &str, action: &str, server: &str, arguments: Option<&Map<String, Value>>) -> Verdict {
-        self.decide_with(principal, action, server, arguments, false)
+    pub fn decide_by_cedar(&self, principal: &str, action: &str, server: &str, arguments: Option<&Map<String, Value>>, scoped: bool) -> Verdict {
+        self.decide_with(principal, action, server, arguments, if scoped { Evaluator::Cedar } else { Evaluator::CedarUnscoped })
     }
 
-    fn decide_with(&self, principal: &str, action: &str, server: &str, arguments: Option<&Map<String, Value>>, compiled: bool) -> Verdict {
+    fn decide_with(&self, principal: &str, action: &str, server: &str, arguments: Option<&Map<String, Value>>, evaluator: Evaluator) -> Verdict {
         let deny = |reason: String| Verdict { decision: Decision::Deny { reason }, policies: Vec::new() };
         let Some(info) = self.schema.actions.get(action) else { return deny(format!("`{action}` is not in the policy schema")) };
         let Some((user, principal_attributes)) = self.users.get(principal) else { return deny(format!("principal {principal:?} is not declared in the manifest's [principals]")) };
+        if info.server != server {
+            return deny(format!("`{action}` is a tool of server {:?}, not of {server:?}", info.server));
+        }
         let Some((resource, resource_attributes)) = self.servers.get(server) else { return deny(format!("server {server:?} is not in the policy schema")) };
         let Shape::Record(attributes) = &info.input else { return deny("the tool's arguments have no record type".to_owned()) };
         let empty = Map::new();
         let arguments = arguments.unwrap_or(&empty);
         let scoped = self.scoped.get(principal).and_then(|a| a.get(action));
-        if let (true, Some(Scoped { compiled: Some(places), .. })) = (compiled, scoped)
+        if let (Evaluator::Compiled, Some(Scoped { compiled: Some(places), .. })) = (evaluator, scoped)
             && let Some(context) = crate::condition::context(attributes, arguments)
         {
             let env = Env { principal, action, resource: server, context, principal_attributes, resource_attributes };
@@ -210,7 +225,10 @@ impl PolicyGate {
             Err(e) => return deny(format!("the call does not fit the policy schema: {e}")),
         };
         let empty = PolicySet::new();
-        let policies = scoped.map_or(&empty, |s| &s.set);
+        let policies = match evaluator {
+            Evaluator::CedarUnscoped => self.policies.by_action.get(action).unwrap_or(&empty),
+            _ => scoped.map_or(&empty, |s| &s.set),
+        };
         let response = self.authorizer.is_authorized(&request, policies, &self.entities);
         let errors: Vec<String> = response.diagnostics().errors().map(|e| e.to_string()).collect();
         if !errors.is_empty() {

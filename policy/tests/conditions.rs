@@ -1,7 +1,8 @@
 //! The gate's compiled conditions against Cedar's evaluator: every kind of
 //! expression the compiled form covers (and one it leaves to Cedar), each in a
 //! permit, a forbid and an `unless`, over generated calls — every verdict (the
-//! decision, its reason and the determining policies) the same.
+//! decision, its reason and the determining policies) the same, and the same again
+//! when Cedar is given every policy of the action rather than those pre-selected by scope.
 
 use serde_json::{Map, Value, json};
 use toolseal_policy::{Policies, PolicyFile, PolicyGate, PolicySchema, Principal, Tool};
@@ -110,6 +111,14 @@ fn policy_sets() -> Vec<String> {
         all += &format!("@id(\"a{i}\") forbid(principal, action, resource) when {{ {condition} }};\n");
     }
     sets.push(all);
+    // Scopes the gate pre-selects by: a principal, a server, a type and an ancestor.
+    sets.push(
+        r#"@id("all") permit(principal, action, resource);
+@id("ci-no") forbid(principal == User::"ci", action, resource) when { context has input };
+@id("git-bob") forbid(principal, action, resource == Server::"git") when { principal.name == "bob" };
+@id("alice-flag") forbid(principal is User in User::"alice", action == Action::"files__write", resource is Server) when { context.input.flag };"#
+            .to_owned(),
+    );
     sets
 }
 
@@ -125,8 +134,10 @@ fn compiled_conditions_decide_as_cedar_does() {
             compiled += usize::from(gate.compiled(principal, "files__write"));
             for (action, server, call) in calls.iter().map(|c| ("files__write", "files", c)).chain([("git__commit", "git", &commit)]) {
                 let ours = gate.decide(principal, action, server, call.as_object());
-                let cedars = gate.decide_by_cedar(principal, action, server, call.as_object());
+                let cedars = gate.decide_by_cedar(principal, action, server, call.as_object(), true);
                 assert_eq!(ours, cedars, "{principal} {action} {call}\n{text}");
+                // The pre-selection by principal and resource leaves out only what cannot apply.
+                assert_eq!(ours, gate.decide_by_cedar(principal, action, server, call.as_object(), false), "unscoped: {principal} {action} {call}\n{text}");
                 compared += 1;
             }
         }
