@@ -43,6 +43,8 @@ pub(crate) struct Args {
     pub check: bool,
     /// Cedar policy files besides the manifest's.
     pub policies: Vec<PathBuf>,
+    /// Re-read pins and policies when their files change.
+    pub watch: bool,
 }
 
 /// Logs go to stderr (stdout may be the MCP stream); `RUST_LOG` overrides the default.
@@ -147,7 +149,8 @@ pub(crate) fn run(args: Args) -> Result<u8, Failure> {
                 eprintln!("toolseal: server {:?} is down, its tools answer an error until it restarts: {why}", server.name);
             }
         }
-        tokio::spawn(signals(gateway.clone(), args.manifest.clone()));
+        let watched = args.watch.then(|| args.policies.clone());
+        tokio::spawn(signals(gateway.clone(), args.manifest.clone(), watched));
         let served = match http {
             Some((address, options)) => {
                 let listener = tokio::net::TcpListener::bind(address).await.map_err(|e| Failure::new(2, format!("cannot listen on {address}: {e}")))?;
@@ -166,24 +169,52 @@ pub(crate) fn run(args: Args) -> Result<u8, Failure> {
     outcome
 }
 
-/// SIGHUP re-reads the pins (after `toolseal approve`) and the policies; SIGINT and SIGTERM stop the gateway.
-async fn signals(gateway: Gateway, manifest: PathBuf) {
+/// SIGHUP re-reads the pins (after `toolseal approve`) and the policies, and so does a change of
+/// their files when `watched` (the `--policy` files besides the manifest's); SIGINT and SIGTERM
+/// stop the gateway.
+async fn signals(gateway: Gateway, manifest: PathBuf, watched: Option<Vec<PathBuf>>) {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut hangup), Ok(mut interrupt), Ok(mut terminate)) = (signal(SignalKind::hangup()), signal(SignalKind::interrupt()), signal(SignalKind::terminate())) else {
         return;
     };
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut seen = watched.as_ref().map(|extra| fingerprint(&manifest, extra));
+    let reload = |why: &str| match gateway.reload(&manifest) {
+        Ok(()) => eprintln!("toolseal: pins and policies re-read from {} ({why})", manifest.display()),
+        Err(e) => eprintln!("toolseal: pins and policies not re-read ({why}), the previous ones stay in force: {e}"),
+    };
     loop {
         tokio::select! {
-            _ = hangup.recv() => match gateway.reload(&manifest) {
-                Ok(()) => eprintln!("toolseal: pins and policies re-read from {}", manifest.display()),
-                Err(e) => eprintln!("toolseal: pins and policies not re-read, the previous ones stay in force: {e}"),
-            },
+            _ = hangup.recv() => reload("SIGHUP"),
+            _ = tick.tick(), if watched.is_some() => {
+                let now = watched.as_ref().map(|extra| fingerprint(&manifest, extra));
+                if now != seen {
+                    seen = now;
+                    reload("a file changed");
+                }
+            }
             _ = interrupt.recv() => break,
             _ = terminate.recv() => break,
             () = gateway.stopped() => return,
         }
     }
     gateway.shutdown();
+}
+
+/// What `--watch` compares: each file a reload reads (the manifest, the pins, the policy
+/// files — the manifest's as its globs name them now, and `extra`) with its size and time of
+/// change, or why the manifest cannot be read.
+fn fingerprint(manifest: &Path, extra: &[PathBuf]) -> Vec<(PathBuf, Option<(u64, std::time::SystemTime)>)> {
+    let stat = |path: &Path| (path.to_path_buf(), std::fs::metadata(path).ok().and_then(|m| Some((m.len(), m.modified().ok()?))));
+    let mut files = vec![stat(manifest)];
+    match toolseal_runtime::mcp::manifest::read_manifest_unpinned(manifest) {
+        Ok(deployment) => {
+            files.extend(deployment.servers.iter().map(|s| s.registry_path.as_path()).chain(deployment.policies.iter().map(PathBuf::as_path)).chain(extra.iter().map(PathBuf::as_path)).map(stat))
+        }
+        Err(e) => files.push((PathBuf::from(e.to_string()), None)),
+    }
+    files
 }
 
 /// The server `name` of `manifest`, read for a command that reaches it to make or renew its pin (its registry

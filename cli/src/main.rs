@@ -175,6 +175,10 @@ enum Command {
         /// policy, what no policy permits is denied.
         #[arg(long = "policy", value_name = "FILE")]
         policies: Vec<PathBuf>,
+        /// Re-read the pins and the policies when the manifest, a pin or a policy file changes (looked at every
+        /// second), as SIGHUP does: a set that does not hold leaves the one in force.
+        #[arg(long)]
+        watch: bool,
     },
     /// Cedar policies over the deployment's pinned tools: `check` them, or print the `schema` they are checked against.
     #[cfg(feature = "policy")]
@@ -261,7 +265,7 @@ fn main() -> ExitCode {
         }
         Command::Resolve { registry, manifest, lenient, strict } => resolve::run(registry.as_deref(), manifest.as_deref(), lenient, strict),
         Command::Host { registry, manifest, timeout, on_change, server } => host::run(&server, registry.as_deref(), manifest.as_deref(), std::time::Duration::from_secs(timeout), on_change),
-        Command::Gateway { manifest, http, token_env, allowed_hosts, allowed_origins, audit, timeout, on_change, name_budget, max_message_mib, max_connections, check, policies } => {
+        Command::Gateway { manifest, http, token_env, allowed_hosts, allowed_origins, audit, timeout, on_change, name_budget, max_message_mib, max_connections, check, policies, watch } => {
             gateway::run(gateway::Args {
                 manifest,
                 http,
@@ -279,6 +283,7 @@ fn main() -> ExitCode {
                 max_connections: usize::try_from(max_connections).unwrap_or(usize::MAX),
                 check,
                 policies,
+                watch,
             })
         }
         #[cfg(feature = "policy")]
