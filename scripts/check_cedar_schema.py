@@ -83,8 +83,8 @@ def show(t):
     return t[1]
 
 
-def inputs(schema, strip):
-    """Action (tool name) -> its context.input attributes, normalized."""
+def inputs(schema, prefix=""):
+    """Action (tool name, without `prefix`) -> its context.input attributes, normalized."""
     types = common_types(schema)
     out = {}
     for namespace, body in schema.items():
@@ -92,7 +92,7 @@ def inputs(schema, strip):
             context = normal(spec["appliesTo"].get("context", {"type": "Record", "attributes": {}}), namespace, types)
             attributes = context[1] if context[0] == "Record" else {}
             given = attributes.get("input", (True, ("Record", {})))[1]
-            out[action.split(strip, 1)[-1]] = given[1] if given[0] == "Record" else {}
+            out[action.removeprefix(prefix)] = given[1] if given[0] == "Record" else {}
     return out
 
 
@@ -101,8 +101,8 @@ def compare(listing, ours_path):
     theirs = generate_schema(STUB, tools, config={"objectsAsRecords": True})
     if not theirs["isOk"]:
         return 0, [], [], [], [theirs["error"]]
-    theirs = inputs(json.loads(theirs["schemaJson"]), "\u0000")
-    ours = inputs(json.load(open(ours_path)), "__")
+    theirs = inputs(json.loads(theirs["schemaJson"]))
+    ours = inputs(json.load(open(ours_path)), "s__")
     same, enums, differences, failures = 0, [], [], []
     for tool in tools:
         name = tool["name"]

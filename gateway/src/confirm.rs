@@ -72,18 +72,19 @@ impl Rounds {
 /// keys sorted, numbers exactly as sent (`9007199254740993` is not `9007199254740992`) —
 /// and the questions.
 fn digest(principal: &str, params: &CallToolRequestParams, questions: &[String]) -> String {
-    fn sorted(value: &Value) -> Value {
+    fn sorted(members: &Map<String, Value>) -> Value {
+        let mut keys: Vec<&String> = members.keys().collect();
+        keys.sort_unstable();
+        Value::Object(keys.into_iter().map(|k| (k.clone(), each(&members[k]))).collect())
+    }
+    fn each(value: &Value) -> Value {
         match value {
-            Value::Object(members) => {
-                let mut keys: Vec<&String> = members.keys().collect();
-                keys.sort_unstable();
-                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&members[k]))).collect::<Map<_, _>>())
-            }
-            Value::Array(items) => Value::Array(items.iter().map(sorted).collect()),
+            Value::Object(members) => sorted(members),
+            Value::Array(items) => Value::Array(items.iter().map(each).collect()),
             other => other.clone(),
         }
     }
-    let arguments = params.arguments.as_ref().map(|a| sorted(&Value::Object(a.clone())));
+    let arguments = params.arguments.as_ref().map(sorted);
     sha256_hex(serde_json::to_string(&(principal, &params.name, arguments, questions)).unwrap_or_default().as_bytes())
 }
 

@@ -1,9 +1,8 @@
 //! The gate: a resolved call, its caller and its server, decided by the
 //! deployment's Cedar policies.
 
-use std::collections::{HashMap, HashSet};
-
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use cedar_policy::{Authorizer, Context, Effect, Entities, Entity, EntityUid, PolicyId, PolicySet, PrincipalConstraint, Request, ResourceConstraint, RestrictedExpression};
 use serde_json::{Map, Number, Value};
