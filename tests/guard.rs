@@ -2,7 +2,9 @@
 //! over an in-process transport. Unguarded, rmcp runs its handler on calls
 //! with undeclared keys and out-of-range values; guarded — by the sealed enum
 //! generated from the bank registry, or by the server's own listed schemas —
-//! those calls are answered with their class and the handler never runs.
+//! those calls are answered with their class and the handler never runs. The
+//! same bank with toolseal's `Parameters` in each function (the per-function way)
+//! runs only resolved calls too, and advertises the schema it enforces.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -185,4 +187,104 @@ fn a_sealed_guard_finds_no_difference_with_the_listing_it_was_generated_from() {
     let report = Sealed::<bank::ToolCall>::new().compare(&tools).expect("a registry");
     assert_eq!(report.len(), 4);
     assert!(report.iter().all(|(_, c)| *c == Change::Unchanged), "{report:?}");
+}
+
+/// The bank again, each `#[tool]` function taking toolseal's `Parameters` of the
+/// generated arguments in place of rmcp's: the per-function way in.
+#[derive(Clone)]
+struct SealedBank {
+    ran: Arc<AtomicUsize>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl SealedBank {
+    fn new() -> SealedBank {
+        SealedBank { ran: Arc::new(AtomicUsize::new(0)), tool_router: Self::tool_router() }
+    }
+
+    #[tool(description = "Transfer money to a recipient.")]
+    fn transfer_funds(&self, toolseal_runtime::guard::Parameters(t): toolseal_runtime::guard::Parameters<bank::TransferFundsArgs>) -> String {
+        self.ran.fetch_add(1, Ordering::SeqCst);
+        format!("sent {} {} to {}", t.amount.get(), t.currency.as_str(), t.recipient_id.get())
+    }
+
+    #[tool(description = "Read an account's balance.")]
+    fn get_balance(&self, toolseal_runtime::guard::Parameters(b): toolseal_runtime::guard::Parameters<bank::GetBalanceArgs>) -> String {
+        self.ran.fetch_add(1, Ordering::SeqCst);
+        format!("{}: 100.00", b.account_id.get())
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for SealedBank {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+#[tokio::test]
+async fn a_function_taking_toolseal_parameters_runs_only_resolved_calls() {
+    let bank = SealedBank::new();
+    let ran = bank.ran.clone();
+    let seen = session(bank, &hallucinated()).await;
+    assert_eq!(ran.load(Ordering::SeqCst), 1, "only the honest call reached a function: {seen:?}");
+    assert_eq!(seen[0], Ok(("sent 25.5 EUR to acct-42".to_owned(), false, None)));
+    // H2 and H3: tool results with `isError: true`, the feedback as their text (after rmcp's prefix).
+    for (i, needle) in [(1, "override_limits"), (2, "10000"), (3, "^acct-[0-9]{1,12}$")] {
+        let (text, is_error, _) = seen[i].as_ref().unwrap_or_else(|e| panic!("call {i}: a tool result, not the error {e}"));
+        assert!(*is_error, "call {i}: {text}");
+        assert!(text.starts_with("failed to deserialize parameters: ") && text.contains(needle), "call {i}: {text}");
+    }
+    let (h2, _, _) = seen[1].as_ref().expect("a tool result");
+    assert!(h2.contains("Send only the declared keys"), "the feedback's retry hint: {h2}");
+    // H1 is rmcp's router's: no such tool.
+    assert_eq!(seen[4], Err(-32602));
+}
+
+/// What rmcp advertises for a function taking toolseal's `Parameters<T>` is the
+/// schema `T` enforces: the generated type's own schema (rmcp strips the root's
+/// `title` and `description`), and compiled anew it gives every probe the verdict
+/// the extractor gives.
+#[test]
+fn the_advertised_input_schema_is_the_enforced_one() {
+    use toolseal_runtime::call::Options;
+    use toolseal_runtime::guard::Parameters;
+    use toolseal_runtime::probe::{Expect, probes};
+    use toolseal_runtime::schema::{CompileOptions, compile_tool_schema};
+
+    let listed = SealedBank::tool_router().list_all();
+    let derived = bank::ToolCall::argument_schemas();
+    let advertised = GuardedServer::listed((), &listed).expect("rmcp's listing compiles");
+    let mut checked = 0;
+    for tool in &listed {
+        let mut ours = derived.iter().find(|(n, _)| *n == tool.name).expect("a registry tool").1.clone().to_value();
+        let root = ours.as_object_mut().expect("an object schema");
+        root.remove("title");
+        root.remove("description");
+        assert_eq!(Value::Object(tool.input_schema.as_ref().clone()), ours, "{}", tool.name);
+
+        let doc = compile_tool_schema(&toolseal_runtime::json::Json::from_map(&tool.input_schema).into_owned(), &CompileOptions::default()).expect("compiles");
+        for probe in probes(&["transfer_funds", "get_balance"], &tool.name, &doc) {
+            let call: Value = serde_json::from_str(&probe.call).expect("JSON");
+            // rmcp hands a function an object (or nothing), a key given twice already
+            // collapsed to its last value: other probes cannot reach a function.
+            let arguments = call["arguments"].as_object();
+            if call["name"] != tool.name.as_ref() || arguments.is_none() || probe.label.contains("duplicate") {
+                continue;
+            }
+            let extracted = match tool.name.as_ref() {
+                "transfer_funds" => Parameters::<bank::TransferFundsArgs>::resolve(&tool.name, arguments).map(drop),
+                _ => Parameters::<bank::GetBalanceArgs>::resolve(&tool.name, arguments).map(drop),
+            };
+            let listed = advertised.check().resolve(probe.call.as_bytes(), &Options::strict()).map(drop);
+            let verdict = |r: &Result<(), toolseal_runtime::rejection::Rejection>| r.as_ref().map_err(|r| (r.class(), r.pointer().to_owned())).copied();
+            assert_eq!(verdict(&extracted), verdict(&listed), "{} {}", probe.label, probe.call);
+            if let Expect::Reject { class, pointer, .. } = &probe.expect {
+                assert_eq!(verdict(&extracted), Err((*class, pointer.clone())), "{} {}", probe.label, probe.call);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} probes");
 }

@@ -21,6 +21,13 @@
 //!
 //! rmcp has parsed the request before the guard sees it: a key given twice
 //! has already been collapsed to its last value.
+//!
+//! Inside one `#[tool]` function, [`Parameters<T>`] takes the place of rmcp's
+//! own `Parameters<T>`: the same checks for that function's arguments alone.
+
+mod parameters;
+
+pub use parameters::{Parameters, argument_error};
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
