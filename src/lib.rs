@@ -86,6 +86,12 @@ pub mod pipeline {
 #[cfg(feature = "guard")]
 pub use toolseal_runtime::guard;
 
+#[cfg(feature = "async-openai")]
+pub use toolseal_runtime::async_openai;
+
+#[cfg(feature = "genai")]
+pub use toolseal_runtime::genai;
+
 /// Registry files (MCP `tools/list`, OpenAI, Anthropic, Bedrock), read into tool
 /// definitions, and the options their schemas are compiled with.
 pub mod registry {

@@ -23,6 +23,8 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "async-openai")]
+pub mod async_openai;
 pub mod call;
 pub mod canonical;
 pub mod check;
@@ -34,6 +36,8 @@ pub mod dynamic;
 pub mod feedback;
 pub mod fits;
 pub mod format;
+#[cfg(feature = "genai")]
+pub mod genai;
 #[doc(hidden)]
 pub mod generated;
 #[cfg(feature = "rmcp")]

@@ -106,14 +106,50 @@ impl WireCall {
             let members = vec![(Cow::Borrowed("name"), Json::String(Cow::Borrowed(name.as_str()))), (Cow::Borrowed("arguments"), arguments.clone())];
             return C::resolve_tree_with(&Json::Object(members), options);
         }
-        let mut cx = options.cx();
-        let call = match &self.server {
-            Some(server) => C::resolve_pinned(server, name, Some(arguments), &mut cx),
-            None => C::resolve_parts(name, Some(arguments), &mut cx),
-        }
-        .map_err(|r| if r.tool().is_none() { r.with_tool(name) } else { r })?;
-        Ok(Resolution { call, coercions: cx.into_coercions() })
+        resolve_parts(self.server.as_deref(), name, arguments, options)
     }
+}
+
+/// One call of a vendor SDK's typed response, resolved on its own (what the
+/// framework adapters return, one per call, in the response's order).
+#[derive(Debug, Clone)]
+pub struct Resolved<C> {
+    /// The call id its answer must carry back (`call_…`, `toolu_…`).
+    pub id: String,
+    /// The tool name as the model wrote it.
+    pub name: String,
+    /// The call, or why it is refused.
+    pub outcome: Result<Resolution<C>, Rejection>,
+}
+
+/// Resolves one call whose arguments are a JSON-encoded string (OpenAI's
+/// `arguments`), pinned to `server` when one is given: the verdict, class and
+/// pointer [`WireCall::resolve`] gives the same call in a reply, for a call
+/// that a vendor SDK has already taken out of its response.
+pub fn resolve_text<C: ToolSet>(server: Option<&str>, name: &str, arguments: &str, options: &Options) -> Result<Resolution<C>, Rejection> {
+    let tree = Json::parse(arguments.as_bytes()).map_err(|e| Rejection::malformed(Reason::InvalidJson { message: e.message }, &Path::root().key("arguments")).with_tool(name))?;
+    resolve_parts(server, name, &tree, options)
+}
+
+/// [`resolve_text`] for arguments a vendor SDK has parsed already (`null`
+/// means `{}`; a string is arguments the SDK could not parse, read as their text).
+pub fn resolve_value<C: ToolSet>(server: Option<&str>, name: &str, arguments: &Value, options: &Options) -> Result<Resolution<C>, Rejection> {
+    match arguments {
+        Value::String(text) => resolve_text(server, name, text, options),
+        Value::Null => resolve_parts(server, name, &Json::Object(Vec::new()), options),
+        other => resolve_parts(server, name, &Json::from_value(other), options),
+    }
+}
+
+/// Resolves `name` with `arguments` (pinned to `server` when given), the rejection naming the tool.
+fn resolve_parts<C: ToolSet>(server: Option<&str>, name: &str, arguments: &Json<'_>, options: &Options) -> Result<Resolution<C>, Rejection> {
+    let mut cx = options.cx();
+    let call = match server {
+        Some(server) => C::resolve_pinned(server, name, Some(arguments), &mut cx),
+        None => C::resolve_parts(name, Some(arguments), &mut cx),
+    }
+    .map_err(|r| if r.tool().is_none() { r.with_tool(name) } else { r })?;
+    Ok(Resolution { call, coercions: cx.into_coercions() })
 }
 
 /// Takes every tool call out of one model reply, detecting its format.
