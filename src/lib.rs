@@ -92,6 +92,9 @@ pub use toolseal_runtime::async_openai;
 #[cfg(feature = "genai")]
 pub use toolseal_runtime::genai;
 
+#[cfg(feature = "rig")]
+pub use toolseal_runtime::rig;
+
 /// Registry files (MCP `tools/list`, OpenAI, Anthropic, Bedrock), read into tool
 /// definitions, and the options their schemas are compiled with.
 pub mod registry {

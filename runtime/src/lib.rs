@@ -54,6 +54,8 @@ pub mod probe;
 
 pub mod registry;
 pub mod rejection;
+#[cfg(feature = "rig")]
+pub mod rig;
 pub mod schema;
 pub mod typed;
 pub use schema::validate;

@@ -127,8 +127,12 @@ pub struct Resolved<C> {
 /// pointer [`WireCall::resolve`] gives the same call in a reply, for a call
 /// that a vendor SDK has already taken out of its response.
 pub fn resolve_text<C: ToolSet>(server: Option<&str>, name: &str, arguments: &str, options: &Options) -> Result<Resolution<C>, Rejection> {
-    let tree = Json::parse(arguments.as_bytes()).map_err(|e| Rejection::malformed(Reason::InvalidJson { message: e.message }, &Path::root().key("arguments")).with_tool(name))?;
-    resolve_parts(server, name, &tree, options)
+    resolve_parts(server, name, &parse_arguments(name, arguments)?, options)
+}
+
+/// The arguments of a call to `name`, given as JSON text: not JSON is `Malformed` at `/arguments`.
+pub(crate) fn parse_arguments<'a>(name: &str, arguments: &'a str) -> Result<Json<'a>, Rejection> {
+    Json::parse(arguments.as_bytes()).map_err(|e| Rejection::malformed(Reason::InvalidJson { message: e.message }, &Path::root().key("arguments")).with_tool(name))
 }
 
 /// [`resolve_text`] for arguments a vendor SDK has parsed already (`null`

@@ -1,0 +1,191 @@
+//! A registry's tools as tools of a [rig](https://docs.rs/rig-agent) agent
+//! (feature `rig`; rig-core and rig-agent 0.44).
+//!
+//! Each tool is a rig handler that receives the arguments as the JSON text rig
+//! hands its tools and resolves them before your function runs: an H2 or H3 is
+//! the call's failed tool result, its text the [`Feedback`] the model retries
+//! from, and the loop goes on. A name that is no tool (H1) never reaches a
+//! handler: rig offers it to its invalid-call hook, and [`UnknownTools`]
+//! answers it with the closest names. What rig advertises for each tool is the
+//! registry's own definition (name, description, `inputSchema`); a quarantined
+//! tool is not offered.
+//!
+//! ```ignore
+//! use toolseal::rig::{UnknownTools, sealed, tool_server};
+//!
+//! let tools = sealed::<bank::ToolCall, _, _>(Options::strict(), |call| async move {
+//!     Ok(ToolOutput::text(run(call)))
+//! })?;
+//! let agent = AgentBuilder::new(model).tool_server_handle(tool_server(tools)).add_hook(UnknownTools::of::<bank::ToolCall>()).build();
+//! ```
+//!
+//! rig has parsed a call's arguments before its tools see them (a key given
+//! twice is its last value); arguments that are not a JSON object go to the
+//! hook instead, with the model's text, and [`UnknownTools`] answers them with
+//! toolseal's verdict on that text.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use rig_agent::agent::{AgentHook, HookContext, InvalidToolCallAction, InvalidToolCallContext, InvalidToolCallReason};
+use rig_agent::tool::RegisteredTool;
+use rig_agent::tool::server::{ToolServer, ToolServerHandle};
+use rig_core::effect::{EffectKind, FamilyDescriptor, HandlerDescriptor, Outcome, family, tool_key};
+use rig_core::error::{ErrorKind, ErrorReport};
+use rig_core::serve::{Dispatch, Reply, Serve};
+use rig_core::tool::{ToolErrorKind, ToolExecutionError, ToolOutput, ToolResult};
+use serde_json::Value;
+
+use crate::call::{Options, ToolSet};
+use crate::check::Cx;
+use crate::dynamic::{DynamicCall, DynamicRegistry};
+use crate::feedback::Feedback;
+use crate::rejection::{Class, Rejection};
+use crate::wire::{parse_arguments, resolve_text};
+
+/// What a tool's function returns: its output, or its own failure.
+pub type ToolReturn = Result<ToolOutput, ToolExecutionError>;
+
+type Resolve<T> = Arc<dyn Fn(&str, &str) -> Result<T, Rejection> + Send + Sync>;
+type Run<T> = Arc<dyn Fn(T) -> std::pin::Pin<Box<dyn Future<Output = ToolReturn> + Send>> + Send + Sync>;
+
+/// One tool of a registry as a rig tool handler: its arguments resolved, then
+/// the function run with the resolved call.
+pub struct SealedTool<T> {
+    name: String,
+    description: String,
+    parameters: Value,
+    resolve: Resolve<T>,
+    run: Run<T>,
+}
+
+impl<T: Send + 'static> Serve for SealedTool<T> {
+    type Family = family::Tool;
+
+    fn descriptor(&self) -> HandlerDescriptor {
+        HandlerDescriptor {
+            key: tool_key(&self.name),
+            family: FamilyDescriptor::Tool { name: self.name.clone(), description: self.description.clone(), parameters: self.parameters.clone(), embedding: None },
+            layers: Vec::new(),
+        }
+    }
+
+    async fn serve(&self, kind: EffectKind, _dispatch: Dispatch) -> Reply {
+        let EffectKind::ToolCall { name, args } = kind else {
+            return Reply::Outcome(Err(ErrorReport::new(ErrorKind::Internal, format!("the toolseal tool `{}` serves tool calls only", self.name))));
+        };
+        let result = match (self.resolve)(&name, &args) {
+            Ok(call) => match (self.run)(call).await {
+                Ok(output) => ToolResult::success(output),
+                Err(error) => ToolResult::failed(error),
+            },
+            Err(rejection) => ToolResult::failed(rejection_error(&rejection)),
+        };
+        Reply::Outcome(Ok(Outcome::ToolResult { result }))
+    }
+}
+
+/// The tool error rig reports for a rejected call: `InvalidArgs` (`NotFound`
+/// for H1), `rejection`'s class as its code, the feedback as what the model reads.
+pub fn rejection_error(rejection: &Rejection) -> ToolExecutionError {
+    let kind = if matches!(rejection.class(), Class::H1 | Class::M1) { ToolErrorKind::NotFound } else { ToolErrorKind::InvalidArgs };
+    ToolExecutionError::new(kind, Feedback::from(rejection).text).with_code(rejection.class().as_str()).with_retryable(true)
+}
+
+/// Every tool of the sealed set `C` as a rig tool: `run` gets the resolved call
+/// (a variant of `C`) of each call that resolves under `options`.
+pub fn sealed<C, F, Fut>(options: Options, run: F) -> Result<Vec<RegisteredTool>, ErrorReport>
+where
+    C: ToolSet + Send + 'static,
+    F: Fn(C) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ToolReturn> + Send + 'static,
+{
+    let resolve: Resolve<C> = Arc::new(move |name, arguments| resolve_text::<C>(None, name, arguments, &options).map(|r| r.call));
+    let run: Run<C> = Arc::new(move |call| Box::pin(run(call)));
+    C::TOOLS
+        .iter()
+        .filter(|t| t.quarantined.is_none())
+        .map(|t| {
+            let definition: Value = serde_json::from_str(t.definition).unwrap_or_default();
+            let tool = SealedTool {
+                name: t.name.to_owned(),
+                description: t.description.unwrap_or_default().to_owned(),
+                parameters: definition["inputSchema"].clone(),
+                resolve: resolve.clone(),
+                run: run.clone(),
+            };
+            RegisteredTool::from_handler(tool)
+        })
+        .collect()
+}
+
+/// Every tool of a registry loaded at run time as a rig tool: `run` gets each
+/// call that resolves under `options`, its arguments checked.
+pub fn dynamic<F, Fut>(registry: Arc<DynamicRegistry>, options: Options, run: F) -> Result<Vec<RegisteredTool>, ErrorReport>
+where
+    F: Fn(DynamicCall<'static>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ToolReturn> + Send + 'static,
+{
+    let tools: Vec<(String, String, Value)> = registry.schemas().map(|(t, _)| (t.name.clone(), t.description.clone().unwrap_or_default(), t.input_schema.to_value())).collect();
+    let resolve: Resolve<DynamicCall<'static>> = Arc::new(move |name, arguments| {
+        let tree = parse_arguments(name, arguments)?;
+        let mut cx = options.cx();
+        registry.resolve_parts(name, Some(&tree), &mut cx)?;
+        Ok(DynamicCall { name: name.to_owned().into(), arguments: tree.into_owned(), coercions: cx.into_coercions() })
+    });
+    let run: Run<DynamicCall<'static>> = Arc::new(move |call| Box::pin(run(call)));
+    tools.into_iter().map(|(name, description, parameters)| RegisteredTool::from_handler(SealedTool { name, description, parameters, resolve: resolve.clone(), run: run.clone() })).collect()
+}
+
+/// A running tool server holding `tools`, for `AgentBuilder::tool_server_handle`.
+pub fn tool_server(tools: Vec<RegisteredTool>) -> ToolServerHandle {
+    tools.into_iter().fold(ToolServer::new(), ToolServer::registered_tool).run()
+}
+
+/// rig's invalid-call hook for a registry's tools: a name that is no tool (H1)
+/// is answered with toolseal's feedback (the closest names) as that call's
+/// tool result, and the loop goes on; arguments that are not a JSON object are
+/// answered with toolseal's verdict on the model's text. Other invalid calls
+/// (a tool the turn's tool choice excludes) are left to rig.
+pub struct UnknownTools {
+    resolve: Arc<dyn Fn(&str, &str) -> Option<Rejection> + Send + Sync>,
+}
+
+impl UnknownTools {
+    /// For the sealed set `C`.
+    pub fn of<C: ToolSet + 'static>() -> UnknownTools {
+        UnknownTools { resolve: Arc::new(|name, arguments| resolve_text::<C>(None, name, arguments, &Options::strict()).err()) }
+    }
+
+    /// For a registry loaded at run time.
+    pub fn dynamic(registry: Arc<DynamicRegistry>) -> UnknownTools {
+        UnknownTools {
+            resolve: Arc::new(move |name, arguments| match parse_arguments(name, arguments) {
+                Ok(tree) => registry.resolve_parts(name, Some(&tree), &mut Cx::strict()).err(),
+                Err(rejection) => Some(rejection),
+            }),
+        }
+    }
+
+    /// The action for one invalid call (what the hook answers).
+    pub fn action(&self, event: &InvalidToolCallContext) -> Option<InvalidToolCallAction> {
+        let arguments = event.args.as_deref().unwrap_or("{}");
+        match &event.reason {
+            InvalidToolCallReason::UnknownTool => {
+                let rejection = (self.resolve)(&event.tool_name, arguments)?;
+                Some(InvalidToolCallAction::skip(Feedback::from(&rejection).text))
+            }
+            InvalidToolCallReason::MalformedArguments { .. } => {
+                let rejection = (self.resolve)(&event.tool_name, arguments)?;
+                Some(InvalidToolCallAction::retry(Feedback::from(&rejection).text))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl AgentHook for UnknownTools {
+    async fn on_invalid_tool_call(&self, _context: &HookContext, event: &InvalidToolCallContext) -> Option<InvalidToolCallAction> {
+        self.action(event)
+    }
+}
