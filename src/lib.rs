@@ -61,7 +61,12 @@
 //! No default features: nothing async, nothing HTTP. The `toolseal` command is the
 //! crate `toolseal-cli`, the MCP gateway the crate `toolseal-gateway`.
 //!
-//! - `guard`: `toolseal::guard`, an rmcp server whose `tools/call`s are resolved first.
+//! - `guard`: `toolseal::guard`, an rmcp server whose `tools/call`s are resolved first,
+//!   and `guard::Parameters`, the same for one `#[tool]` function's arguments.
+//! - `rig`: `toolseal::rig`, a registry's tools as the tools of a rig 0.44 agent.
+//! - `async-openai`: `toolseal::async_openai`, the tool calls of async-openai's chat and
+//!   Responses types resolved, rejections answered in them (its types only, no HTTP).
+//! - `genai`: `toolseal::genai`, the same for a genai chat response.
 //! - `testing`: `toolseal::testing` and `toolseal::mcp::trials`, calls whose verdict,
 //!   class and pointer are known by construction (honest, H1–H3, M1–M5), built from a
 //!   registry's own schemas: for tests and benchmarks, not for resolving calls.
