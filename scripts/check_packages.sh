@@ -41,5 +41,16 @@ for c in "${crates[@]}"; do
     echo "ok   $c: $n files, $bytes bytes compressed"
   fi
 done
+# The library's default build: nothing async, nothing HTTP, no framework's crates (the
+# adapters are features: `guard`, `rig`, `async-openai`, `genai`).
+tree() { cargo tree -p toolseal -e normal --prefix none --locked "$@" | sed 's/ (.*//' | sort -u; }
+default=$(tree)
+extra=$(grep -E '^(rmcp|rig-core|rig-agent|async-openai|genai|tokio|reqwest|hyper|cedar-policy) ' <<< "$default" || true)
+all=$(tree --features guard,rig,async-openai,genai | wc -l)
+if [ -n "$extra" ]; then
+  echo "FAIL toolseal: its default features pull in $(tr '\n' ' ' <<< "$extra")"; failed=$((failed + 1))
+else
+  echo "ok   toolseal: $(wc -l <<< "$default") crates in its default build, none of the frameworks' ($all with guard, rig, async-openai, genai)"
+fi
 echo "packages: $(( ${#crates[@]} - failed )) passed, $failed failed"
 [ "$failed" -eq 0 ]
