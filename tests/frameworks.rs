@@ -1,5 +1,6 @@
 //! The plain API clients: the recorded vendor replies of `tests/wire`,
-//! deserialized into async-openai's and genai's own response types and
+//! deserialized into async-openai's types and read by genai's own client (from
+//! a local stand-in for the API), and
 //! resolved through `toolseal::async_openai` / `toolseal::genai`. Each call gets
 //! the verdict, class and pointer the fixture expects — the ones
 //! `wire::parse_reply` gives the same JSON — and a rejected call's answer,
@@ -15,7 +16,7 @@ use toolseal_fixtures::bank::ToolCall;
 use toolseal_runtime::{async_openai as openai, genai};
 
 /// A fixture of `tests/wire`: the reply and, per call id, the expected verdict.
-fn fixture(name: &str) -> (Value, Vec<(String, String, Option<String>)>) {
+fn fixture(name: &str) -> (Value, Vec<Verdict>) {
     let text = std::fs::read_to_string(support::root().join("tests/wire").join(name)).expect("a fixture");
     let file: Value = serde_json::from_str(&text).expect("JSON");
     let expect = file["expect"]
@@ -28,7 +29,10 @@ fn fixture(name: &str) -> (Value, Vec<(String, String, Option<String>)>) {
 }
 
 /// `(id, verdict, pointer)` as the fixtures write them.
-fn verdict<C>(call: &Resolved<C>) -> (String, String, Option<String>) {
+type Verdict = (String, String, Option<String>);
+
+/// A call's [`Verdict`].
+fn verdict<C>(call: &Resolved<C>) -> Verdict {
     match &call.outcome {
         Ok(_) => (call.id.clone(), "accept".to_owned(), None),
         Err(r) => (call.id.clone(), r.class().as_str().to_owned(), Some(r.pointer().to_owned())),
@@ -36,7 +40,7 @@ fn verdict<C>(call: &Resolved<C>) -> (String, String, Option<String>) {
 }
 
 /// What `wire` makes of the same reply: each call and its verdict.
-fn by_wire(reply: &Value) -> Vec<(WireCall, (String, String, Option<String>))> {
+fn by_wire(reply: &Value) -> Vec<(WireCall, Verdict)> {
     let calls = parse_reply(reply.to_string().as_bytes(), &Options::strict()).expect("a reply");
     calls
         .into_iter()
@@ -109,40 +113,61 @@ fn async_openai_responses_resolve_function_calls_and_approval_requests() {
     assert!(declined["reason"].as_str().is_some_and(|r| r.contains("why")), "{declined}");
 }
 
-/// genai's `ChatResponse` for a recorded reply's tool calls, as genai's OpenAI
-/// adapter builds it (its `fn_arguments` parsed; a reply whose arguments do not
-/// parse is an error of the whole `exec_chat`, so those calls are left out).
-fn genai_response(calls: &[Value]) -> ::genai::chat::ChatResponse {
-    use ::genai::chat::{ChatResponse, MessageContent, StopReason, ToolCall as GenaiCall, Usage};
-    let calls: Vec<GenaiCall> = calls
-        .iter()
-        .filter_map(|c| {
-            let arguments = serde_json::from_str(c["function"]["arguments"].as_str()?).ok()?;
-            Some(GenaiCall { call_id: c["id"].as_str()?.to_owned(), fn_name: c["function"]["name"].as_str()?.to_owned(), fn_arguments: arguments, thought_signatures: None })
-        })
-        .collect();
-    let model = ::genai::ModelIden::new(::genai::adapter::AdapterKind::OpenAI, "gpt-4o");
-    ChatResponse {
-        content: MessageContent::from(calls),
-        reasoning_content: None,
-        model_iden: model.clone(),
-        provider_model_iden: model,
-        stop_reason: Some(StopReason::from("tool_calls".to_owned())),
-        usage: Usage::default(),
-        captured_raw_body: None,
-        response_id: None,
-    }
+/// genai's own `ChatResponse` for a recorded reply: its OpenAI adapter reads the reply from
+/// a local stand-in for the API (one HTTP/1.1 exchange, the reply as the body).
+async fn genai_exchange(reply: &Value) -> Result<::genai::chat::ChatResponse, ::genai::Error> {
+    use ::genai::resolver::{AuthData, Endpoint, ServiceTargetResolver};
+    use ::genai::{Client, ModelIden, ServiceTarget};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
+    let endpoint = format!("http://{}/v1/", listener.local_addr().expect("an address"));
+    let body = reply.to_string();
+    let api = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.expect("genai connects");
+        // The request: headers, then as many bytes as Content-Length says.
+        let mut request = Vec::new();
+        let mut chunk = [0u8; 8192];
+        loop {
+            let n = socket.read(&mut chunk).await.expect("reads");
+            request.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&request);
+            if let Some(end) = text.find("\r\n\r\n") {
+                let length = text[..end].lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0))).unwrap_or(0);
+                if request.len() >= end + 4 + length || n == 0 {
+                    break;
+                }
+            }
+        }
+        let head = String::from_utf8_lossy(&request).lines().next().unwrap_or_default().to_owned();
+        let answer = format!("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}", body.len());
+        socket.write_all(answer.as_bytes()).await.expect("writes");
+        head
+    });
+    let target = ServiceTargetResolver::from_resolver_fn(move |t: ServiceTarget| -> Result<ServiceTarget, ::genai::resolver::Error> {
+        Ok(ServiceTarget { endpoint: Endpoint::from_owned(endpoint.clone()), auth: AuthData::from_single("test"), model: ModelIden::new(::genai::adapter::AdapterKind::OpenAI, t.model.model_name) })
+    });
+    let client = Client::builder().with_service_target_resolver(target).build().expect("a client");
+    let response = client.exec_chat("gpt-4o", ::genai::chat::ChatRequest::from_user("move money"), None).await;
+    let head = api.await.expect("the stand-in answered");
+    assert!(head.starts_with("POST /v1/chat/completions"), "{head}");
+    response
 }
 
-#[test]
-fn genai_responses_resolve_call_by_call() {
-    let (reply, expect) = fixture("openai_chat_parallel.json");
-    let calls = reply["choices"][0]["message"]["tool_calls"].as_array().expect("tool calls");
-    let response = genai_response(calls);
+#[tokio::test]
+async fn genai_responses_resolve_call_by_call() {
+    let (mut reply, mut expect) = fixture("openai_chat_parallel.json");
+    // genai refuses a whole reply in which a call's arguments are not JSON text.
+    assert!(genai_exchange(&reply).await.is_err(), "genai refuses the reply with unparsable arguments");
+    let calls = reply["choices"][0]["message"]["tool_calls"].as_array_mut().expect("tool calls");
+    calls.retain(|c| c["function"]["arguments"].as_str().is_some_and(|a| serde_json::from_str::<Value>(a).is_ok()));
+    expect.retain(|(id, ..)| calls.iter().any(|c| c["id"] == id.as_str()));
+    assert_eq!(expect.len(), 4, "the calls genai reads");
+
+    let response = genai_exchange(&reply).await.expect("genai reads the reply");
     let resolved = genai::resolve::<ToolCall>(&response, &Options::strict());
-    let want: Vec<_> = expect.into_iter().filter(|(id, ..)| response.tool_calls().iter().any(|c| c.call_id == *id)).collect();
-    assert_eq!(want.len(), 4, "the calls genai parses");
-    assert_eq!(resolved.iter().map(verdict).collect::<Vec<_>>(), want);
+    assert_eq!(resolved.iter().map(verdict).collect::<Vec<_>>(), expect);
+    assert_eq!(resolved.iter().map(verdict).collect::<Vec<_>>(), by_wire(&reply).into_iter().map(|(_, v)| v).collect::<Vec<_>>(), "as wire resolves it");
 
     // A streamed call cut short keeps its text: read as the model wrote it.
     let cut = ::genai::chat::ToolCall { call_id: "call_9".into(), fn_name: "get_balance".into(), fn_arguments: json!("{\"account_id\": \"acct-7\""), thought_signatures: None };
@@ -150,7 +175,7 @@ fn genai_responses_resolve_call_by_call() {
     assert_eq!(verdict(&cut), ("call_9".to_owned(), "Malformed".to_owned(), Some("/arguments".to_owned())));
 
     let rejected = resolved.iter().find(|c| c.outcome.is_err()).expect("a rejected call");
-    let response = genai::tool_response(rejected, rejected.outcome.as_ref().expect_err("rejected"));
-    assert_eq!((response.call_id.as_str(), response.fn_name.as_deref()), (rejected.id.as_str(), Some(rejected.name.as_str())));
-    assert!(response.content.contains("Send only the declared keys"), "{}", response.content);
+    let answer = genai::tool_response(rejected, rejected.outcome.as_ref().expect_err("rejected"));
+    assert_eq!((answer.call_id.as_str(), answer.fn_name.as_deref()), (rejected.id.as_str(), Some(rejected.name.as_str())));
+    assert!(answer.content.contains("Send only the declared keys"), "{}", answer.content);
 }

@@ -93,8 +93,9 @@ pub fn rejection_error(rejection: &Rejection) -> ToolExecutionError {
 }
 
 /// Every tool of the sealed set `C` as a rig tool: `run` gets the resolved call
-/// (a variant of `C`) of each call that resolves under `options`.
-pub fn sealed<C, F, Fut>(options: Options, run: F) -> Result<Vec<RegisteredTool>, ErrorReport>
+/// (a variant of `C`) of each call that resolves under `options`. rig refuses a
+/// tool without a name (the error).
+pub fn sealed<C, F, Fut>(options: Options, run: F) -> Result<Vec<RegisteredTool>, Box<ErrorReport>>
 where
     C: ToolSet + Send + 'static,
     F: Fn(C) -> Fut + Send + Sync + 'static,
@@ -114,14 +115,14 @@ where
                 resolve: resolve.clone(),
                 run: run.clone(),
             };
-            RegisteredTool::from_handler(tool)
+            RegisteredTool::from_handler(tool).map_err(Box::new)
         })
         .collect()
 }
 
 /// Every tool of a registry loaded at run time as a rig tool: `run` gets each
 /// call that resolves under `options`, its arguments checked.
-pub fn dynamic<F, Fut>(registry: Arc<DynamicRegistry>, options: Options, run: F) -> Result<Vec<RegisteredTool>, ErrorReport>
+pub fn dynamic<F, Fut>(registry: Arc<DynamicRegistry>, options: Options, run: F) -> Result<Vec<RegisteredTool>, Box<ErrorReport>>
 where
     F: Fn(DynamicCall<'static>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ToolReturn> + Send + 'static,
@@ -134,7 +135,10 @@ where
         Ok(DynamicCall { name: name.to_owned().into(), arguments: tree.into_owned(), coercions: cx.into_coercions() })
     });
     let run: Run<DynamicCall<'static>> = Arc::new(move |call| Box::pin(run(call)));
-    tools.into_iter().map(|(name, description, parameters)| RegisteredTool::from_handler(SealedTool { name, description, parameters, resolve: resolve.clone(), run: run.clone() })).collect()
+    tools
+        .into_iter()
+        .map(|(name, description, parameters)| RegisteredTool::from_handler(SealedTool { name, description, parameters, resolve: resolve.clone(), run: run.clone() }).map_err(Box::new))
+        .collect()
 }
 
 /// A running tool server holding `tools`, for `AgentBuilder::tool_server_handle`.
@@ -148,8 +152,11 @@ pub fn tool_server(tools: Vec<RegisteredTool>) -> ToolServerHandle {
 /// answered with toolseal's verdict on the model's text. Other invalid calls
 /// (a tool the turn's tool choice excludes) are left to rig.
 pub struct UnknownTools {
-    resolve: Arc<dyn Fn(&str, &str) -> Option<Rejection> + Send + Sync>,
+    resolve: Check,
 }
+
+/// A call's rejection, if it has one.
+type Check = Arc<dyn Fn(&str, &str) -> Option<Rejection> + Send + Sync>;
 
 impl UnknownTools {
     /// For the sealed set `C`.
