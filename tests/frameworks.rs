@@ -11,7 +11,7 @@ mod support;
 
 use serde_json::{Value, json};
 use toolseal::Options;
-use toolseal::wire::{Answer, Resolved, WireCall, answer, parse_reply};
+use toolseal::wire::{Answer, ResolvedCall, WireCall, answer, parse_reply};
 use toolseal_fixtures::bank::ToolCall;
 use toolseal_runtime::{async_openai as openai, genai};
 
@@ -32,7 +32,7 @@ fn fixture(name: &str) -> (Value, Vec<Verdict>) {
 type Verdict = (String, String, Option<String>);
 
 /// A call's [`Verdict`].
-fn verdict<C>(call: &Resolved<C>) -> Verdict {
+fn verdict<C>(call: &ResolvedCall<C>) -> Verdict {
     match &call.outcome {
         Ok(_) => (call.id.clone(), "accept".to_owned(), None),
         Err(r) => (call.id.clone(), r.class().as_str().to_owned(), Some(r.pointer().to_owned())),

@@ -26,17 +26,17 @@ use ::async_openai::types::responses::{FunctionCallOutputItemParam, InputItem, I
 use crate::call::{Options, ToolSet};
 use crate::feedback::Feedback;
 use crate::rejection::Rejection;
-use crate::wire::{Resolved, resolve_text};
+use crate::wire::{ResolvedCall, resolve_text};
 
 /// Every tool call of every choice of a Chat Completions response, resolved
 /// against `C`, in order.
-pub fn resolve_chat<C: ToolSet>(response: &CreateChatCompletionResponse, options: &Options) -> Vec<Resolved<C>> {
+pub fn resolve_chat<C: ToolSet>(response: &CreateChatCompletionResponse, options: &Options) -> Vec<ResolvedCall<C>> {
     response.choices.iter().flat_map(|choice| resolve_message(&choice.message, options)).collect()
 }
 
 /// The tool calls of one assistant message, resolved against `C`, in order. A
 /// custom tool's free-form `input` is read as its arguments.
-pub fn resolve_message<C: ToolSet>(message: &ChatCompletionResponseMessage, options: &Options) -> Vec<Resolved<C>> {
+pub fn resolve_message<C: ToolSet>(message: &ChatCompletionResponseMessage, options: &Options) -> Vec<ResolvedCall<C>> {
     let calls = message.tool_calls.as_deref().unwrap_or_default();
     calls
         .iter()
@@ -45,7 +45,7 @@ pub fn resolve_message<C: ToolSet>(message: &ChatCompletionResponseMessage, opti
                 ChatCompletionMessageToolCalls::Function(f) => (&f.id, &f.function.name, &f.function.arguments),
                 ChatCompletionMessageToolCalls::Custom(c) => (&c.id, &c.custom_tool.name, &c.custom_tool.input),
             };
-            Resolved { id: id.clone(), name: name.clone(), outcome: resolve_text(None, name, arguments, options) }
+            ResolvedCall { id: id.clone(), name: name.clone(), outcome: resolve_text(None, name, arguments, options) }
         })
         .collect()
 }
@@ -61,13 +61,13 @@ pub fn tool_message(call_id: &str, rejection: &Rejection) -> ChatCompletionReque
 /// `id`, pinned to its `server_label`. `mcp_call` items have run already at
 /// OpenAI and are not resolved here; configure the MCP tool to require approval
 /// to have each call resolved first.
-pub fn resolve_response<C: ToolSet>(response: &Response, options: &Options) -> Vec<Resolved<C>> {
+pub fn resolve_response<C: ToolSet>(response: &Response, options: &Options) -> Vec<ResolvedCall<C>> {
     response
         .output
         .iter()
         .filter_map(|item| match item {
-            OutputItem::FunctionCall(f) => Some(Resolved { id: f.call_id.clone(), name: f.name.clone(), outcome: resolve_text(None, &f.name, &f.arguments, options) }),
-            OutputItem::McpApprovalRequest(r) => Some(Resolved { id: r.id.clone(), name: r.name.clone(), outcome: resolve_text(Some(&r.server_label), &r.name, &r.arguments, options) }),
+            OutputItem::FunctionCall(f) => Some(ResolvedCall { id: f.call_id.clone(), name: f.name.clone(), outcome: resolve_text(None, &f.name, &f.arguments, options) }),
+            OutputItem::McpApprovalRequest(r) => Some(ResolvedCall { id: r.id.clone(), name: r.name.clone(), outcome: resolve_text(Some(&r.server_label), &r.name, &r.arguments, options) }),
             _ => None,
         })
         .collect()

@@ -20,20 +20,20 @@ use ::genai::chat::{ChatResponse, ToolCall, ToolResponse};
 use crate::call::{Options, ToolSet};
 use crate::feedback::Feedback;
 use crate::rejection::Rejection;
-use crate::wire::{Resolved, resolve_value};
+use crate::wire::{ResolvedCall, resolve_value};
 
 /// Every tool call of `response`, resolved against `C`, in order.
-pub fn resolve<C: ToolSet>(response: &ChatResponse, options: &Options) -> Vec<Resolved<C>> {
+pub fn resolve<C: ToolSet>(response: &ChatResponse, options: &Options) -> Vec<ResolvedCall<C>> {
     response.tool_calls().into_iter().map(|call| resolve_call(call, options)).collect()
 }
 
 /// One tool call, resolved against `C`.
-pub fn resolve_call<C: ToolSet>(call: &ToolCall, options: &Options) -> Resolved<C> {
-    Resolved { id: call.call_id.clone(), name: call.fn_name.clone(), outcome: resolve_value(None, &call.fn_name, &call.fn_arguments, options) }
+pub fn resolve_call<C: ToolSet>(call: &ToolCall, options: &Options) -> ResolvedCall<C> {
+    ResolvedCall { id: call.call_id.clone(), name: call.fn_name.clone(), outcome: resolve_value(None, &call.fn_name, &call.fn_arguments, options) }
 }
 
 /// The tool response answering `call` with `rejection`'s feedback (the tool's
 /// name included, as Gemini needs it).
-pub fn tool_response<C>(call: &Resolved<C>, rejection: &Rejection) -> ToolResponse {
+pub fn tool_response<C>(call: &ResolvedCall<C>, rejection: &Rejection) -> ToolResponse {
     ToolResponse::new(call.id.clone(), Feedback::from(rejection).text).with_fn_name(call.name.clone())
 }

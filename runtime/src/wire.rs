@@ -113,7 +113,7 @@ impl WireCall {
 /// One call of a vendor SDK's typed response, resolved on its own (what the
 /// framework adapters return, one per call, in the response's order).
 #[derive(Debug, Clone)]
-pub struct Resolved<C> {
+pub struct ResolvedCall<C> {
     /// The call id its answer must carry back (`call_…`, `toolu_…`).
     pub id: String,
     /// The tool name as the model wrote it.
