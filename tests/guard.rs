@@ -264,8 +264,13 @@ fn the_advertised_input_schema_is_the_enforced_one() {
         root.remove("description");
         assert_eq!(Value::Object(tool.input_schema.as_ref().clone()), ours, "{}", tool.name);
 
-        let doc = compile_tool_schema(&toolseal_runtime::json::Json::from_map(&tool.input_schema).into_owned(), &CompileOptions::default()).expect("compiles");
-        for probe in probes(&["transfer_funds", "get_balance"], &tool.name, &doc) {
+        // Probes from the schema advertised and from the registry's own: a rule `T` enforces
+        // that the advertised schema left out would show in the second.
+        let registry = bank::ToolCall::definitions(toolseal_runtime::wire::WireFormat::Mcp);
+        let declared = registry.as_array().and_then(|tools| tools.iter().find(|t| t["name"] == tool.name.as_ref())).expect("a registry tool")["inputSchema"].clone();
+        let docs = [Value::Object(tool.input_schema.as_ref().clone()), declared]
+            .map(|schema| compile_tool_schema(&toolseal_runtime::json::Json::from_value(&schema).into_owned(), &CompileOptions::default()).expect("compiles"));
+        for probe in docs.iter().flat_map(|doc| probes(&["transfer_funds", "get_balance"], &tool.name, doc)) {
             let call: Value = serde_json::from_str(&probe.call).expect("JSON");
             // rmcp hands a function an object (or nothing), a key given twice already
             // collapsed to its last value: other probes cannot reach a function.
@@ -286,5 +291,5 @@ fn the_advertised_input_schema_is_the_enforced_one() {
             checked += 1;
         }
     }
-    assert!(checked >= 10, "{checked} probes");
+    assert!(checked >= 20, "{checked} probes");
 }

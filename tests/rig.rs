@@ -19,7 +19,7 @@ use toolseal::Options;
 use toolseal_fixtures::bank;
 use toolseal_runtime::dynamic::DynamicRegistry;
 use toolseal_runtime::registry::read_registry;
-use toolseal_runtime::rig::{UnknownTools, dynamic, sealed, tool_server};
+use toolseal_runtime::rig::{InvalidCalls, dynamic, sealed, tool_server};
 use toolseal_runtime::schema::CompileOptions;
 
 const BANK: &str = include_str!("../examples/transfer_funds/registry/bank.json");
@@ -57,10 +57,10 @@ fn results(model: &MockCompletionModel, k: usize) -> Vec<(String, bool, String)>
 fn check_run(model: &MockCompletionModel, ran: &AtomicUsize) {
     assert_eq!(model.request_count(), 6, "the loop went on after every refusal");
     let expect: [(&str, bool, &[&str]); 5] = [
-        ("c1", true, &["transfer_fund", "transfer_funds"]),
-        ("c2", true, &["override", "Send only the declared keys"]),
-        ("c3", true, &["amount", "number"]),
-        ("c4", true, &["JSON"]),
+        ("c1", true, &["H1 at /name", "did you mean: transfer_funds"]),
+        ("c2", true, &["H2 at /arguments/override", "Send only the declared keys"]),
+        ("c3", true, &["H3 at /arguments/amount", "number"]),
+        ("c4", true, &["Malformed at /arguments", "not valid JSON"]),
         ("c5", false, &["acct-7: 100.00"]),
     ];
     for (k, (id, is_error, needles)) in expect.into_iter().enumerate() {
@@ -103,7 +103,7 @@ async fn a_rig_agent_runs_only_resolved_calls_and_the_model_reads_the_feedback()
         }
     })
     .expect("rig takes the tools");
-    let agent = AgentBuilder::new(model.clone()).tool_server_handle(tool_server(tools)).add_hook(UnknownTools::of::<bank::ToolCall>()).build();
+    let agent = AgentBuilder::new(model.clone()).tool_server_handle(tool_server(tools)).add_hook(InvalidCalls::of::<bank::ToolCall>()).build();
     let response = agent.prompt("move money").max_turns(6).await.expect("the run ends");
     assert_eq!(response.output(), "done");
     check_run(&model, &ran);
@@ -121,7 +121,7 @@ async fn a_registry_loaded_at_run_time_works_the_same_way() {
         async move { Ok(ToolOutput::text(format!("{account}: 100.00"))) }
     })
     .expect("rig takes the tools");
-    let agent = AgentBuilder::new(model.clone()).tool_server_handle(tool_server(tools)).add_hook(UnknownTools::dynamic(registry)).build();
+    let agent = AgentBuilder::new(model.clone()).tool_server_handle(tool_server(tools)).add_hook(InvalidCalls::dynamic(registry)).build();
     let response = agent.prompt("move money").max_turns(6).await.expect("the run ends");
     assert_eq!(response.output(), "done");
     check_run(&model, &ran);

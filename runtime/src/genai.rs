@@ -9,18 +9,28 @@
 //!
 //! ```ignore
 //! let calls = toolseal::genai::resolve::<bank::ToolCall>(&response, &Options::strict());
-//! let answers: Vec<ToolResponse> = calls.iter().filter_map(|c| c.outcome.as_ref().err().map(|r| toolseal::genai::tool_response(c, r))).collect();
+//! let answers: Vec<ToolResponse> = calls.iter().filter_map(toolseal::genai::tool_response).collect();
 //! ```
 //!
-//! Without streaming, genai refuses a whole response whose arguments are not
-//! JSON (`exec_chat` returns an error): no call of it reaches toolseal.
+//! What genai parsed is what is resolved, so two answers differ from
+//! [`wire::parse_reply`](crate::wire::parse_reply) on the same reply: arguments
+//! written `"null"` are `{}` here (genai reads them as `null`), and arguments
+//! that are a JSON string holding an object are that object here (genai keeps
+//! the string, read as its text). Without streaming, genai refuses a whole
+//! response whose arguments are not JSON (`exec_chat` returns an error): no call
+//! of it reaches toolseal.
+//!
+//! The module shares its name with the crate: in code that imports it, name the
+//! crate `::genai`.
 
 use ::genai::chat::{ChatResponse, ToolCall, ToolResponse};
+use serde_json::Value;
 
-use crate::call::{Options, ToolSet};
+use crate::call::{Options, Resolution, ToolSet};
 use crate::feedback::Feedback;
+use crate::json::Json;
 use crate::rejection::Rejection;
-use crate::wire::{ResolvedCall, resolve_value};
+use crate::wire::{ItemKind, ResolvedCall, resolve_parts, resolve_text};
 
 /// Every tool call of `response`, resolved against `C`, in order.
 pub fn resolve<C: ToolSet>(response: &ChatResponse, options: &Options) -> Vec<ResolvedCall<C>> {
@@ -29,11 +39,21 @@ pub fn resolve<C: ToolSet>(response: &ChatResponse, options: &Options) -> Vec<Re
 
 /// One tool call, resolved against `C`.
 pub fn resolve_call<C: ToolSet>(call: &ToolCall, options: &Options) -> ResolvedCall<C> {
-    ResolvedCall { id: call.call_id.clone(), name: call.fn_name.clone(), outcome: resolve_value(None, &call.fn_name, &call.fn_arguments, options) }
+    ResolvedCall { id: call.call_id.clone(), kind: ItemKind::Function, server: None, name: call.fn_name.clone(), outcome: resolve_arguments(&call.fn_name, &call.fn_arguments, options) }
 }
 
-/// The tool response answering `call` with `rejection`'s feedback (the tool's
-/// name included, as Gemini needs it).
-pub fn tool_response<C>(call: &ResolvedCall<C>, rejection: &Rejection) -> ToolResponse {
-    ToolResponse::new(call.id.clone(), Feedback::from(rejection).text).with_fn_name(call.name.clone())
+/// The arguments as genai holds them: `null` means `{}`; a string is text genai could not parse.
+fn resolve_arguments<C: ToolSet>(name: &str, arguments: &Value, options: &Options) -> Result<Resolution<C>, Rejection> {
+    match arguments {
+        Value::String(text) => resolve_text(None, name, text, options),
+        Value::Null => resolve_parts(None, name, &Json::Object(Vec::new()), options),
+        other => resolve_parts(None, name, &Json::from_value(other), options),
+    }
+}
+
+/// The tool response answering a rejected call with its feedback, the tool's
+/// name included (Gemini needs it); `None` for a call that resolved.
+pub fn tool_response<C>(call: &ResolvedCall<C>) -> Option<ToolResponse> {
+    let feedback = Feedback::from(call.rejection()?);
+    Some(ToolResponse::new(call.id.clone(), feedback.text).with_fn_name(call.name.clone()))
 }

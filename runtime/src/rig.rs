@@ -5,24 +5,26 @@
 //! hands its tools and resolves them before your function runs: an H2 or H3 is
 //! the call's failed tool result, its text the [`Feedback`] the model retries
 //! from, and the loop goes on. A name that is no tool (H1) never reaches a
-//! handler: rig offers it to its invalid-call hook, and [`UnknownTools`]
+//! handler: rig offers it to its invalid-call hook, and [`InvalidCalls`]
 //! answers it with the closest names. What rig advertises for each tool is the
-//! registry's own definition (name, description, `inputSchema`); a quarantined
-//! tool is not offered.
+//! registry's own definition (name, description, `inputSchema`), as
+//! [`definitions`](crate::definitions) writes it; a quarantined tool is not offered.
 //!
 //! ```ignore
-//! use toolseal::rig::{UnknownTools, sealed, tool_server};
+//! use toolseal::rig::{InvalidCalls, sealed, tool_server};
 //!
 //! let tools = sealed::<bank::ToolCall, _, _>(Options::strict(), |call| async move {
 //!     Ok(ToolOutput::text(run(call)))
 //! })?;
-//! let agent = AgentBuilder::new(model).tool_server_handle(tool_server(tools)).add_hook(UnknownTools::of::<bank::ToolCall>()).build();
+//! let agent = AgentBuilder::new(model).tool_server_handle(tool_server(tools)).add_hook(InvalidCalls::of::<bank::ToolCall>()).build();
 //! ```
 //!
-//! rig has parsed a call's arguments before its tools see them (a key given
-//! twice is its last value); arguments that are not a JSON object go to the
-//! hook instead, with the model's text, and [`UnknownTools`] answers them with
-//! toolseal's verdict on that text.
+//! Built against rig-core and rig-agent `=0.44.0`: depend on exactly those
+//! versions. rig parses a call's arguments before its tools see them: a key
+//! given twice is its last value, blank or `null` arguments are `{}`, and a JSON
+//! string holding an object is that object. Arguments that are not a JSON
+//! object go to the hook instead, with the model's text, and [`InvalidCalls`]
+//! answers them with toolseal's verdict on that text.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -38,10 +40,11 @@ use serde_json::Value;
 
 use crate::call::{Options, ToolSet};
 use crate::check::Cx;
+use crate::definitions;
 use crate::dynamic::{DynamicCall, DynamicRegistry};
 use crate::feedback::Feedback;
 use crate::rejection::{Class, Rejection};
-use crate::wire::{parse_arguments, resolve_text};
+use crate::wire::{WireFormat, parse_arguments, resolve_text};
 
 /// What a tool's function returns: its output, or its own failure.
 pub type ToolReturn = Result<ToolOutput, ToolExecutionError>;
@@ -51,7 +54,7 @@ type Run<T> = Arc<dyn Fn(T) -> std::pin::Pin<Box<dyn Future<Output = ToolReturn>
 
 /// One tool of a registry as a rig tool handler: its arguments resolved, then
 /// the function run with the resolved call.
-pub struct SealedTool<T> {
+struct SealedTool<T> {
     name: String,
     description: String,
     parameters: Value,
@@ -103,21 +106,7 @@ where
 {
     let resolve: Resolve<C> = Arc::new(move |name, arguments| resolve_text::<C>(None, name, arguments, &options).map(|r| r.call));
     let run: Run<C> = Arc::new(move |call| Box::pin(run(call)));
-    C::TOOLS
-        .iter()
-        .filter(|t| t.quarantined.is_none())
-        .map(|t| {
-            let definition: Value = serde_json::from_str(t.definition).unwrap_or_default();
-            let tool = SealedTool {
-                name: t.name.to_owned(),
-                description: t.description.unwrap_or_default().to_owned(),
-                parameters: definition["inputSchema"].clone(),
-                resolve: resolve.clone(),
-                run: run.clone(),
-            };
-            RegisteredTool::from_handler(tool).map_err(Box::new)
-        })
-        .collect()
+    registered(&definitions::of_set::<C>(WireFormat::Mcp, |_| true), &resolve, &run)
 }
 
 /// Every tool of a registry loaded at run time as a rig tool: `run` gets each
@@ -127,17 +116,28 @@ where
     F: Fn(DynamicCall<'static>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = ToolReturn> + Send + 'static,
 {
-    let tools: Vec<(String, String, Value)> = registry.schemas().map(|(t, _)| (t.name.clone(), t.description.clone().unwrap_or_default(), t.input_schema.to_value())).collect();
+    let offered = registry.definitions(WireFormat::Mcp);
     let resolve: Resolve<DynamicCall<'static>> = Arc::new(move |name, arguments| {
-        let tree = parse_arguments(name, arguments)?;
+        let tree = parse_arguments(name, arguments, &options)?;
         let mut cx = options.cx();
         registry.resolve_parts(name, Some(&tree), &mut cx)?;
         Ok(DynamicCall { name: name.to_owned().into(), arguments: tree.into_owned(), coercions: cx.into_coercions() })
     });
     let run: Run<DynamicCall<'static>> = Arc::new(move |call| Box::pin(run(call)));
-    tools
+    registered(&offered, &resolve, &run)
+}
+
+/// A handler per tool of `offered` (definitions in the MCP shape), each resolving with `resolve` and running `run`.
+fn registered<T: Send + 'static>(offered: &Value, resolve: &Resolve<T>, run: &Run<T>) -> Result<Vec<RegisteredTool>, Box<ErrorReport>> {
+    let text = |tool: &Value, key: &str| tool[key].as_str().unwrap_or_default().to_owned();
+    offered
+        .as_array()
         .into_iter()
-        .map(|(name, description, parameters)| RegisteredTool::from_handler(SealedTool { name, description, parameters, resolve: resolve.clone(), run: run.clone() }).map_err(Box::new))
+        .flatten()
+        .map(|tool| {
+            let handler = SealedTool { name: text(tool, "name"), description: text(tool, "description"), parameters: tool["inputSchema"].clone(), resolve: resolve.clone(), run: run.clone() };
+            RegisteredTool::from_handler(handler).map_err(Box::new)
+        })
         .collect()
 }
 
@@ -148,26 +148,28 @@ pub fn tool_server(tools: Vec<RegisteredTool>) -> ToolServerHandle {
 
 /// rig's invalid-call hook for a registry's tools: a name that is no tool (H1)
 /// is answered with toolseal's feedback (the closest names) as that call's
-/// tool result, and the loop goes on; arguments that are not a JSON object are
-/// answered with toolseal's verdict on the model's text. Other invalid calls
-/// (a tool the turn's tool choice excludes) are left to rig.
-pub struct UnknownTools {
+/// tool result, and the loop goes on (so is a tool of the registry that this
+/// agent does not offer, naming the ones it does); arguments that are not a
+/// JSON object are answered with toolseal's verdict on the model's text, in
+/// strict mode. Other invalid calls (a tool the turn's tool choice excludes)
+/// are left to rig.
+pub struct InvalidCalls {
     resolve: Check,
 }
 
 /// A call's rejection, if it has one.
 type Check = Arc<dyn Fn(&str, &str) -> Option<Rejection> + Send + Sync>;
 
-impl UnknownTools {
+impl InvalidCalls {
     /// For the sealed set `C`.
-    pub fn of<C: ToolSet + 'static>() -> UnknownTools {
-        UnknownTools { resolve: Arc::new(|name, arguments| resolve_text::<C>(None, name, arguments, &Options::strict()).err()) }
+    pub fn of<C: ToolSet + 'static>() -> InvalidCalls {
+        InvalidCalls { resolve: Arc::new(|name, arguments| resolve_text::<C>(None, name, arguments, &Options::strict()).err()) }
     }
 
     /// For a registry loaded at run time.
-    pub fn dynamic(registry: Arc<DynamicRegistry>) -> UnknownTools {
-        UnknownTools {
-            resolve: Arc::new(move |name, arguments| match parse_arguments(name, arguments) {
+    pub fn dynamic(registry: Arc<DynamicRegistry>) -> InvalidCalls {
+        InvalidCalls {
+            resolve: Arc::new(move |name, arguments| match parse_arguments(name, arguments, &Options::strict()) {
                 Ok(tree) => registry.resolve_parts(name, Some(&tree), &mut Cx::strict()).err(),
                 Err(rejection) => Some(rejection),
             }),
@@ -178,10 +180,10 @@ impl UnknownTools {
     pub fn action(&self, event: &InvalidToolCallContext) -> Option<InvalidToolCallAction> {
         let arguments = event.args.as_deref().unwrap_or("{}");
         match &event.reason {
-            InvalidToolCallReason::UnknownTool => {
-                let rejection = (self.resolve)(&event.tool_name, arguments)?;
-                Some(InvalidToolCallAction::skip(Feedback::from(&rejection).text))
-            }
+            InvalidToolCallReason::UnknownTool => Some(InvalidToolCallAction::skip(match (self.resolve)(&event.tool_name, arguments) {
+                Some(rejection) => Feedback::from(&rejection).text,
+                None => format!("The tool {:?} is not offered here; call one of: {}.", event.tool_name, event.available_tools.join(", ")),
+            })),
             InvalidToolCallReason::MalformedArguments { .. } => {
                 let rejection = (self.resolve)(&event.tool_name, arguments)?;
                 Some(InvalidToolCallAction::retry(Feedback::from(&rejection).text))
@@ -191,7 +193,7 @@ impl UnknownTools {
     }
 }
 
-impl AgentHook for UnknownTools {
+impl AgentHook for InvalidCalls {
     async fn on_invalid_tool_call(&self, _context: &HookContext, event: &InvalidToolCallContext) -> Option<InvalidToolCallAction> {
         self.action(event)
     }

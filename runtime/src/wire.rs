@@ -114,39 +114,47 @@ impl WireCall {
 /// framework adapters return, one per call, in the response's order).
 #[derive(Debug, Clone)]
 pub struct ResolvedCall<C> {
-    /// The call id its answer must carry back (`call_…`, `toolu_…`).
+    /// The call id its answer must carry back (`call_…`, `toolu_…`, an approval request's `mcpr_…`).
     pub id: String,
+    /// What kind of item the call came as: a function call, or a call on a named MCP server.
+    pub kind: ItemKind,
+    /// The MCP server the call names (`server_label`), for [`ItemKind::McpServer`].
+    pub server: Option<String>,
     /// The tool name as the model wrote it.
     pub name: String,
     /// The call, or why it is refused.
     pub outcome: Result<Resolution<C>, Rejection>,
 }
 
-/// Resolves one call whose arguments are a JSON-encoded string (OpenAI's
-/// `arguments`), pinned to `server` when one is given: the verdict, class and
-/// pointer [`WireCall::resolve`] gives the same call in a reply, for a call
-/// that a vendor SDK has already taken out of its response.
-pub fn resolve_text<C: ToolSet>(server: Option<&str>, name: &str, arguments: &str, options: &Options) -> Result<Resolution<C>, Rejection> {
-    resolve_parts(server, name, &parse_arguments(name, arguments)?, options)
-}
-
-/// The arguments of a call to `name`, given as JSON text: not JSON is `Malformed` at `/arguments`.
-pub(crate) fn parse_arguments<'a>(name: &str, arguments: &'a str) -> Result<Json<'a>, Rejection> {
-    Json::parse(arguments.as_bytes()).map_err(|e| Rejection::malformed(Reason::InvalidJson { message: e.message }, &Path::root().key("arguments")).with_tool(name))
-}
-
-/// [`resolve_text`] for arguments a vendor SDK has parsed already (`null`
-/// means `{}`; a string is arguments the SDK could not parse, read as their text).
-pub fn resolve_value<C: ToolSet>(server: Option<&str>, name: &str, arguments: &Value, options: &Options) -> Result<Resolution<C>, Rejection> {
-    match arguments {
-        Value::String(text) => resolve_text(server, name, text, options),
-        Value::Null => resolve_parts(server, name, &Json::Object(Vec::new()), options),
-        other => resolve_parts(server, name, &Json::from_value(other), options),
+impl<C> ResolvedCall<C> {
+    /// Why the call is refused, if it is.
+    pub fn rejection(&self) -> Option<&Rejection> {
+        self.outcome.as_ref().err()
     }
 }
 
+/// Resolves one call whose arguments are a JSON-encoded string (OpenAI's
+/// `arguments`), pinned to `server` when one is given: the verdict, class and
+/// pointer [`WireCall::resolve`] gives the same call in a reply, for a call
+/// that a vendor SDK has already taken out of its response (the text is held to
+/// `options.max_bytes`).
+pub fn resolve_text<C: ToolSet>(server: Option<&str>, name: &str, arguments: &str, options: &Options) -> Result<Resolution<C>, Rejection> {
+    resolve_parts(server, name, &parse_arguments(name, arguments, options)?, options)
+}
+
+/// The arguments of a call to `name`, given as JSON text: over `options.max_bytes`
+/// or not JSON is `Malformed` at `/arguments`.
+pub(crate) fn parse_arguments<'a>(name: &str, arguments: &'a str, options: &Options) -> Result<Json<'a>, Rejection> {
+    let at = Path::root();
+    let at = at.key("arguments");
+    if arguments.len() > options.max_bytes {
+        return Err(Rejection::malformed(Reason::TooLarge { size: arguments.len(), limit: options.max_bytes }, &at).with_tool(name));
+    }
+    Json::parse(arguments.as_bytes()).map_err(|e| Rejection::malformed(Reason::InvalidJson { message: e.message }, &at).with_tool(name))
+}
+
 /// Resolves `name` with `arguments` (pinned to `server` when given), the rejection naming the tool.
-fn resolve_parts<C: ToolSet>(server: Option<&str>, name: &str, arguments: &Json<'_>, options: &Options) -> Result<Resolution<C>, Rejection> {
+pub(crate) fn resolve_parts<C: ToolSet>(server: Option<&str>, name: &str, arguments: &Json<'_>, options: &Options) -> Result<Resolution<C>, Rejection> {
     let mut cx = options.cx();
     let call = match server {
         Some(server) => C::resolve_pinned(server, name, Some(arguments), &mut cx),

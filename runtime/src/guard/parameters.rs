@@ -17,9 +17,9 @@ use crate::typed::FromJson;
 /// or missing key (H2) and every value outside the schema (H3) are refused
 /// before the function runs.
 ///
-/// A drop-in for rmcp's `Parameters<T>` (same name, so rmcp's `#[tool]` macro
-/// takes the tool's `inputSchema` from `T`'s `JsonSchema`, the schema `T`
-/// enforces). A refused call is answered as a tool result with `isError: true`
+/// In place of rmcp's `Parameters<T>` in a `#[tool]` function (same name, so
+/// rmcp's `#[tool]` macro takes the tool's `inputSchema` from `T`'s
+/// `JsonSchema`, the schema `T` enforces); not for `#[prompt]` functions. A refused call is answered as a tool result with `isError: true`
 /// whose text is the [`Feedback`] the model can act on; the function is not called.
 ///
 /// ```ignore

@@ -41,7 +41,7 @@ fn main() {
             }
             Err(rejection) => {
                 println!("{} {}: {} at {}", call.id, call.name, rejection.class(), rejection.pointer());
-                answers.push(toolseal::genai::tool_response(&call, rejection));
+                answers.extend(toolseal::genai::tool_response(&call));
             }
         }
     }

@@ -30,7 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             Err(rejection) => {
                 println!("{} {}: {} at {}", call.id, call.name, rejection.class(), rejection.pointer());
-                next.push(toolseal::async_openai::tool_message(&call.id, rejection).into());
+                next.extend(toolseal::async_openai::tool_message(&call).map(Into::into));
             }
         }
     }

@@ -15,7 +15,7 @@ use rig_core::test_utils::{MockCompletionModel, MockTurn};
 use rig_core::tool::ToolOutput;
 use serde_json::json;
 use toolseal::Options;
-use toolseal::rig::{UnknownTools, sealed, tool_server};
+use toolseal::rig::{InvalidCalls, sealed, tool_server};
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -27,7 +27,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     ]);
 
     let tools = sealed::<bank::ToolCall, _, _>(Options::strict(), |call| async move { Ok(ToolOutput::text(agents::run(&call))) })?;
-    let agent = AgentBuilder::new(model.clone()).tool_server_handle(tool_server(tools)).add_hook(UnknownTools::of::<bank::ToolCall>()).build();
+    let agent = AgentBuilder::new(model.clone()).tool_server_handle(tool_server(tools)).add_hook(InvalidCalls::of::<bank::ToolCall>()).build();
     let response = agent.prompt("What is my balance?").max_turns(4).await?;
 
     // What the model read after each of its calls.

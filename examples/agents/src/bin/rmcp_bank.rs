@@ -5,9 +5,9 @@
 //! `inputSchema` is the one `T` enforces.
 //!
 //! With `--guarded` the same server is also wrapped whole in a `GuardedServer`
-//! against the sealed registry: calls are resolved before rmcp's router, the
-//! answer carries the structured feedback, and an unknown tool (H1) names the
-//! closest tools.
+//! against the sealed registry (the server implements each of its tools): calls
+//! are resolved before rmcp's router, the answer carries the structured
+//! feedback, and an unknown tool (H1) names the closest tools.
 //!
 //! When `BANK_RUNS` names a file, each function that runs appends its tool's name
 //! to it (scripts/check_agents.sh counts them).
@@ -41,6 +41,18 @@ impl Bank {
     fn get_balance(&self, Parameters(args): Parameters<bank::GetBalanceArgs>) -> String {
         ran("get_balance");
         agents::run(&bank::ToolCall::GetBalance(args))
+    }
+
+    #[tool(description = "Recent transactions of an account.")]
+    fn list_transactions(&self, Parameters(args): Parameters<bank::ListTransactionsArgs>) -> String {
+        ran("list_transactions");
+        agents::run(&bank::ToolCall::ListTransactions(args))
+    }
+
+    #[tool(description = "Freeze an account.")]
+    fn freeze_account(&self, Parameters(args): Parameters<bank::FreezeAccountArgs>) -> String {
+        ran("freeze_account");
+        agents::run(&bank::ToolCall::FreezeAccount(args))
     }
 }
 
