@@ -110,12 +110,23 @@ def expect(got, want, what):
 
 
 async def session(target, mode, root):
+    from mcp import types
+
     progress = []
+    asked = []
 
     async def on_progress(value, total, message):
         progress.append(value)
 
-    async with connect(target, mode) as client:
+    async def on_elicit(context, params):
+        asked.append(params.message)
+        return types.ElicitResult(action="accept", content={"name": "Ada Lovelace"})
+
+    async def on_sample(context, params):
+        asked.append("sampling")
+        return types.CreateMessageResult(role="assistant", content=types.TextContent(type="text", text="forty-two"), model="check-model")
+
+    async with connect(target, mode, elicitation_callback=on_elicit, sampling_callback=on_sample) as client:
         tools = (await client.list_tools()).tools
         names = [t.name for t in tools]
         for name in ["fs-a__write_file", "fs-b__read_text_file", "time-a__get_current_time", "time-b__get_current_time", "git__git_status", "memory__read_graph", "everything__trigger-long-running-operation"]:
@@ -153,7 +164,17 @@ async def session(target, mode, root):
             await client.call_tool("everything__trigger-long-running-operation", {"duration": 30, "steps": 30})
             sys.exit("gateway: FAILED the long operation was not cancelled")
         expect(await verdict(client, "time-b__get_current_time", {"timezone": "Europe/Zurich"}), ("ok",), "a call after a cancellation")
-    print(f"gateway: {mode} over {'HTTP' if target.startswith('http') else 'stdio'}: {len(names)} tools listed; honest calls answered by the real servers; H2, M2, M3, M1, H3, oversized rejected before any server; {len(progress)} progress notifications relayed; a cancelled call left the session serving")
+        # The server's own questions during a call reach the client of that call: requests on its
+        # session, input rounds at 2026-07-28 (the SDK answers them and sends the call again).
+        got = await verdict(client, "everything__trigger-elicitation-request", {})
+        if got[0] != "ok" or "Ada Lovelace" not in got[1]:
+            sys.exit(f"gateway: FAILED {mode}: the server's elicitation did not come back answered: {got}")
+        got = await verdict(client, "everything__trigger-sampling-request", {"prompt": "six times seven?"})
+        if got[0] != "ok" or "forty-two" not in got[1]:
+            sys.exit(f"gateway: FAILED {mode}: the server's sampling request did not come back answered: {got}")
+        if asked != ["Please provide inputs for the following fields:", "sampling"]:
+            sys.exit(f"gateway: FAILED {mode}: the client was asked {asked}")
+    print(f"gateway: {mode} over {'HTTP' if target.startswith('http') else 'stdio'}: {len(names)} tools listed; honest calls answered by the real servers; H2, M2, M3, M1, H3, oversized rejected before any server; {len(progress)} progress notifications relayed; a cancelled call left the session serving; the server's elicitation and sampling answered by the client{' in input rounds' if mode == '2026-07-28' else ''}")
 
 
 async def load(url, root, clients, n):

@@ -1797,6 +1797,63 @@ fn a_servers_elicitation_mid_call_goes_to_the_client_of_that_call_only() {
 }
 
 #[test]
+fn a_servers_question_to_a_2026_07_28_client_is_an_input_round_and_the_held_call_goes_on() {
+    use rmcp::model::{CallToolResponse, InputRequest, ProtocolVersion};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let offers = [("TINY_OFFERS", "1")];
+    let deployment =
+        Deployment::new("elicit-rounds", &[Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("a", "first-party") }, Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("b", "first-party") }]);
+    let audit = deployment.dir.join("audit.jsonl");
+    runtime().block_on(async {
+        let transport = audited_gateway(&deployment, &audit);
+        let (asked, mut questions) = mpsc::unbounded_channel();
+        let modern = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+        let client = Person { yes: true, asked }.serve_with_lifecycle(transport, modern).await.expect("server/discover");
+        let ask = |tool: &str, question: &str| params(tool, json!({ "question": question }));
+        // rmcp's own loop: the person is asked the server's question, and the call finishes.
+        let result = tokio::time::timeout(Duration::from_secs(60), client.call_tool(ask("a__ask", "archive it?"))).await.expect("in time").expect("a result");
+        let heard: Value = serde_json::from_str(&text_of(&result)).expect("the server's JSON");
+        assert_eq!(heard["action"], "accept", "{heard}");
+        assert_eq!(questions.try_recv().ok().as_deref(), Some("archive it?"), "the server's question reached the person");
+        // The round as the wire has it: the server's own question, and a state to send back.
+        let round = tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(ask("a__ask", "delete it?"))).await.expect("in time").expect("an answer");
+        let CallToolResponse::InputRequired(round) = round else { panic!("an input round, got {round:?}") };
+        let requests = round.input_requests.expect("the server's question");
+        let Some((key, InputRequest::Elicitation(request))) = requests.iter().next() else { panic!("an elicitation: {requests:?}") };
+        let message = serde_json::to_value(&request.params).expect("JSON")["message"].clone();
+        assert_eq!((requests.len(), message), (1, json!("delete it?")), "the server's question, once");
+        let state = round.request_state.expect("a request state");
+        let answer = std::collections::BTreeMap::from([(key.clone(), json!({"action": "accept", "content": {"answer": "yes"}}))]);
+        // The answer sent with another call answers nothing held: that call is new, and asked anew.
+        let other = tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(ask("b__ask", "delete it?").with_input_responses(answer.clone()).with_request_state(state.clone())))
+            .await
+            .expect("in time")
+            .expect("an answer");
+        assert!(matches!(other, CallToolResponse::InputRequired(_)), "{other:?}");
+        // The held call with its answer: the server hears it and finishes the call.
+        let done = tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(ask("a__ask", "delete it?").with_input_responses(answer.clone()).with_request_state(state.clone())))
+            .await
+            .expect("in time")
+            .expect("an answer");
+        let CallToolResponse::Complete(done) = done else { panic!("the held call's result: {done:?}") };
+        let heard: Value = serde_json::from_str(&text_of(&done)).expect("the server's JSON");
+        assert_eq!((heard["action"].as_str(), heard["content"]["answer"].as_str()), (Some("accept"), Some("yes")), "{heard}");
+        // The state is used up: the same call again is a new call, asked anew.
+        let reused = tokio::time::timeout(Duration::from_secs(60), client.call_tool_once(ask("a__ask", "delete it?").with_input_responses(answer).with_request_state(state)))
+            .await
+            .expect("in time")
+            .expect("an answer");
+        assert!(matches!(reused, CallToolResponse::InputRequired(_)), "{reused:?}");
+        let _ = client.cancel().await;
+    });
+    let questions = |server: &str| -> Vec<String> { deployment.received(server).iter().map(|c| c["arguments"]["question"].as_str().unwrap_or_default().to_owned()).collect() };
+    assert_eq!(questions("a"), ["archive it?", "delete it?", "delete it?"], "the held call was sent once, and finished with its answer");
+    assert_eq!(questions("b"), ["delete it?"]);
+    let endings: Vec<String> = audit_records(&audit).iter().map(|r| r["ending"].as_str().unwrap_or_default().to_owned()).collect();
+    assert_eq!(endings, ["pending", "executed", "pending", "pending", "executed", "pending"]);
+}
+
+#[test]
 fn prompts_are_pinned_and_one_changed_since_is_m4_until_approved() {
     use rmcp::model::GetPromptRequestParams;
     let pinned = [("TINY_OFFERS", "1")];

@@ -5,10 +5,13 @@
 use std::borrow::Cow;
 use std::sync::atomic::Ordering;
 
-use rmcp::RoleServer;
-use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock, ErrorData, ProtocolVersion, ResultType, ServerResult};
-use rmcp::service::{PeerRequestOptions, RequestContext};
+use std::time::Instant;
+
+use rmcp::model::{CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientRequest, ContentBlock, ErrorData, InputRequiredResult, ProtocolVersion, ResultType, ServerResult};
+use rmcp::service::{PeerRequestOptions, RequestContext, RequestHandle};
+use rmcp::{RoleClient, RoleServer};
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 use toolseal_runtime::call::Options;
 use toolseal_runtime::canonical::sha256_hex;
 use toolseal_runtime::check::Cx;
@@ -20,8 +23,9 @@ use toolseal_runtime::pipeline::{AuditRecord, Decision, Ending, RejectionRecord}
 use toolseal_runtime::rejection::{Reason, Rejection};
 
 use super::Core;
-use super::confirm::{Asked, Rounds, ask};
-use super::downstream::Link;
+use super::confirm::{self, Asked, Rounds, ask};
+use super::downstream::{Caller, InFlight, Link};
+use super::held::{self, Ask, Asker, Held};
 
 /// A resolved call, as a gate sees it.
 #[derive(Debug, Clone, Copy)]
@@ -79,6 +83,15 @@ impl Core {
         record.tool = Some(served_name(state, route));
         let principal = self.callers.of(context);
         record.principal = Some(principal.to_string());
+        // A 2026-07-28 client back with its answers to the server's questions: the call it holds
+        // (resolved and decided again first, like any call).
+        let held = match params.request_state.as_deref().and_then(|state| self.held.take(state, &confirm::digest(&principal, params, &[]))) {
+            Some(held) if held.server != route.server => {
+                held.abandon("the call now routes to another server");
+                None
+            }
+            held => held,
+        };
         // The policies first (H4 by the deployment's Cedar policies), then the host's own gate; a
         // denial by either ends the call, and what they ask a person is asked once, together.
         let mut prompts = Vec::new();
@@ -96,13 +109,25 @@ impl Core {
                 return Ok(answer);
             }
         }
-        if !prompts.is_empty() {
+        // The held call was confirmed before it was forwarded.
+        if !prompts.is_empty() && held.is_none() {
             let asking = Asking { rounds: &self.rounds, principal: &principal, params, context };
             if let Some(answer) = confirmed(&prompts, server, tool, &asking, record).await {
                 return Ok(answer);
             }
         }
-        match self.forward(route, server, tool, params, context, &mut record.executed).await {
+        let forwarded = match held {
+            Some(held) => {
+                record.executed = true;
+                self.resume(held, server, tool, params, context).await
+            }
+            None => self.forward(route, server, tool, &principal, params, context, &mut record.executed).await,
+        };
+        match forwarded {
+            Ok(response @ CallToolResponse::InputRequired(_)) => {
+                record.ending = Ending::Pending;
+                Ok(response)
+            }
             Ok(response) => {
                 record.ending = Ending::Executed;
                 Ok(response)
@@ -119,11 +144,13 @@ impl Core {
     /// client's cancellation, the timeout (both cancel the call downstream), or
     /// the gateway's shutdown. `sent` says whether the call reached the server;
     /// a failure says how the call ended ([`Ending::Failed`] or [`Ending::Shutdown`]) and why.
+    #[allow(clippy::too_many_arguments)]
     async fn forward(
         &self,
         route: Route,
         server: &str,
         tool: &str,
+        principal: &str,
         params: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
         sent: &mut bool,
@@ -145,8 +172,18 @@ impl Core {
         forwarded.input_responses = None;
         forwarded.request_state = None;
         let request = ClientRequest::CallToolRequest(CallToolRequest::new(forwarded));
-        // What the server asks the client meanwhile (elicitation) goes to this client.
-        let _in_flight = downstream.in_flight(context.peer.clone());
+        // What the server asks the client meanwhile (elicitation, sampling) goes to this client: on its
+        // session, or, for a 2026-07-28 client, in an input round (the call is then held for its answers).
+        let (asker, asks) = if modern(context) {
+            let (sender, asks) = mpsc::channel(8);
+            let declared = context.client_capabilities();
+            let elicitation = declared.as_ref().is_some_and(|c| c.elicitation.is_some());
+            let sampling = declared.as_ref().is_some_and(|c| c.sampling.is_some());
+            (Caller::Rounds(Asker { asks: sender, elicitation, sampling }), Some(asks))
+        } else {
+            (Caller::Session(context.peer.clone()), None)
+        };
+        let in_flight = downstream.in_flight(asker);
         let progress = context.meta.get_progress_token();
         let handle = match &progress {
             // Held across the send, so progress that arrives first waits for its route.
@@ -160,22 +197,59 @@ impl Core {
             }
             None => peer.send_cancellable_request(request, PeerRequestOptions::no_options()).await,
         };
-        let mut handle = handle.map_err(|e| failed(format!("server {server:?} did not take the call: {e}")))?;
+        let handle = handle.map_err(|e| failed(format!("server {server:?} did not take the call: {e}")))?;
         *sent = true;
+        let waiting = Waiting { server: route.server, generation, routed: progress.is_some(), handle, asks, in_flight, deadline: Instant::now() + downstream.timeout };
+        self.wait(waiting, server, tool, principal, params, context).await
+    }
+
+    /// Hands a 2026-07-28 client's answers to the call it holds and waits on for the result
+    /// (or the server's next questions); progress goes to the retried request.
+    async fn resume(&self, mut held: Held, server: &str, tool: &str, params: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> Result<CallToolResponse, (Ending, String)> {
+        let downstream = &self.servers[held.server];
+        let routed = match context.meta.get_progress_token() {
+            Some(token) => {
+                downstream.progress.lock().await.insert((held.generation, held.handle.progress_token.clone()), (context.peer.clone(), token));
+                true
+            }
+            None => false,
+        };
+        held.answer(params.input_responses.as_ref());
+        let principal = held.principal.clone();
+        let waiting = Waiting { server: held.server, generation: held.generation, routed, handle: held.handle, asks: Some(held.asks), in_flight: held.in_flight, deadline: held.deadline };
+        self.wait(waiting, server, tool, &principal, params, context).await
+    }
+
+    /// Waits for a forwarded call's answer, the server's questions to a 2026-07-28 client (the
+    /// call is then held and the client asked in an input round), the client's cancellation, the
+    /// timeout (both cancel the call downstream), or the gateway's shutdown.
+    async fn wait(
+        &self,
+        mut call: Waiting,
+        server: &str,
+        tool: &str,
+        principal: &str,
+        params: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, (Ending, String)> {
+        let downstream = &self.servers[call.server];
+        let failed = |why: String| (Ending::Failed, why);
         // The shutdown first: it also ends the client's request (rmcp cancels it) and the server's connection.
         let outcome = tokio::select! {
             biased;
             () = self.shutdown.cancelled() => Outcome::Shutdown,
-            answer = tokio::time::timeout(downstream.timeout, &mut handle.rx) => match answer {
+            answer = tokio::time::timeout_at(call.deadline.into(), &mut call.handle.rx) => match answer {
                 Ok(Ok(answer)) => Outcome::Answer(Box::new(answer)),
                 Ok(Err(_)) => Outcome::Answer(Box::new(Err(rmcp::ServiceError::TransportClosed))),
                 Err(_) => Outcome::Timeout,
             },
+            Some(ask) = next_ask(&mut call.asks) => Outcome::Asked(Box::new(ask)),
             () = context.ct.cancelled() => Outcome::Cancelled,
         };
-        if progress.is_some() {
-            downstream.progress.lock().await.remove(&(generation, handle.progress_token.clone()));
+        if call.routed {
+            downstream.progress.lock().await.remove(&(call.generation, call.handle.progress_token.clone()));
         }
+        let handle = call.handle;
         let outcome = match outcome {
             Outcome::Answer(answer) if answer.is_err() && self.shutdown.is_cancelled() => Outcome::Shutdown,
             Outcome::Cancelled if self.shutdown.is_cancelled() => Outcome::Shutdown,
@@ -196,6 +270,30 @@ impl Core {
                 tokio::spawn(handle.cancel(Some("the gateway is shutting down".to_owned())));
                 return Err((Ending::Shutdown, format!("the gateway is shutting down: {server}/{tool} was sent to the server, but its answer was not awaited")));
             }
+            Outcome::Asked(first) => {
+                // Every question asked so far goes in this round; the call is held for the answers.
+                let mut asks = call.asks.expect("questions come only to a call that has them");
+                let mut questions = vec![*first];
+                while let Ok(more) = asks.try_recv() {
+                    questions.push(more);
+                }
+                let (requests, pending) = held::round(questions);
+                let held = Held {
+                    principal: principal.to_owned(),
+                    call: confirm::digest(principal, params, &[]),
+                    server: call.server,
+                    generation: call.generation,
+                    handle,
+                    asks,
+                    pending,
+                    in_flight: call.in_flight,
+                    deadline: call.deadline,
+                };
+                return match self.held.hold(held) {
+                    Ok(state) => Ok(CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(state)))),
+                    Err(why) => Err(failed(format!("server {server:?} asked a question during {tool:?}, and {why}; the call was cancelled"))),
+                };
+            }
         };
         let answer = answer.map_err(|e| match &e {
             rmcp::ServiceError::McpError(error) if error.data.as_ref().is_some_and(|d| d["toolseal"] == crate::child::TOO_LARGE) => {
@@ -211,7 +309,7 @@ impl Core {
         match answer {
             ServerResult::CallToolResult(mut result) => {
                 // A 2026-07-28 client needs `resultType`, which a server on an older version does not send.
-                if result.result_type.is_none() && context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str()) {
+                if result.result_type.is_none() && modern(context) {
                     result.result_type = Some(ResultType::COMPLETE);
                 }
                 Ok(CallToolResponse::Complete(result))
@@ -221,6 +319,36 @@ impl Core {
             _ => Err(failed(format!("server {server:?} answered {tool:?} with something that is not a tool result"))),
         }
     }
+}
+
+/// A forwarded call being waited for.
+struct Waiting {
+    /// The server it went to (index in the gateway's servers).
+    server: usize,
+    /// The connection it went on.
+    generation: u64,
+    /// Its progress is routed to the client (the route is removed when the wait ends).
+    routed: bool,
+    handle: RequestHandle<RoleClient>,
+    /// The server's questions to a 2026-07-28 client during the call.
+    asks: Option<mpsc::Receiver<Ask>>,
+    /// Keeps the call registered as in flight.
+    in_flight: InFlight,
+    /// When the server's timeout ends the call.
+    deadline: Instant,
+}
+
+/// The server's next question, if the call's client is asked in input rounds.
+async fn next_ask(asks: &mut Option<mpsc::Receiver<Ask>>) -> Option<Ask> {
+    match asks {
+        Some(asks) => asks.recv().await,
+        None => None,
+    }
+}
+
+/// Whether the client speaks 2026-07-28 (input rounds, no session to be asked on).
+fn modern(context: &RequestContext<RoleServer>) -> bool {
+    context.protocol_version().is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// How waiting for a forwarded call ended.
@@ -233,6 +361,8 @@ enum Outcome {
     Cancelled,
     /// The gateway is shutting down.
     Shutdown,
+    /// The server asked the call's 2026-07-28 client a question.
+    Asked(Box<Ask>),
 }
 
 /// The length of `value` as JSON, without keeping the text.

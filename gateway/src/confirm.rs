@@ -71,7 +71,7 @@ impl Rounds {
 /// What answers in a round confirm: the principal, the tool as called, the arguments —
 /// keys sorted, numbers exactly as sent (`9007199254740993` is not `9007199254740992`) —
 /// and the questions.
-fn digest(principal: &str, params: &CallToolRequestParams, questions: &[String]) -> String {
+pub(crate) fn digest(principal: &str, params: &CallToolRequestParams, questions: &[String]) -> String {
     fn sorted(members: &Map<String, Value>) -> Value {
         let mut keys: Vec<&String> = members.keys().collect();
         keys.sort_unstable();

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use axum::http::{HeaderName, HeaderValue};
 use rmcp::model::{ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ErrorData, Implementation, ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, Tool};
 #[allow(deprecated)] // sampling and logging: deprecated by SEP-2577, relayed for servers and clients before 2026-07-28
-use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, LoggingMessageNotificationParam};
+use rmcp::model::{CreateMessageRequest, CreateMessageRequestParams, CreateMessageResult, ElicitRequest, InputRequest, LoggingMessageNotificationParam};
 use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -23,6 +23,7 @@ use tokio::sync::Notify;
 use toolseal_runtime::mcp::manifest::{DeploymentServer, OAuth, Secrets};
 
 use super::Core;
+use super::held::{Ask, Asker};
 use super::offered::Offered;
 pub use crate::child::MAX_MESSAGE;
 
@@ -172,8 +173,8 @@ pub(crate) struct Downstream {
     /// Its prompts, resources and templates as listed on the connection in force.
     offered: RwLock<Offered>,
     /// The clients of the calls in flight to it, by call: where a request the server sends meanwhile
-    /// (elicitation) goes.
-    callers: std::sync::Mutex<Vec<(u64, Peer<RoleServer>)>>,
+    /// (elicitation, sampling) goes.
+    callers: Arc<std::sync::Mutex<Vec<(u64, Caller)>>>,
     /// Numbers the calls in `callers`.
     call_seq: AtomicU64,
     /// The prompts its pin holds, by name (`None`: the pin holds none, so prompts are served as listed).
@@ -181,15 +182,24 @@ pub(crate) struct Downstream {
 }
 
 /// A call in flight to a server, from one client: registered while it lives.
-pub(crate) struct InFlight<'a> {
-    server: &'a Downstream,
+pub(crate) struct InFlight {
+    callers: Arc<std::sync::Mutex<Vec<(u64, Caller)>>>,
     id: u64,
 }
 
-impl Drop for InFlight<'_> {
+impl Drop for InFlight {
     fn drop(&mut self) {
-        self.server.callers.lock().unwrap_or_else(|e| e.into_inner()).retain(|(id, _)| *id != self.id);
+        self.callers.lock().unwrap_or_else(|e| e.into_inner()).retain(|(id, _)| *id != self.id);
     }
+}
+
+/// The client of a call in flight, as a server's request during the call reaches it.
+#[derive(Clone)]
+pub(crate) enum Caller {
+    /// A client on a session (up to 2025-11-25): asked on it.
+    Session(Peer<RoleServer>),
+    /// A 2026-07-28 client: asked in an input round (see [`held`](super::held)).
+    Rounds(Asker),
 }
 
 impl Downstream {
@@ -205,7 +215,7 @@ impl Downstream {
             dirty: AtomicBool::new(false),
             wake: Notify::new(),
             offered: RwLock::new(Offered::default()),
-            callers: std::sync::Mutex::new(Vec::new()),
+            callers: Arc::new(std::sync::Mutex::new(Vec::new())),
             call_seq: AtomicU64::new(0),
             pinned_prompts: RwLock::new(None),
         }
@@ -240,15 +250,15 @@ impl Downstream {
     }
 
     /// Registers a call in flight from `client` until the returned guard drops.
-    pub(crate) fn in_flight(&self, client: Peer<RoleServer>) -> InFlight<'_> {
+    pub(crate) fn in_flight(&self, client: Caller) -> InFlight {
         let id = self.call_seq.fetch_add(1, Ordering::Relaxed);
         self.callers.lock().unwrap_or_else(|e| e.into_inner()).push((id, client));
-        InFlight { server: self, id }
+        InFlight { callers: self.callers.clone(), id }
     }
 
     /// The client a request from this server is for: the one whose call is in flight to it. With none, or several
     /// (the request could be for any of them), there is no such client: the gateway never guesses.
-    fn caller(&self, what: &str) -> Result<Peer<RoleServer>, ErrorData> {
+    fn caller(&self, what: &str) -> Result<Caller, ErrorData> {
         let callers = self.callers.lock().unwrap_or_else(|e| e.into_inner());
         match callers.as_slice() {
             [(_, client)] => Ok(client.clone()),
@@ -287,11 +297,17 @@ impl ClientHandler for Handler {
 
     #[allow(deprecated)] // sampling: deprecated by SEP-2577, used by servers and clients before 2026-07-28
     async fn create_message(&self, request: CreateMessageRequestParams, _context: RequestContext<RoleClient>) -> Result<CreateMessageResult, ErrorData> {
-        let client = self.caller("sampling")?;
-        if client.peer_info().is_none_or(|info| info.capabilities.sampling.is_none()) {
-            return Err(ErrorData::invalid_request("the client of this call cannot be asked (no sampling capability)", None));
+        let cannot = || ErrorData::invalid_request("the client of this call cannot be asked (no sampling capability)", None);
+        match self.caller("sampling")? {
+            Caller::Session(client) => {
+                if client.peer_info().is_none_or(|info| info.capabilities.sampling.is_none()) {
+                    return Err(cannot());
+                }
+                client.create_message(request).await.map_err(|e| relay_error("sampling", e))
+            }
+            Caller::Rounds(asker) if asker.sampling => in_round(&asker, InputRequest::CreateMessage(CreateMessageRequest::new(request)), "sampling").await,
+            Caller::Rounds(_) => Err(cannot()),
         }
-        client.create_message(request).await.map_err(|e| relay_error("sampling", e))
     }
 
     #[allow(deprecated)] // logging: deprecated by SEP-2577, used by servers and clients before 2026-07-28
@@ -308,11 +324,17 @@ impl ClientHandler for Handler {
     }
 
     async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
-        let client = self.caller("elicitation")?;
-        if client.peer_info().is_none_or(|info| info.capabilities.elicitation.is_none()) {
-            return Err(ErrorData::invalid_request("the client of this call cannot be asked (no elicitation capability)", None));
+        let cannot = || ErrorData::invalid_request("the client of this call cannot be asked (no elicitation capability)", None);
+        match self.caller("elicitation")? {
+            Caller::Session(client) => {
+                if client.peer_info().is_none_or(|info| info.capabilities.elicitation.is_none()) {
+                    return Err(cannot());
+                }
+                client.create_elicitation(request).await.map_err(|e| relay_error("elicitation", e))
+            }
+            Caller::Rounds(asker) if asker.elicitation => in_round(&asker, InputRequest::Elicitation(ElicitRequest::new(request)), "elicitation").await,
+            Caller::Rounds(_) => Err(cannot()),
         }
-        client.create_elicitation(request).await.map_err(|e| relay_error("elicitation", e))
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -345,6 +367,14 @@ impl ClientHandler for Handler {
 }
 
 /// A relayed request the client answered with an error (its own, passed on) or did not answer.
+/// Asks a 2026-07-28 client `request` in an input round of its call, and reads its answer as `T`.
+async fn in_round<T: serde::de::DeserializeOwned>(asker: &Asker, request: InputRequest, what: &str) -> Result<T, ErrorData> {
+    let (answer, answered) = tokio::sync::oneshot::channel();
+    asker.asks.send(Ask { request, answer }).await.map_err(|_| ErrorData::internal_error(format!("the call this {what} belongs to has ended"), None))?;
+    let value = answered.await.map_err(|_| ErrorData::internal_error(format!("the client did not answer the relayed {what}"), None))?;
+    serde_json::from_value(value).map_err(|e| ErrorData::invalid_params(format!("the client's answer to the relayed {what} is not one: {e}"), None))
+}
+
 fn relay_error(what: &str, e: rmcp::ServiceError) -> ErrorData {
     match e {
         rmcp::ServiceError::McpError(error) => error,
@@ -354,7 +384,7 @@ fn relay_error(what: &str, e: rmcp::ServiceError) -> ErrorData {
 
 impl Handler {
     /// The client a request of this handler's server is for.
-    fn caller(&self, what: &str) -> Result<Peer<RoleServer>, ErrorData> {
+    fn caller(&self, what: &str) -> Result<Caller, ErrorData> {
         let core = self.core.upgrade().ok_or_else(|| ErrorData::internal_error("the gateway is shutting down", None))?;
         core.servers[self.server].caller(what)
     }

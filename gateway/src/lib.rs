@@ -37,6 +37,7 @@ mod caller;
 mod child;
 mod confirm;
 pub mod downstream;
+mod held;
 mod http;
 mod listing;
 #[cfg(feature = "oauth")]
@@ -227,6 +228,8 @@ pub(crate) struct Core {
     sessions: session::Sessions,
     /// Confirmations asked of 2026-07-28 clients in input rounds, not answered yet.
     rounds: confirm::Rounds,
+    /// Forwarded calls of 2026-07-28 clients held for their answers to a server's requests.
+    held: held::HeldCalls,
     shutdown: CancellationToken,
 }
 
@@ -390,6 +393,7 @@ impl Gateway {
             changed: broadcast::channel(16).0,
             sessions: session::Sessions::default(),
             rounds: confirm::Rounds::default(),
+            held: held::HeldCalls::default(),
             shutdown: CancellationToken::new(),
         });
         let mut started = Vec::new();
