@@ -5,7 +5,8 @@
 #  1. the Python MCP SDK client (PyPI `mcp`) over stdio and Streamable HTTP, in both
 #     protocol generations (initialize/sessions and 2026-07-28): honest calls answered by
 #     the servers, hallucinations (H1-H3, M1-M3, oversized) rejected before any server,
-#     progress relayed, a cancelled call leaving the session serving;
+#     progress relayed, a cancelled call leaving the session serving, server-everything's
+#     elicitation and sampling answered by the client (in input rounds at 2026-07-28);
 #  2. the MCP Inspector in CLI mode (npm) over HTTP;
 #  3. load: 8 HTTP clients x 500 calls, half hallucinated, every call answered once with
 #     the right verdict, one audit record each, no hallucinated write on disk;

@@ -121,6 +121,9 @@ async fn genai_exchange(reply: &Value) -> Result<::genai::chat::ChatResponse, ::
     use ::genai::{Client, ModelIden, ServiceTarget};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
+    // The workspace's build unifies reqwest's features (the gateway's OAuth client asks for rustls
+    // without a crypto provider): genai's client then needs one installed.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a port");
     let endpoint = format!("http://{}/v1/", listener.local_addr().expect("an address"));
     let body = reply.to_string();

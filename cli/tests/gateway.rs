@@ -1846,11 +1846,82 @@ fn a_servers_question_to_a_2026_07_28_client_is_an_input_round_and_the_held_call
         assert!(matches!(reused, CallToolResponse::InputRequired(_)), "{reused:?}");
         let _ = client.cancel().await;
     });
-    let questions = |server: &str| -> Vec<String> { deployment.received(server).iter().map(|c| c["arguments"]["question"].as_str().unwrap_or_default().to_owned()).collect() };
+    // The calls each server received (its log also holds the cancellations the gateway sent at shutdown).
+    let questions = |server: &str| -> Vec<String> { deployment.received(server).iter().filter_map(|c| Some(c.get("arguments")?["question"].as_str()?.to_owned())).collect() };
     assert_eq!(questions("a"), ["archive it?", "delete it?", "delete it?"], "the held call was sent once, and finished with its answer");
     assert_eq!(questions("b"), ["delete it?"]);
     let endings: Vec<String> = audit_records(&audit).iter().map(|r| r["ending"].as_str().unwrap_or_default().to_owned()).collect();
-    assert_eq!(endings, ["pending", "executed", "pending", "pending", "executed", "pending"]);
+    // The two calls still held when the client left end with the gateway, audited so.
+    assert_eq!(endings, ["pending", "executed", "pending", "pending", "executed", "pending", "shutdown", "shutdown"]);
+}
+
+#[test]
+fn a_held_call_whose_client_never_comes_back_ends_at_the_servers_timeout() {
+    use rmcp::model::{CallToolResponse, InputRequest, ProtocolVersion};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let offers = [("TINY_OFFERS", "1")];
+    let deployment = Deployment::new("held-expiry", &[Tiny { env: &offers, pinned_env: &offers, ..Tiny::new("a", "first-party") }]);
+    let audit = deployment.dir.join("audit.jsonl");
+    runtime().block_on(async {
+        let mut command = tokio::process::Command::new(BIN);
+        command.arg("gateway").arg("--manifest").arg(deployment.manifest()).args(["--timeout", "3", "--audit", audit.to_str().unwrap()]);
+        let (transport, _) = TokioChildProcess::builder(command).stderr(Stdio::null()).spawn().expect("the gateway starts");
+        let (asked, _) = mpsc::unbounded_channel();
+        let modern = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+        let client = Person { yes: true, asked }.serve_with_lifecycle(transport, modern).await.expect("server/discover");
+        let ask = |question: &str| params("a__ask", json!({ "question": question }));
+        let first = client.call_tool_once(ask("first?")).await.expect("an answer");
+        assert!(matches!(first, CallToolResponse::InputRequired(_)), "{first:?}");
+        // The client never comes back; past the server's timeout the call is let go of, and the
+        // next call's question is relayed (the first no longer counts as in flight).
+        tokio::time::sleep(Duration::from_millis(4500)).await;
+        let second = tokio::time::timeout(Duration::from_secs(30), client.call_tool_once(ask("second?"))).await.expect("in time").expect("an answer");
+        let CallToolResponse::InputRequired(round) = second else { panic!("the second call's round: {second:?}") };
+        let requests = round.input_requests.expect("the question");
+        let Some(InputRequest::Elicitation(request)) = requests.values().next() else { panic!("{requests:?}") };
+        assert_eq!(serde_json::to_value(&request.params).expect("JSON")["message"], "second?");
+        let _ = client.cancel().await;
+    });
+    let records = audit_records(&audit);
+    let first: Vec<(String, bool, String)> = records
+        .iter()
+        .filter(|r| r["seq"] == records[0]["seq"])
+        .map(|r| (r["ending"].as_str().unwrap_or_default().to_owned(), r["executed"].as_bool().unwrap_or_default(), r["error"].as_str().unwrap_or_default().to_owned()))
+        .collect();
+    assert_eq!(first.len(), 2, "the round's record and the end's: {records:?}");
+    assert_eq!((first[0].0.as_str(), first[1].0.as_str(), first[1].1), ("pending", "failed", true), "{first:?}");
+    assert!(first[1].2.contains("timeout"), "{first:?}");
+}
+
+#[test]
+fn a_2026_07_28_listen_stream_hears_what_the_servers_change() {
+    use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let env = [("TINY_OFFERS", "1"), ("TINY_ANNOUNCE", "1")];
+    let deployment = Deployment::new("listen", &[Tiny { env: &env, pinned_env: &env, ..Tiny::new("a", "first-party") }]);
+    let audit = deployment.dir.join("audit.jsonl");
+    runtime().block_on(async {
+        let transport = audited_gateway(&deployment, &audit);
+        let (asked, _) = mpsc::unbounded_channel();
+        let modern = ClientLifecycleMode::Discover { preferred_versions: vec![ProtocolVersion::V_2026_07_28] };
+        let client = Person { yes: true, asked }.serve_with_lifecycle(transport, modern).await.expect("server/discover");
+        let wanted = SubscriptionFilter::builder().tools_list_changed().prompts_list_changed().resources_list_changed().build();
+        let mut stream = tokio::time::timeout(Duration::from_secs(60), client.listen(wanted.clone())).await.expect("in time").expect("subscriptions/listen");
+        assert_eq!(stream.acknowledged(), &wanted, "the lists a connected server offers are taken");
+        // The server announces that its prompts and resources changed during a call.
+        let result = call(&client, "a__echo", json!({ "text": "hello" })).await.expect("a result");
+        assert_eq!(text_of(&result), "hello");
+        let mut heard = std::collections::BTreeSet::new();
+        while heard.len() < 2 {
+            let next = tokio::time::timeout(Duration::from_secs(30), stream.next()).await.expect("a notification in time").expect("the stream").expect("open");
+            match next {
+                ServerNotification::PromptListChangedNotification(_) => heard.insert("prompts"),
+                ServerNotification::ResourceListChangedNotification(_) => heard.insert("resources"),
+                other => panic!("only what changed: {other:?}"),
+            };
+        }
+        let _ = client.cancel().await;
+    });
 }
 
 #[test]

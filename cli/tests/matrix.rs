@@ -68,7 +68,7 @@ impl Gateway {
     /// a session, input rounds at 2026-07-28 — the request is sent again with the answers and the
     /// round's `requestState`) is answered as a person and a model would.
     fn request(&mut self, method: &str, mut params: Value) -> Value {
-        loop {
+        for _ in 0..4 {
             let answer = self.exchange(method, params.clone());
             let Some(requests) = answer.pointer("/result/inputRequests").and_then(Value::as_object).cloned() else { return answer };
             let mut responses = serde_json::Map::new();
@@ -84,6 +84,7 @@ impl Gateway {
             params["inputResponses"] = Value::Object(responses);
             params["requestState"] = answer["result"]["requestState"].clone();
         }
+        panic!("{method} at {}: still asking after four input rounds", self.version)
     }
 
     /// One request (with 2026-07-28's per-request `_meta` at that version) and its answer; the gateway's
@@ -275,7 +276,7 @@ fn each_method_at_each_protocol_version() {
             if expected.is_empty() {
                 assert!(!cell.starts_with("not "), "{} at {version}: {cell}", row.label);
             } else {
-                assert!(cell == expected || cell.starts_with(&format!("{expected}; refused ")), "{} at {version}: {cell}, not {expected}", row.label);
+                assert_eq!(cell, expected, "{} at {version}", row.label);
             }
         }
     }

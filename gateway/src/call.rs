@@ -25,7 +25,7 @@ use toolseal_runtime::rejection::{Reason, Rejection};
 use super::Core;
 use super::confirm::{self, Asked, Rounds, ask};
 use super::downstream::{Caller, InFlight, Link};
-use super::held::{self, Ask, Asker, Held};
+use super::held::{self, Ask, Asker, Held, Parts};
 
 /// A resolved call, as a gate sees it.
 #[derive(Debug, Clone, Copy)]
@@ -75,6 +75,10 @@ impl Core {
             Ok(route) => route,
             Err(rejection) => {
                 tracing::info!(target: "toolseal::gateway", tool = %params.name, class = rejection.class().as_str(), pointer = rejection.pointer(), "rejected before any server");
+                // A held call whose retry is rejected ends here.
+                if let Some(state) = &params.request_state {
+                    self.held.discard(state, &self.callers.of(context), &format!("its retry was rejected ({})", rejection.class().as_str()), Ending::Rejected);
+                }
                 record.rejection = Some(RejectionRecord::from(&rejection));
                 return rejection_answer(&rejection, typed_output(state, &params.name)).map(CallToolResponse::Complete);
             }
@@ -85,9 +89,9 @@ impl Core {
         record.principal = Some(principal.to_string());
         // A 2026-07-28 client back with its answers to the server's questions: the call it holds
         // (resolved and decided again first, like any call).
-        let held = match params.request_state.as_deref().and_then(|state| self.held.take(state, &confirm::digest(&principal, params, &[]))) {
-            Some(held) if held.server != route.server => {
-                held.abandon("the call now routes to another server");
+        let held = match params.request_state.as_deref().and_then(|state| self.held.take(state, &principal, &params.name, &confirm::digest(&principal, params, &[]))) {
+            Some(held) if held.route != route => {
+                held.abandon("the call now routes to another tool", Ending::Failed);
                 None
             }
             held => held,
@@ -100,16 +104,22 @@ impl Core {
             let verdict = gate.decide(&principal, catalog.qualified(route), server, params.arguments.as_ref());
             record.policies = verdict.policies;
             if let Some(answer) = weighed(verdict.decision, server, tool, record, &mut prompts) {
+                if let Some(held) = held {
+                    held.abandon("the policies denied the call when its client came back", Ending::Denied);
+                }
                 return Ok(answer);
             }
         }
         if let Some(gate) = &self.options.gate {
             let decision = gate.decide(&GatewayCall { server, tool, called: &params.name, arguments: params.arguments.as_ref(), principal: &principal });
             if let Some(answer) = weighed(decision, server, tool, record, &mut prompts) {
+                if let Some(held) = held {
+                    held.abandon("the gate denied the call when its client came back", Ending::Denied);
+                }
                 return Ok(answer);
             }
         }
-        // The held call was confirmed before it was forwarded.
+        // A held call was forwarded (confirmed first, if it had to be): it is not asked about again.
         if !prompts.is_empty() && held.is_none() {
             let asking = Asking { rounds: &self.rounds, principal: &principal, params, context };
             if let Some(answer) = confirmed(&prompts, server, tool, &asking, record).await {
@@ -119,14 +129,19 @@ impl Core {
         let forwarded = match held {
             Some(held) => {
                 record.executed = true;
+                record.confirmed = held.confirmed();
                 self.resume(held, server, tool, params, context).await
             }
             None => self.forward(route, server, tool, &principal, params, context, &mut record.executed).await,
         };
         match forwarded {
-            Ok(response @ CallToolResponse::InputRequired(_)) => {
+            Ok(CallToolResponse::InputRequired(round)) => {
+                // Held for the client's answers: this record, to audit how the call ends if it never comes back.
                 record.ending = Ending::Pending;
-                Ok(response)
+                if let Some(state) = &round.request_state {
+                    self.held.audit(state, record, &self.options.audit);
+                }
+                Ok(CallToolResponse::InputRequired(round))
             }
             Ok(response) => {
                 record.ending = Ending::Executed;
@@ -199,25 +214,27 @@ impl Core {
         };
         let handle = handle.map_err(|e| failed(format!("server {server:?} did not take the call: {e}")))?;
         *sent = true;
-        let waiting = Waiting { server: route.server, generation, routed: progress.is_some(), handle, asks, in_flight, deadline: Instant::now() + downstream.timeout };
+        let waiting = Waiting { route, generation, routed: progress.is_some(), handle, asks, in_flight, deadline: Instant::now() + downstream.timeout };
         self.wait(waiting, server, tool, principal, params, context).await
     }
 
     /// Hands a 2026-07-28 client's answers to the call it holds and waits on for the result
     /// (or the server's next questions); progress goes to the retried request.
     async fn resume(&self, mut held: Held, server: &str, tool: &str, params: &CallToolRequestParams, context: &RequestContext<RoleServer>) -> Result<CallToolResponse, (Ending, String)> {
-        let downstream = &self.servers[held.server];
+        let Some(mut parts) = held.parts.take() else {
+            return Err((Ending::Failed, format!("the held call to {server}/{tool} had already ended")));
+        };
+        let downstream = &self.servers[held.route.server];
         let routed = match context.meta.get_progress_token() {
             Some(token) => {
-                downstream.progress.lock().await.insert((held.generation, held.handle.progress_token.clone()), (context.peer.clone(), token));
+                downstream.progress.lock().await.insert((held.generation, parts.handle.progress_token.clone()), (context.peer.clone(), token));
                 true
             }
             None => false,
         };
-        held.answer(params.input_responses.as_ref());
-        let principal = held.principal.clone();
-        let waiting = Waiting { server: held.server, generation: held.generation, routed, handle: held.handle, asks: Some(held.asks), in_flight: held.in_flight, deadline: held.deadline };
-        self.wait(waiting, server, tool, &principal, params, context).await
+        parts.answer(params.input_responses.as_ref());
+        let waiting = Waiting { route: held.route, generation: held.generation, routed, handle: parts.handle, asks: Some(parts.asks), in_flight: parts.in_flight, deadline: held.deadline };
+        self.wait(waiting, server, tool, &held.principal, params, context).await
     }
 
     /// Waits for a forwarded call's answer, the server's questions to a 2026-07-28 client (the
@@ -232,7 +249,7 @@ impl Core {
         params: &CallToolRequestParams,
         context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, (Ending, String)> {
-        let downstream = &self.servers[call.server];
+        let downstream = &self.servers[call.route.server];
         let failed = |why: String| (Ending::Failed, why);
         // The shutdown first: it also ends the client's request (rmcp cancels it) and the server's connection.
         let outcome = tokio::select! {
@@ -243,8 +260,8 @@ impl Core {
                 Ok(Err(_)) => Outcome::Answer(Box::new(Err(rmcp::ServiceError::TransportClosed))),
                 Err(_) => Outcome::Timeout,
             },
-            Some(ask) = next_ask(&mut call.asks) => Outcome::Asked(Box::new(ask)),
             () = context.ct.cancelled() => Outcome::Cancelled,
+            Some(ask) = next_ask(&mut call.asks) => Outcome::Asked(Box::new(ask)),
         };
         if call.routed {
             downstream.progress.lock().await.remove(&(call.generation, call.handle.progress_token.clone()));
@@ -278,18 +295,9 @@ impl Core {
                     questions.push(more);
                 }
                 let (requests, pending) = held::round(questions);
-                let held = Held {
-                    principal: principal.to_owned(),
-                    call: confirm::digest(principal, params, &[]),
-                    server: call.server,
-                    generation: call.generation,
-                    handle,
-                    asks,
-                    pending,
-                    in_flight: call.in_flight,
-                    deadline: call.deadline,
-                };
-                return match self.held.hold(held) {
+                let parts = Parts { handle, asks, pending, in_flight: call.in_flight };
+                let held = Held::new(principal.to_owned(), params.name.to_string(), call.route, confirm::digest(principal, params, &[]), call.generation, call.deadline, parts);
+                return match self.held.hold(held, &self.shutdown) {
                     Ok(state) => Ok(CallToolResponse::InputRequired(InputRequiredResult::new(Some(requests), Some(state)))),
                     Err(why) => Err(failed(format!("server {server:?} asked a question during {tool:?}, and {why}; the call was cancelled"))),
                 };
@@ -323,8 +331,8 @@ impl Core {
 
 /// A forwarded call being waited for.
 struct Waiting {
-    /// The server it went to (index in the gateway's servers).
-    server: usize,
+    /// Where it went.
+    route: Route,
     /// The connection it went on.
     generation: u64,
     /// Its progress is routed to the client (the route is removed when the wait ends).

@@ -296,7 +296,7 @@ impl ClientHandler for Handler {
     }
 
     #[allow(deprecated)] // sampling: deprecated by SEP-2577, used by servers and clients before 2026-07-28
-    async fn create_message(&self, request: CreateMessageRequestParams, _context: RequestContext<RoleClient>) -> Result<CreateMessageResult, ErrorData> {
+    async fn create_message(&self, request: CreateMessageRequestParams, context: RequestContext<RoleClient>) -> Result<CreateMessageResult, ErrorData> {
         let cannot = || ErrorData::invalid_request("the client of this call cannot be asked (no sampling capability)", None);
         match self.caller("sampling")? {
             Caller::Session(client) => {
@@ -305,7 +305,7 @@ impl ClientHandler for Handler {
                 }
                 client.create_message(request).await.map_err(|e| relay_error("sampling", e))
             }
-            Caller::Rounds(asker) if asker.sampling => in_round(&asker, InputRequest::CreateMessage(CreateMessageRequest::new(request)), "sampling").await,
+            Caller::Rounds(asker) if asker.sampling => in_round(&asker, InputRequest::CreateMessage(CreateMessageRequest::new(request)), "sampling", &context.ct).await,
             Caller::Rounds(_) => Err(cannot()),
         }
     }
@@ -323,7 +323,7 @@ impl ClientHandler for Handler {
         }
     }
 
-    async fn create_elicitation(&self, request: ElicitRequestParams, _context: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
+    async fn create_elicitation(&self, request: ElicitRequestParams, context: RequestContext<RoleClient>) -> Result<ElicitResult, ErrorData> {
         let cannot = || ErrorData::invalid_request("the client of this call cannot be asked (no elicitation capability)", None);
         match self.caller("elicitation")? {
             Caller::Session(client) => {
@@ -332,7 +332,7 @@ impl ClientHandler for Handler {
                 }
                 client.create_elicitation(request).await.map_err(|e| relay_error("elicitation", e))
             }
-            Caller::Rounds(asker) if asker.elicitation => in_round(&asker, InputRequest::Elicitation(ElicitRequest::new(request)), "elicitation").await,
+            Caller::Rounds(asker) if asker.elicitation => in_round(&asker, InputRequest::Elicitation(ElicitRequest::new(request)), "elicitation", &context.ct).await,
             Caller::Rounds(_) => Err(cannot()),
         }
     }
@@ -366,15 +366,19 @@ impl ClientHandler for Handler {
     }
 }
 
-/// A relayed request the client answered with an error (its own, passed on) or did not answer.
-/// Asks a 2026-07-28 client `request` in an input round of its call, and reads its answer as `T`.
-async fn in_round<T: serde::de::DeserializeOwned>(asker: &Asker, request: InputRequest, what: &str) -> Result<T, ErrorData> {
+/// Asks a 2026-07-28 client `request` in an input round of its call, and reads its answer as
+/// `T`; the server withdrawing its request (`cancelled`) withdraws the question.
+async fn in_round<T: serde::de::DeserializeOwned>(asker: &Asker, request: InputRequest, what: &str, cancelled: &tokio_util::sync::CancellationToken) -> Result<T, ErrorData> {
     let (answer, answered) = tokio::sync::oneshot::channel();
     asker.asks.send(Ask { request, answer }).await.map_err(|_| ErrorData::internal_error(format!("the call this {what} belongs to has ended"), None))?;
-    let value = answered.await.map_err(|_| ErrorData::internal_error(format!("the client did not answer the relayed {what}"), None))?;
+    let value = tokio::select! {
+        value = answered => value.map_err(|_| ErrorData::internal_error(format!("the client did not answer the relayed {what}"), None))?,
+        () = cancelled.cancelled() => return Err(ErrorData::internal_error(format!("the server withdrew its {what}"), None)),
+    };
     serde_json::from_value(value).map_err(|e| ErrorData::invalid_params(format!("the client's answer to the relayed {what} is not one: {e}"), None))
 }
 
+/// A relayed request the client answered with an error (its own, passed on) or did not answer.
 fn relay_error(what: &str, e: rmcp::ServiceError) -> ErrorData {
     match e {
         rmcp::ServiceError::McpError(error) => error,

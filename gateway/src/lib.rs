@@ -210,6 +210,17 @@ pub enum GatewayError {
     Serve(String),
 }
 
+/// Which served list changed (what a 2026-07-28 `subscriptions/listen` stream is told).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Changed {
+    /// The tools.
+    Tools,
+    /// The prompts.
+    Prompts,
+    /// The resources (or their templates).
+    Resources,
+}
+
 /// What the gateway shares between its clients, servers and tasks.
 pub(crate) struct Core {
     options: GatewayOptions,
@@ -222,8 +233,8 @@ pub(crate) struct Core {
     listings: Mutex<Vec<ServerListing>>,
     state: RwLock<Arc<State>>,
     seq: AtomicU64,
-    /// Fires when the served tool list changed (2026-07-28 listen streams wait on it).
-    changed: broadcast::Sender<()>,
+    /// Fires when a served list changed (2026-07-28 listen streams wait on it).
+    changed: broadcast::Sender<Changed>,
     /// Clients on sessions (up to 2025-11-25): told of list changes directly, and of what they asked to hear.
     sessions: session::Sessions,
     /// Confirmations asked of 2026-07-28 clients in input rounds, not answered yet.
@@ -306,7 +317,7 @@ impl Core {
 
     /// Tells every client that the tool list changed.
     fn announce(&self) {
-        let _ = self.changed.send(());
+        let _ = self.changed.send(Changed::Tools);
         for peer in self.live_sessions() {
             tokio::spawn(async move {
                 let _ = peer.notify_tool_list_changed().await;
@@ -508,6 +519,8 @@ impl Gateway {
     /// the client's stream ends.
     pub fn shutdown(&self) {
         self.core.shutdown.cancel();
+        // Calls held for 2026-07-28 clients' answers end now, each audited.
+        self.core.held.end_all("the gateway is shutting down", toolseal_runtime::pipeline::Ending::Shutdown);
     }
 
     /// Resolves when [`Gateway::shutdown`] was called.

@@ -476,8 +476,15 @@ impl Core {
         peer.complete(forwarded).await.map_err(|e| ErrorData::internal_error(format!("the server did not answer the completion: {e}"), None))
     }
 
-    /// Tells every client on a session that the prompts or resources changed.
+    /// Tells every client that the prompts or resources changed: on its session, or on its
+    /// 2026-07-28 `subscriptions/listen` stream.
     pub(crate) fn announce_offered(&self, prompts: bool, resources: bool) {
+        if prompts {
+            let _ = self.changed.send(super::Changed::Prompts);
+        }
+        if resources {
+            let _ = self.changed.send(super::Changed::Resources);
+        }
         for peer in self.live_sessions() {
             tokio::spawn(async move {
                 if prompts {

@@ -17,8 +17,8 @@ use rmcp::service::{NotificationContext, Peer, RequestContext, SubscriptionConte
 use rmcp::{RoleServer, ServerHandler};
 use tokio::sync::broadcast::error::RecvError;
 
-use super::Core;
 use super::session::Session;
+use super::{Changed, Core};
 
 /// The gateway as an rmcp [`ServerHandler`]: serve it over any rmcp transport
 /// (one per client: it holds the client's session).
@@ -148,8 +148,10 @@ impl ServerHandler for GatewayService {
         Ok(())
     }
 
+    // rmcp intersects this with what was requested and what `get_info` advertises (prompts and
+    // resources only while a connected server has them). Resource updates are not carried.
     fn accepted_subscription_filter(&self, _requested: &SubscriptionFilter) -> Option<SubscriptionFilter> {
-        Some(SubscriptionFilter::builder().tools_list_changed().build())
+        Some(SubscriptionFilter::builder().tools_list_changed().prompts_list_changed().resources_list_changed().build())
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
@@ -158,15 +160,35 @@ impl ServerHandler for GatewayService {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
                 () = self.core.shutdown.cancelled() => return Ok(()),
-                event = changed.recv() => match event {
-                    Ok(()) | Err(RecvError::Lagged(_)) => {
-                        if let Err(e) = context.sink().notify_tool_list_changed().await {
-                            tracing::debug!(target: "toolseal::gateway", "list_changed not delivered: {e}");
-                            return Ok(());
+                event = changed.recv() => {
+                    let accepted = context.accepted();
+                    let wanted = |flag: Option<bool>| flag == Some(true);
+                    // Lagged: what changed meanwhile is not known, so every list the stream takes.
+                    let (tools, prompts, resources) = match event {
+                        Ok(Changed::Tools) => (true, false, false),
+                        Ok(Changed::Prompts) => (false, true, false),
+                        Ok(Changed::Resources) => (false, false, true),
+                        Err(RecvError::Lagged(_)) => (true, true, true),
+                        Err(RecvError::Closed) => return Ok(()),
+                    };
+                    let sink = context.sink();
+                    let sent = async {
+                        if tools && wanted(accepted.tools_list_changed) {
+                            sink.notify_tool_list_changed().await?;
                         }
+                        if prompts && wanted(accepted.prompts_list_changed) {
+                            sink.notify_prompt_list_changed().await?;
+                        }
+                        if resources && wanted(accepted.resources_list_changed) {
+                            sink.notify_resource_list_changed().await?;
+                        }
+                        Ok::<(), rmcp::service::SubscriptionSendError>(())
+                    };
+                    if let Err(e) = sent.await {
+                        tracing::debug!(target: "toolseal::gateway", "list_changed not delivered: {e}");
+                        return Ok(());
                     }
-                    Err(RecvError::Closed) => return Ok(()),
-                },
+                }
             }
         }
     }

@@ -30,7 +30,9 @@ and one `debug` message, logger `core`) and takes subscriptions
 (`resources/subscribe` answered, then `notifications/resources/updated` for
 that URI); setLevel, subscribe and unsubscribe are logged to TINY_LOG too.
 With TINY_VARIANT=changed too, `greet` has another description and a prompt
-`farewell` is added.
+`farewell` is added. TINY_ANNOUNCE=1 makes each `echo` call send
+`notifications/prompts/list_changed` and `notifications/resources/list_changed`
+before its result.
 """
 import json
 import os
@@ -160,6 +162,9 @@ def main():
             if name == "add":
                 text = str(args.get("a", 0) + args.get("b", 0))
             elif name in ("echo", "upper"):
+                if name == "echo" and os.environ.get("TINY_ANNOUNCE") == "1":
+                    send({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed"})
+                    send({"jsonrpc": "2.0", "method": "notifications/resources/list_changed"})
                 text = args.get("text", "")
                 text = text.upper() if name == "upper" else text
             elif name == "sleep":
