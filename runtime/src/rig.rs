@@ -8,7 +8,7 @@
 //! handler: rig offers it to its invalid-call hook, and [`InvalidCalls`]
 //! answers it with the closest names. What rig advertises for each tool is the
 //! registry's own definition (name, description, `inputSchema`), as
-//! [`definitions`](crate::definitions) writes it; a quarantined tool is not offered.
+//! [`definitions`] writes it; a quarantined tool is not offered.
 //!
 //! ```ignore
 //! use toolseal::rig::{InvalidCalls, sealed, tool_server};
