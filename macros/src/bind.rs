@@ -2,12 +2,12 @@
 //! which parameter takes which argument, and what it returns. Every mismatch
 //! is an error spanned on the user's own tokens.
 
-use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
 use syn::ext::IdentExt;
 use syn::spanned::Spanned;
 use syn::{FnArg, GenericArgument, Ident, LitStr, Pat, Path, PathArguments, ReturnType, Signature, Type};
-use toolseal_runtime::contract::{Contract, ContractField, ContractTool};
+use toolseal_runtime::contract::{Check, Contract, ContractField, ContractTool};
 use toolseal_runtime::rejection::closest;
 
 use crate::attr::{Errors, is_ctx};
@@ -17,9 +17,19 @@ pub(crate) enum Param {
     /// The context passed to `dispatch`.
     Ctx,
     /// The whole argument struct.
-    Args { ty: Type, check: Ident },
+    Args { ty: Type, check: CheckTrait },
     /// One argument struct field.
-    Field { field: Ident, ty: Type, check: Ident },
+    Field { field: Ident, ty: Type, check: CheckTrait },
+}
+
+/// A contract [`Check`] read for emission: the trait's name, the type the registry
+/// asks for (`self` standing for the generated module) and its diagnostic.
+pub(crate) struct CheckTrait {
+    name: Ident,
+    expected: TokenStream,
+    message: String,
+    label: String,
+    note: String,
 }
 
 /// How a method takes `self`.
@@ -45,8 +55,8 @@ pub(crate) struct Binding {
     pub params: Vec<Param>,
     /// The context parameter's type.
     pub ctx: Option<Type>,
-    /// The output type to check, and its contract trait.
-    pub output: Option<(Type, Ident)>,
+    /// The output type to check, and its contract check.
+    pub output: Option<(Type, CheckTrait)>,
     /// Whether the function returns a `Result`.
     pub returns_result: bool,
     /// Whether the function is `async`.
@@ -119,7 +129,7 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
     if whole || tool.fields.is_none() {
         for p in &tool_params {
             if whole {
-                match contract_ident(&tool.args_check, contract) {
+                match check_trait(&tool.args_check, contract) {
                     Ok(check) => bound.push(Some(Param::Args { ty: (*p.ty).clone(), check })),
                     Err(e) => {
                         errors.at(p.span(), e);
@@ -167,7 +177,7 @@ fn bind_checked(sig: &Signature, ctx_flags: &[bool], name: Option<&LitStr>, cont
         }
     };
     let output = match (&tool.output, returned) {
-        (Some(out), Some(ty)) => match contract_ident(&out.check, contract) {
+        (Some(out), Some(ty)) => match check_trait(&out.check, contract) {
             Ok(check) => Some((ty, check)),
             Err(e) => {
                 errors.at(ty.span(), e);
@@ -247,7 +257,7 @@ fn bind_field(p: &syn::PatType, tool: &ContractTool, fields: &[ContractField], t
         errors.at(p.ty.span(), format!("argument `{}` of tool `{}` is {why} in `{}`: {fix}, `{}: {}`", f.key, tool.name, contract.registry, f.rust, f.ty));
         return None;
     }
-    match (contract_ident(&f.rust, contract), contract_ident(&f.check, contract)) {
+    match (contract_ident(&f.rust, contract), check_trait(&f.check, contract)) {
         (Ok(field), Ok(check)) => Some(Param::Field { field, ty: (*p.ty).clone(), check }),
         (Err(e), _) | (_, Err(e)) => {
             errors.at(p.span(), e);
@@ -312,37 +322,105 @@ fn contract_ident(text: &str, contract: &Contract) -> Result<Ident, String> {
     parsed.ok_or_else(|| format!("the contract of `{}` holds `{text}`, not a Rust identifier: rebuild to regenerate it", contract.registry))
 }
 
+/// The check `check` of `contract`, ready to emit; an error if the file was edited
+/// into something that is not Rust.
+fn check_trait(check: &Check, contract: &Contract) -> Result<CheckTrait, String> {
+    let name = contract_ident(&check.name, contract)?;
+    let expected = syn::parse_str::<Type>(&check.ty)
+        .map(|t| t.to_token_stream())
+        .map_err(|_| format!("the contract of `{}` holds `{}`, not a Rust type: rebuild to regenerate it", contract.registry, check.ty))?;
+    Ok(CheckTrait { name, expected, message: check.message.clone(), label: check.label.clone(), note: check.note.clone() })
+}
+
+impl CheckTrait {
+    /// The trait and its one impl, for the type the registry asks for in `module`:
+    /// items local to the block that implements the tool, so a tool nobody
+    /// implements costs no code.
+    fn items(&self, module: &Path) -> TokenStream {
+        let CheckTrait { name, message, label, note, .. } = self;
+        let expected = in_module(self.expected.clone(), module);
+        quote! {
+            #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+            #[allow(non_camel_case_types)]
+            trait #name {
+                fn __value(value: #expected) -> Self;
+            }
+            impl #name for #expected {
+                fn __value(value: #expected) -> Self {
+                    value
+                }
+            }
+        }
+    }
+}
+
+/// `tokens` with each `self` (the contract's name for the generated module) replaced by `module`.
+fn in_module(tokens: TokenStream, module: &Path) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|t| match t {
+            TokenTree::Ident(i) if i == "self" => module.to_token_stream(),
+            TokenTree::Group(g) => {
+                let mut inner = proc_macro2::Group::new(g.delimiter(), in_module(g.stream(), module));
+                inner.set_span(g.span());
+                TokenTree::Group(inner).into()
+            }
+            other => other.into(),
+        })
+        .collect()
+}
+
 impl Binding {
-    /// Statements that check each parameter and the output against the contract;
-    /// a mismatch is reported on the user's type by the registry's diagnostic.
-    pub(crate) fn checks(&self, module: &Path) -> TokenStream {
+    /// The check items of every parameter and of the output (see [`CheckTrait::items`]).
+    pub(crate) fn check_items(&self, module: &Path) -> TokenStream {
         let params = self.params.iter().filter_map(|p| match p {
             Param::Ctx => None,
-            Param::Args { ty, check } | Param::Field { ty, check, .. } => Some(check_tokens(module, ty, check)),
+            Param::Args { check, .. } | Param::Field { check, .. } => Some(check.items(module)),
         });
-        let output = self.output_check(module);
-        quote!(#(#params)* #output)
+        let output = self.output.iter().map(|(_, check)| check.items(module));
+        quote!(#(#params)* #(#output)*)
     }
 
-    /// The check of the output type alone (the arguments are checked by [`Binding::call_args`]).
-    pub(crate) fn output_check(&self, module: &Path) -> TokenStream {
-        let output = self.output.iter().map(|(ty, check)| check_tokens(module, ty, check));
+    /// The check items and statements that check each parameter and the output
+    /// against the contract; a mismatch is reported on the user's type by the
+    /// registry's diagnostic.
+    pub(crate) fn checks(&self, module: &Path) -> TokenStream {
+        let items = self.check_items(module);
+        let params = self.params.iter().filter_map(|p| match p {
+            Param::Ctx => None,
+            Param::Args { ty, check } | Param::Field { ty, check, .. } => Some(check_tokens(ty, &check.name)),
+        });
+        let output = self.output_check();
+        quote!(#items #(#params)* #output)
+    }
+
+    /// The check of the output type alone (the arguments are checked by
+    /// [`Binding::call_args`]), after [`Binding::check_items`].
+    pub(crate) fn output_check(&self) -> TokenStream {
+        let output = self.output.iter().map(|(ty, check)| check_tokens(ty, &check.name));
         quote!(#(#output)*)
     }
 
-    /// The argument expressions for calling the implementation from `args` (and `ctx`).
-    pub(crate) fn call_args(&self, module: &Path) -> Vec<TokenStream> {
+    /// The argument expressions for calling the implementation from `args` (and
+    /// `ctx`), after [`Binding::check_items`].
+    pub(crate) fn call_args(&self) -> Vec<TokenStream> {
         self.params
             .iter()
             .map(|p| match p {
                 Param::Ctx => quote!(ctx),
-                Param::Args { ty, check } => quote_spanned!(ty.span()=> <#ty as #module::__contract::#check>::__value(args)),
-                Param::Field { field, ty, check } => quote_spanned!(ty.span()=> <#ty as #module::__contract::#check>::__value(args.#field)),
+                Param::Args { ty, check } => {
+                    let check = &check.name;
+                    quote_spanned!(ty.span()=> <#ty as #check>::__value(args))
+                }
+                Param::Field { field, ty, check } => {
+                    let check = &check.name;
+                    quote_spanned!(ty.span()=> <#ty as #check>::__value(args.#field))
+                }
             })
             .collect()
     }
 }
 
-fn check_tokens(module: &Path, ty: &Type, check: &Ident) -> TokenStream {
-    quote_spanned!(ty.span()=> let _ = <#ty as #module::__contract::#check>::__value;)
+fn check_tokens(ty: &Type, check: &Ident) -> TokenStream {
+    quote_spanned!(ty.span()=> let _ = <#ty as #check>::__value;)
 }

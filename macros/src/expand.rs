@@ -173,9 +173,10 @@ fn dispatch(target: &Target, args: &attr::Args, bindings: &[Binding], ctx: Optio
             let variant = &b.variant;
             let function = &b.function;
             let callee = if b.receiver == Receiver::None { quote!(Self::#function) } else { quote!(self.#function) };
-            let call_args = b.call_args(m);
+            let checks = b.check_items(m);
+            let call_args = b.call_args();
             let awaited = if b.is_async { quote!(.await) } else { TokenStream::new() };
-            let output_check = b.output_check(m);
+            let output_check = b.output_check();
             let value = if b.returns_result {
                 quote! {
                     match out {
@@ -188,6 +189,7 @@ fn dispatch(target: &Target, args: &attr::Args, bindings: &[Binding], ctx: Optio
             };
             quote! {
                 #m::ToolCall::#variant(args) => {
+                    #checks
                     let _ = &args;
                     #output_check
                     let out = #callee(#(#call_args),*)#awaited;

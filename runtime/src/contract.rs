@@ -3,8 +3,10 @@
 //!
 //! `Config::compile` writes `<module>.contract.json` beside `<module>.rs`. It
 //! names every tool, its generated types and each argument's Rust field, and
-//! the hidden `__contract` trait whose `#[diagnostic::on_unimplemented]`
-//! message reports a type that differs from the registry.
+//! for each the [`Check`] the macro emits where a tool is implemented: a trait
+//! implemented by exactly the generated type, whose `#[diagnostic::on_unimplemented]`
+//! message reports a type that differs from the registry. Nothing is emitted for
+//! a tool no function implements.
 
 use std::path::{Path, PathBuf};
 
@@ -104,12 +106,12 @@ pub struct ContractTool {
     pub variant: String,
     /// Its argument type (`…Args`).
     pub args: String,
-    /// The `__contract` trait implemented by the argument type.
-    pub args_check: String,
+    /// The check of the argument type.
+    pub args_check: Check,
     /// Its arguments as struct fields; `None` when the arguments are not a
     /// closed object with declared properties (take the whole argument type).
     pub fields: Option<Vec<ContractField>>,
-    /// The output type and its `__contract` trait, when the tool declares an `outputSchema`.
+    /// The output type and its check, when the tool declares an `outputSchema`.
     pub output: Option<ContractOutput>,
 }
 
@@ -126,8 +128,8 @@ pub struct ContractField {
     pub optional: bool,
     /// Whether the registry requires the key.
     pub required: bool,
-    /// The `__contract` trait implemented by the field's type.
-    pub check: String,
+    /// The check of the field's type.
+    pub check: Check,
 }
 
 /// A tool's output type.
@@ -135,8 +137,26 @@ pub struct ContractField {
 pub struct ContractOutput {
     /// The generated output type (`…Output`).
     pub ty: String,
-    /// The `__contract` trait implemented by it.
-    pub check: String,
+    /// The check of the output type.
+    pub check: Check,
+}
+
+/// A check of one type against the registry: the trait `#[toolseal::tool]` emits
+/// beside an implementation, implemented by exactly the type the registry asks for,
+/// and the diagnostic that reports any other type in the registry's words.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Check {
+    /// The trait's name (`TransferFunds__f0`).
+    pub name: String,
+    /// The expected type as Rust tokens; `self::` stands for the generated module
+    /// (`::core::option::Option<self::TransferFundsMemo>`).
+    pub ty: String,
+    /// `on_unimplemented`'s message.
+    pub message: String,
+    /// `on_unimplemented`'s label.
+    pub label: String,
+    /// `on_unimplemented`'s note.
+    pub note: String,
 }
 
 impl Contract {

@@ -161,36 +161,3 @@ const _: () = {
         }
     }
 };
-/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
-/// type and output type, implemented by exactly the generated type.
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code, unused_imports, clippy::all)]
-pub mod __contract {
-    use super::*;
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` is not the argument type of tool `get_stock_price`",
-        label = "expected `GetStockPriceArgs`",
-        note = "`../../tests/registries/formats/anthropic.json` generates `GetStockPriceArgs` for the arguments of `get_stock_price`"
-    )]
-    pub trait GetStockPrice__args {
-        fn __value(value: GetStockPriceArgs) -> Self;
-    }
-    impl GetStockPrice__args for GetStockPriceArgs {
-        fn __value(value: GetStockPriceArgs) -> Self {
-            value
-        }
-    }
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` is not the type of argument `ticker` of tool `get_stock_price`",
-        label = "expected `String`",
-        note = "`../../tests/registries/formats/anthropic.json` declares `ticker` as a required argument: take `ticker: String` (or the whole `GetStockPriceArgs`)"
-    )]
-    pub trait GetStockPrice__f0 {
-        fn __value(value: String) -> Self;
-    }
-    impl GetStockPrice__f0 for String {
-        fn __value(value: String) -> Self {
-            value
-        }
-    }
-}

@@ -156,36 +156,3 @@ const _: () = {
         }
     }
 };
-/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
-/// type and output type, implemented by exactly the generated type.
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code, unused_imports, clippy::all)]
-pub mod __contract {
-    use super::*;
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` is not the argument type of tool `top_song`",
-        label = "expected `TopSongArgs`",
-        note = "`../../tests/registries/formats/bedrock.json` generates `TopSongArgs` for the arguments of `top_song`"
-    )]
-    pub trait TopSong__args {
-        fn __value(value: TopSongArgs) -> Self;
-    }
-    impl TopSong__args for TopSongArgs {
-        fn __value(value: TopSongArgs) -> Self {
-            value
-        }
-    }
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` is not the type of argument `sign` of tool `top_song`",
-        label = "expected `String`",
-        note = "`../../tests/registries/formats/bedrock.json` declares `sign` as a required argument: take `sign: String` (or the whole `TopSongArgs`)"
-    )]
-    pub trait TopSong__f0 {
-        fn __value(value: String) -> Self;
-    }
-    impl TopSong__f0 for String {
-        fn __value(value: String) -> Self {
-            value
-        }
-    }
-}

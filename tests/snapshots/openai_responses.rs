@@ -156,36 +156,3 @@ const _: () = {
         }
     }
 };
-/// Checks behind `#[toolseal::tool]`: one trait per argument, argument
-/// type and output type, implemented by exactly the generated type.
-#[doc(hidden)]
-#[allow(non_camel_case_types, dead_code, unused_imports, clippy::all)]
-pub mod __contract {
-    use super::*;
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` is not the argument type of tool `get_horoscope`",
-        label = "expected `GetHoroscopeArgs`",
-        note = "`../../tests/registries/formats/openai-responses.json` generates `GetHoroscopeArgs` for the arguments of `get_horoscope`"
-    )]
-    pub trait GetHoroscope__args {
-        fn __value(value: GetHoroscopeArgs) -> Self;
-    }
-    impl GetHoroscope__args for GetHoroscopeArgs {
-        fn __value(value: GetHoroscopeArgs) -> Self {
-            value
-        }
-    }
-    #[diagnostic::on_unimplemented(
-        message = "`{Self}` is not the type of argument `sign` of tool `get_horoscope`",
-        label = "expected `String`",
-        note = "`../../tests/registries/formats/openai-responses.json` declares `sign` as a required argument: take `sign: String` (or the whole `GetHoroscopeArgs`)"
-    )]
-    pub trait GetHoroscope__f0 {
-        fn __value(value: String) -> Self;
-    }
-    impl GetHoroscope__f0 for String {
-        fn __value(value: String) -> Self {
-            value
-        }
-    }
-}

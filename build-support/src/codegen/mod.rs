@@ -8,7 +8,7 @@
 //! - [`from_json`]: conversion of objects, unions and tuples;
 //! - [`json_schema`]: `JsonSchema` of objects, unions and tuples;
 //! - [`tool_call`]: the sealed `ToolCall` enum;
-//! - [`contract`]: the checks behind `#[toolseal::tool]`, and the contract file;
+//! - [`contract`]: the contract file `#[toolseal::tool]` checks against;
 //! - [`deployment`]: a deployment's `McpCall` over several registries.
 //!
 //! Support code the emitted items call lives in the runtime (`generated`) and
@@ -66,29 +66,41 @@ fn rt() -> TokenStream {
 impl Ty {
     /// The type as code where `rt` names the support module writes it.
     fn tokens(&self, rt: &TokenStream) -> TokenStream {
+        self.write(rt, false)
+    }
+
+    /// The type as a contract names it for `#[toolseal::tool]`: the generated
+    /// types under `self::`, which the macro replaces with the module's path.
+    fn contract_tokens(&self, rt: &TokenStream) -> TokenStream {
+        self.write(rt, true)
+    }
+
+    fn write(&self, rt: &TokenStream, in_contract: bool) -> TokenStream {
         match self {
+            Ty::Named(id) if in_contract => quote!(self::#id),
             Ty::Named(id) => quote!(#id),
             Ty::Bool => quote!(bool),
             Ty::Int(IntRepr::I64) => quote!(i64),
             Ty::Int(IntRepr::U64) => quote!(u64),
             Ty::F64 => quote!(f64),
+            Ty::String if in_contract => quote!(::std::string::String),
             Ty::String => quote!(String),
             Ty::Unit => quote!(()),
             Ty::Value => quote!(#rt::serde_json::Value),
             Ty::Vec(t) => {
-                let t = t.tokens(rt);
+                let t = t.write(rt, in_contract);
                 quote!(::std::vec::Vec<#t>)
             }
             Ty::Map(t) => {
-                let t = t.tokens(rt);
+                let t = t.write(rt, in_contract);
                 quote!(::std::collections::BTreeMap<::std::string::String, #t>)
             }
             Ty::Option(t) => {
-                let t = t.tokens(rt);
+                let t = t.write(rt, in_contract);
                 quote!(::core::option::Option<#t>)
             }
             Ty::Boxed(t) => {
-                let t = t.tokens(rt);
+                let t = t.write(rt, in_contract);
                 quote!(::std::boxed::Box<#t>)
             }
         }
@@ -133,7 +145,7 @@ pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, fa
         }
     });
     let (call_item, call_impls) = tool_call::emit(&tools, registry);
-    let (checks, contract) = contract::emit(&e, &tools, registry, module);
+    let contract = contract::emit(&e, &tools, registry, module);
     let private = &e.private;
     // Generated code lands in the user's crate, under the user's lints: `-D warnings`
     // must not fail on names and shapes that come from the registry (a key `foo` bound
@@ -155,14 +167,6 @@ pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, fa
             #(#impls)*
             #call_impls
         };
-        /// Checks behind `#[toolseal::tool]`: one trait per argument, argument
-        /// type and output type, implemented by exactly the generated type.
-        #[doc(hidden)]
-        #[allow(non_camel_case_types, dead_code, unused_imports, clippy::all)]
-        pub mod __contract {
-            use super::*;
-            #(#checks)*
-        }
     };
     (tokens, contract)
 }
