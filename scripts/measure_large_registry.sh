@@ -8,8 +8,13 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-(cd "$repo" && cargo run -q --release -p toolseal-bench --bin perf-report -- --write-registry 1000 "$work/large.json")
-(cd "$repo" && cargo run -q --release -p toolseal-bench --bin perf-report -- --write-registry 10 "$work/small.json")
+# REGISTRIES=DIR takes large.json and small.json from DIR (to compare two commits on the same files).
+if [ -n "${REGISTRIES:-}" ]; then
+  cp "$REGISTRIES/large.json" "$REGISTRIES/small.json" "$work/"
+else
+  (cd "$repo" && cargo run -q --release -p toolseal-bench --bin perf-report -- --write-registry 1000 "$work/large.json")
+  (cd "$repo" && cargo run -q --release -p toolseal-bench --bin perf-report -- --write-registry 10 "$work/small.json")
+fi
 source "$repo/scripts/external_crate.sh"
 external_crate "$work/crate" large-registry "" 'serde_json = "1"'
 cat > "$work/crate/build.rs" <<RS
