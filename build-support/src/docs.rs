@@ -10,13 +10,13 @@ use toolseal_runtime::schema::{ArrayRule, Node, ObjectRule, Schema, StringRule, 
 
 /// `#[doc]` attributes for `text`, one per line, each after a space (`/// text`).
 pub(crate) fn doc_attr(text: Option<String>) -> TokenStream {
-    match text {
-        Some(t) => {
-            let lines = t.lines().map(|l| format!(" {}", doc_safe(l)));
-            quote!(#(#[doc = #lines])*)
-        }
-        None => TokenStream::new(),
-    }
+    let lines = doc_lines(text.as_deref());
+    quote!(#(#[doc = #lines])*)
+}
+
+/// The strings of the `#[doc]` attributes [`doc_attr`] writes for `text`.
+pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
+    text.map(|t| t.lines().map(|l| format!(" {}", doc_safe(l))).collect()).unwrap_or_default()
 }
 
 /// The docs of an item generated for `s`: its title and description, then a

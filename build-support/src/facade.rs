@@ -34,20 +34,18 @@ impl Facade {
         quote!(#path::__private)
     }
 
-    /// `<path>::<name>`: an item at the facade's root, such as a `#[macro_export]` macro.
+    /// `<path>::<name>`: an item at the facade's root, such as the `Args` derive.
     pub(crate) fn root(&self, name: &str) -> TokenStream {
         let path = &self.path;
         let name = format_ident!("{name}");
         quote!(#path::#name)
     }
 
-    /// The argument of `#[serde(crate = "…")]`: `<path>::__private::serde`.
-    pub(crate) fn serde(&self) -> String {
-        format!("{}::serde", self.private_text())
-    }
-
-    fn private_text(&self) -> String {
-        self.private().to_string().replace(' ', "")
+    /// The path as `#[toolseal(crate = "…")]` takes it, when it is not the default `::toolseal`.
+    pub(crate) fn custom(&self) -> Option<String> {
+        let path = &self.path;
+        let text = quote!(#path).to_string().replace(' ', "");
+        (text != "::toolseal").then_some(text)
     }
 }
 
@@ -59,8 +57,9 @@ mod tests {
     fn paths_are_written_as_given() {
         let f = Facade::parse("crate::reexported::ts").expect("a path");
         assert_eq!(f.private().to_string().replace(' ', ""), "crate::reexported::ts::__private");
-        assert_eq!(f.root("__newtype_access").to_string().replace(' ', ""), "crate::reexported::ts::__newtype_access");
-        assert_eq!(f.serde(), "crate::reexported::ts::__private::serde");
+        assert_eq!(f.root("Args").to_string().replace(' ', ""), "crate::reexported::ts::Args");
+        assert_eq!(f.custom().as_deref(), Some("crate::reexported::ts"));
+        assert_eq!(Facade::default().custom(), None);
         assert!(Facade::parse("not a path").is_err());
         assert!(Facade::parse("a::b<T>").is_err());
     }
@@ -75,6 +74,10 @@ mod tests {
         };
         let (default, via) = (tokens(&Facade::default()), tokens(&Facade::parse("crate::facade").expect("a path")));
         assert!(!via.contains("toolseal ::") && !via.contains("::toolseal"), "{via}");
-        assert_eq!(via.replace("crate :: facade", ":: toolseal").replace("crate::facade", "::toolseal"), default);
+        // The derive is told the path too: `#[toolseal(crate = "crate::facade", ..)]`.
+        let told = via.matches(r#"crate = "crate::facade""#).count();
+        assert_eq!(told, default.matches(":: toolseal :: Args").count(), "every derive is told the path");
+        let untold = via.replace(r#"# [toolseal (crate = "crate::facade")] "#, "").replace(r#"crate = "crate::facade" , "#, "");
+        assert_eq!(untold.replace("crate :: facade", ":: toolseal").replace("crate::facade", "::toolseal"), default);
     }
 }

@@ -1,5 +1,6 @@
 //! `#[toolseal::tool]` and `#[toolseal::toolset]`: tool implementations
-//! checked against the registry at compile time.
+//! checked against the registry at compile time; `#[derive(toolseal::Args)]`:
+//! a Rust type resolved in the closed world (what generated code is made of).
 //!
 //! Use them through the `toolseal` crate, whose documentation has the tutorial.
 //! Both read the contract `toolseal-build` writes beside the generated code
@@ -15,6 +16,7 @@
 
 mod attr;
 mod bind;
+mod derive;
 mod expand;
 
 use proc_macro::TokenStream;
@@ -42,4 +44,46 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn toolset(attr: TokenStream, item: TokenStream) -> TokenStream {
     expand::toolset(attr.into(), item.into()).into()
+}
+
+/// A Rust type resolved in the closed world, as the code `toolseal-build`
+/// generates is (generated types derive it): `FromJson` (H2/H3 rejected while
+/// reading), `Deserialize` through it, `Serialize` and `schemars::JsonSchema`,
+/// all from one definition.
+///
+/// - **A struct with named fields** is a closed object: each field a declared key
+///   (`#[toolseal(rename = "key")]`), an `Option` field an optional one, a field with
+///   `#[toolseal(default = expr)]` filled when absent, an `Option` field with
+///   `#[toolseal(required)]` a required key that may be null; any other key is
+///   refused (H2) unless a `BTreeMap<String, V>` field marked `#[toolseal(flatten)]`
+///   keeps them (`require = "key"` on it for a key that must be among them, `any`
+///   for a schema that shows any value). `min_properties = N`, `max_properties = N`
+///   on the struct.
+/// - **A field** of type `String`, `i64`, `u64`, `f64` or `Vec<T>` (or an `Option`
+///   of one) takes constraints: `min_length`, `max_length`, `pattern = "…"` (compiled
+///   while the derive expands: a bad one fails the build), `format = "date"`
+///   (strings); `minimum`, `maximum`, `exclusive_minimum`, `exclusive_maximum`,
+///   `multiple_of` (numbers); `min_items`, `max_items`, `unique_items` (arrays).
+///   Such a field's docs are its description in the schema.
+/// - **A newtype** (`struct AccountId(String);`) is a value with the constraints on
+///   the type, `get`, `into_inner` and a validating `TryFrom`; over
+///   `serde_json::Value`, `values = ["1", "null"]` (JSON texts; with `const`, one),
+///   `never`, `quarantined = "why", tool = "name"` or `spec = STATIC, pointer = "…",
+///   schema = "…"` name its table.
+/// - **A tuple struct** marked `#[toolseal(tuple)]` is `prefixItems`: `Option`
+///   elements, then the rest in a last `Vec` field marked `#[toolseal(rest)]`
+///   (`min_items`, `max_items`, `unique_items`, `untyped` on the struct).
+/// - **An enum of unit variants** is a string `enum` (`#[toolseal(rename = "EUR")]`
+///   on a variant; `#[toolseal(const)]` for a single value), with `as_str`; **of
+///   one-value variants**, a union (`anyOf`, `#[toolseal(one_of)]` for `oneOf`,
+///   `expected = "…"` for what its rejection says it expected), options tried in order.
+///
+/// A type's docs are its description, up to a paragraph that begins
+/// `Constraints:` or `Default:`; `#[toolseal(description = "…")]` or
+/// `#[toolseal(undescribed)]` say otherwise, and `#[toolseal(crate = "path")]`
+/// names the `toolseal` crate when it is not `::toolseal`. Do not also derive
+/// serde's `Serialize` or `Deserialize`: this derive implements both.
+#[proc_macro_derive(Args, attributes(toolseal))]
+pub fn derive_args(input: TokenStream) -> TokenStream {
+    derive::args(input.into()).into()
 }

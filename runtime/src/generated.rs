@@ -54,6 +54,33 @@ pub trait ValueRule: Sync {
     fn keywords(&self) -> Map<String, Value>;
 }
 
+/// The paragraphs the generator adds to an item's docs after its description.
+const FACTS: [&str; 2] = ["Constraints:", "Default:"];
+
+/// The description `#[derive(toolseal::Args)]` reads from an item's `#[doc]`
+/// strings (`/// text` is the string `" text"`): the strings, each without one
+/// leading space, joined by newlines, up to the first paragraph that begins
+/// `Constraints:` or `Default:` (the facts the generator adds); `None` if that
+/// leaves nothing. The generator checks each item's docs with this same function
+/// and names the description in an attribute where they would not give it exactly.
+pub fn description_from_docs<'a>(docs: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let text = docs.into_iter().map(|d| d.strip_prefix(' ').unwrap_or(d)).collect::<Vec<_>>().join("\n");
+    let mut end = text.len();
+    let mut at = 0;
+    while let Some(i) = text[at..].find("\n\n") {
+        let paragraph = at + i + 2;
+        if FACTS.iter().any(|f| text[paragraph..].starts_with(f)) {
+            end = at + i;
+            break;
+        }
+        at = paragraph;
+    }
+    if FACTS.iter().any(|f| text.starts_with(f)) {
+        end = 0;
+    }
+    Some(text[..end].to_owned()).filter(|d| !d.is_empty())
+}
+
 fn describe(s: &mut Map<String, Value>, description: Option<&'static str>) {
     if let Some(d) = description {
         s.insert("description".into(), d.into());
@@ -711,24 +738,37 @@ fn keep<T>(result: Result<T, Rejection>, first: &mut Option<Rejection>) -> Resul
     }
 }
 
-/// A required property (its presence is checked before): `Some` value, `None`
-/// after keeping its H3 in `first`, or its H2.
-pub fn required<T: FromJson>(slot: Option<&Json<'_>>, at: &Path<'_>, key: &str, cx: &mut Cx, first: &mut Option<Rejection>) -> Result<Option<T>, Rejection> {
-    keep(T::from_json(slot.unwrap_or(&EMPTY_ARGUMENTS), &at.key(key), cx), first)
+/// How an object's field converts its value (`FromJson::from_json`, or a field's own table).
+pub trait Convert<T>: FnOnce(&Json<'_>, &Path<'_>, &mut Cx) -> Result<T, Rejection> {}
+
+impl<T, F: FnOnce(&Json<'_>, &Path<'_>, &mut Cx) -> Result<T, Rejection>> Convert<T> for F {}
+
+/// A required property (its presence is checked before), converted by `convert`:
+/// `Some` value, `None` after keeping its H3 in `first`, or its H2.
+pub fn required<T>(slot: Option<&Json<'_>>, at: &Path<'_>, key: &str, cx: &mut Cx, first: &mut Option<Rejection>, convert: impl Convert<T>) -> Result<Option<T>, Rejection> {
+    keep(convert(slot.unwrap_or(&EMPTY_ARGUMENTS), &at.key(key), cx), first)
 }
 
 /// An optional property without a default, as [`required`].
-pub fn optional<T: FromJson>(slot: Option<&Json<'_>>, at: &Path<'_>, key: &str, cx: &mut Cx, first: &mut Option<Rejection>) -> Result<Option<Option<T>>, Rejection> {
+pub fn optional<T>(slot: Option<&Json<'_>>, at: &Path<'_>, key: &str, cx: &mut Cx, first: &mut Option<Rejection>, convert: impl Convert<T>) -> Result<Option<Option<T>>, Rejection> {
     match slot {
-        Some(x) => keep(T::from_json(x, &at.key(key), cx).map(Some), first),
+        Some(x) => keep(convert(x, &at.key(key), cx).map(Some), first),
         None => Ok(Some(None)),
     }
 }
 
 /// An optional property with a default, applied when it is absent, as [`required`].
-pub fn defaulted<T: FromJson>(slot: Option<&Json<'_>>, at: &Path<'_>, key: &str, cx: &mut Cx, first: &mut Option<Rejection>, default: impl FnOnce() -> T) -> Result<Option<T>, Rejection> {
+pub fn defaulted<T>(
+    slot: Option<&Json<'_>>,
+    at: &Path<'_>,
+    key: &str,
+    cx: &mut Cx,
+    first: &mut Option<Rejection>,
+    convert: impl Convert<T>,
+    default: impl FnOnce() -> T,
+) -> Result<Option<T>, Rejection> {
     match slot {
-        Some(x) => keep(T::from_json(x, &at.key(key), cx), first),
+        Some(x) => keep(convert(x, &at.key(key), cx), first),
         None => Ok(Some(default())),
     }
 }
@@ -860,4 +900,20 @@ pub fn catalog(servers: &[(&str, usize, &str, &[ToolInfo])], pins: &[(&str, &str
 /// The route of a generated call (its variant fixes the server, its tool is in that server's table).
 pub fn route_of(catalog: &mcp::Catalog, server: usize, tool: &str) -> mcp::Route {
     catalog.route_to(server, tool).expect("a generated call names a tool of its server")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::description_from_docs;
+
+    #[test]
+    fn the_description_is_the_docs_before_the_generated_facts() {
+        let d = |docs: &[&str]| description_from_docs(docs.iter().copied());
+        assert_eq!(d(&[" Amount.", "", " Constraints: `0 < value`."]).as_deref(), Some("Amount."));
+        assert_eq!(d(&[" Two", " lines.", "", " More.", "", " Default: `1`."]).as_deref(), Some("Two\nlines.\n\nMore."));
+        assert_eq!(d(&[" Constraints: at most 140 characters."]), None);
+        assert_eq!(d(&["no space", "  two spaces"]).as_deref(), Some("no space\n two spaces"));
+        assert_eq!(d(&[" Constraints are listed below.", "", " Constraints: one."]).as_deref(), Some("Constraints are listed below."), "only a paragraph's start counts");
+        assert_eq!(d(&[]), None);
+    }
 }

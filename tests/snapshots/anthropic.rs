@@ -3,8 +3,7 @@
 
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_stock_price` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetStockPriceArgs {
     /// The stock ticker symbol, e.g. AAPL for Apple Inc.
     pub ticker: String,
@@ -22,11 +21,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__object!(
-        GetStockPriceArgs, 1 { 0 ticker : String = "ticker"[required], } required[0]
-        ["ticker"], properties None, None,
-        Some("Arguments of the `get_stock_price` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

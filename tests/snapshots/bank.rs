@@ -5,41 +5,38 @@
 /// Opaque account id of the recipient.
 ///
 /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(pattern = "^acct-[0-9]{1,12}$")]
 pub struct TransferFundsRecipientId(String);
 #[allow(dead_code, clippy::all)]
 /// Amount to transfer, in the account currency.
 ///
 /// Constraints: `0 < value <= 10000`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(maximum = 10000.0, exclusive_minimum = 0.0)]
 pub struct TransferFundsAmount(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"EUR"`, `"USD"`, `"GBP"`. Default: `"EUR"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum TransferFundsCurrency {
     /// `"EUR"`
-    #[serde(rename = "EUR")]
+    #[toolseal(rename = "EUR")]
     Eur,
     /// `"USD"`
-    #[serde(rename = "USD")]
+    #[toolseal(rename = "USD")]
     Usd,
     /// `"GBP"`
-    #[serde(rename = "GBP")]
+    #[toolseal(rename = "GBP")]
     Gbp,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 140 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 140)]
 pub struct TransferFundsMemo(String);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `transfer_funds` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct TransferFundsArgs {
     /// Opaque account id of the recipient.
     ///
@@ -50,20 +47,19 @@ pub struct TransferFundsArgs {
     /// Constraints: `0 < value <= 10000`.
     pub amount: TransferFundsAmount,
     /// Constraints: one of `"EUR"`, `"USD"`, `"GBP"`. Default: `"EUR"`.
+    #[toolseal(default = TransferFundsCurrency::Eur)]
     pub currency: TransferFundsCurrency,
     /// Constraints: at most 140 characters.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub memo: ::core::option::Option<TransferFundsMemo>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(pattern = "^acct-[0-9]{1,12}$")]
 pub struct GetBalanceAccountId(String);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_balance` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetBalanceArgs {
     /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
     pub account_id: GetBalanceAccountId,
@@ -73,25 +69,24 @@ pub struct GetBalanceArgs {
 pub type ListTransactionsAccountId = GetBalanceAccountId;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `1 <= value <= 100`. Default: `20`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 100.0)]
 pub struct ListTransactionsLimit(u64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: format `date`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "date")]
 pub struct ListTransactionsSince(String);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `list_transactions` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListTransactionsArgs {
     /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
     pub account_id: ListTransactionsAccountId,
     /// Constraints: `1 <= value <= 100`. Default: `20`.
+    #[toolseal(default = ListTransactionsLimit{0:20u64})]
     pub limit: ListTransactionsLimit,
     /// Constraints: format `date`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub since: ::core::option::Option<ListTransactionsSince>,
 }
 #[allow(dead_code, clippy::all)]
@@ -99,24 +94,21 @@ pub struct ListTransactionsArgs {
 pub type FreezeAccountAccountId = GetBalanceAccountId;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"fraud"`, `"lost_card"`, `"customer_request"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum FreezeAccountReason {
     /// `"fraud"`
-    #[serde(rename = "fraud")]
+    #[toolseal(rename = "fraud")]
     Fraud,
     /// `"lost_card"`
-    #[serde(rename = "lost_card")]
+    #[toolseal(rename = "lost_card")]
     LostCard,
     /// `"customer_request"`
-    #[serde(rename = "customer_request")]
+    #[toolseal(rename = "customer_request")]
     CustomerRequest,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `freeze_account` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct FreezeAccountArgs {
     /// Constraints: matches the pattern `^acct-[0-9]{1,12}$`.
     pub account_id: FreezeAccountAccountId,
@@ -142,77 +134,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [
-            rt::LazyPattern::new("^acct-[0-9]{1,12}$"),
-        ];
-        ::toolseal::__value_type!(
-            TransferFundsRecipientId(String), rt::StringType = rt::StringType::new()
-            .patterns(& PATTERNS).description("Opaque account id of the recipient.")
-        );
-    };
-    ::toolseal::__value_type!(
-        TransferFundsAmount(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .maximum(10000.0).exclusive_minimum(0.0)
-        .description("Amount to transfer, in the account currency.")
-    );
-    ::toolseal::__string_enum!(
-        TransferFundsCurrency[Eur, Usd, Gbp] = rt::StringEnum { values : & ["EUR", "USD",
-        "GBP"], keyword : rt::Keyword::Enum, expected :
-        "one of \"EUR\", \"USD\", \"GBP\"", description : None, }
-    );
-    ::toolseal::__value_type!(
-        TransferFundsMemo(String), rt::StringType = rt::StringType::new().max_length(140)
-    );
-    ::toolseal::__object!(
-        TransferFundsArgs, 4 { 0 recipient_id : TransferFundsRecipientId =
-        "recipient_id"[required], 1 amount : TransferFundsAmount = "amount"[required], 2
-        currency : TransferFundsCurrency = "currency"[default(||
-        TransferFundsCurrency::Eur)], 3 memo : TransferFundsMemo = "memo"[optional], }
-        required[0, 1] ["recipient_id", "amount"], properties None, None,
-        Some("Arguments of the `transfer_funds` tool.")
-    );
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [
-            rt::LazyPattern::new("^acct-[0-9]{1,12}$"),
-        ];
-        ::toolseal::__value_type!(
-            GetBalanceAccountId(String), rt::StringType = rt::StringType::new()
-            .patterns(& PATTERNS)
-        );
-    };
-    ::toolseal::__object!(
-        GetBalanceArgs, 1 { 0 account_id : GetBalanceAccountId = "account_id"[required],
-        } required[0] ["account_id"], properties None, None,
-        Some("Arguments of the `get_balance` tool.")
-    );
-    ::toolseal::__value_type!(
-        ListTransactionsLimit(u64), rt::NumberType < u64 > = rt::NumberType::new()
-        .minimum(1.0).maximum(100.0)
-    );
-    ::toolseal::__value_type!(
-        ListTransactionsSince(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::Date)
-    );
-    ::toolseal::__object!(
-        ListTransactionsArgs, 3 { 0 account_id : ListTransactionsAccountId =
-        "account_id"[required], 1 limit : ListTransactionsLimit = "limit"[default(||
-        ListTransactionsLimit { 0 : 20u64 })], 2 since : ListTransactionsSince =
-        "since"[optional], } required[0] ["account_id"], properties None, None,
-        Some("Arguments of the `list_transactions` tool.")
-    );
-    ::toolseal::__string_enum!(
-        FreezeAccountReason[Fraud, LostCard, CustomerRequest] = rt::StringEnum { values :
-        & ["fraud", "lost_card", "customer_request"], keyword : rt::Keyword::Enum,
-        expected : "one of \"fraud\", \"lost_card\", \"customer_request\"", description :
-        None, }
-    );
-    ::toolseal::__object!(
-        FreezeAccountArgs, 2 { 0 account_id : FreezeAccountAccountId =
-        "account_id"[required], 1 reason : FreezeAccountReason = "reason"[required], }
-        required[0, 1] ["account_id", "reason"], properties None, None,
-        Some("Arguments of the `freeze_account` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

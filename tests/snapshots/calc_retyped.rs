@@ -3,8 +3,7 @@
 
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get-sum` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetSumArgs {
     /// The `a` key.
     pub a: i64,
@@ -13,29 +12,26 @@ pub struct GetSumArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `get-sum` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetSumOutput {
     /// The `sum` key.
     pub sum: i64,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `echo` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct EchoArgs {
     /// The `text` key.
     pub text: String,
     /// The `shout` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub shout: ::core::option::Option<bool>,
     /// Default: `1`.
+    #[toolseal(default = 1i64)]
     pub times: i64,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `type` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct TypeArgs {}
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
@@ -54,46 +50,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__object!(
-        GetSumArgs, 2 { 0 a : i64 = "a"[required], 1 b : f64 = "b"[required], }
-        required[0, 1] ["a", "b"], properties None, None,
-        Some("Arguments of the `get-sum` tool.")
-    );
-    ::toolseal::__object!(
-        GetSumOutput, 1 { 0 sum : i64 = "sum"[required], } required[0] ["sum"],
-        properties None, None, Some("Structured output of the `get-sum` tool.")
-    );
-    ::toolseal::__object!(
-        EchoArgs, 3 { 0 text : String = "text"[required], 1 shout : bool =
-        "shout"[optional], 2 times : i64 = "times"[default(|| 1i64)], } required[0]
-        ["text"], properties None, None, Some("Arguments of the `echo` tool.")
-    );
-    impl rt::FromJson for TypeArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(TypeArgs);
-    ::toolseal::__json_schema!(
-        TypeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description : Some("Arguments of the `type` tool."),
-        })
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

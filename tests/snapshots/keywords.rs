@@ -3,278 +3,246 @@
 
 #[allow(dead_code, clippy::all)]
 /// Constraints: 2 to 5 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_length = 2, max_length = 5)]
 pub struct StringsBounded(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: matches the pattern `^[A-Z]{3}-\d{2}$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(pattern = "^[A-Z]{3}-\\d{2}$")]
 pub struct StringsCode(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: format `email`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "email")]
 pub struct StringsEmail(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: format `uri`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "uri")]
 pub struct StringsLink(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: format `date-time`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "date-time")]
 pub struct StringsWhen(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: format `date`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "date")]
 pub struct StringsDay(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: format `uuid`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "uuid")]
 pub struct StringsId(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: format `ipv4`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "ipv4")]
 pub struct StringsV4(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: format `ipv6`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "ipv6")]
 pub struct StringsV6(String);
 #[allow(dead_code, clippy::all)]
 /// At most three code points: "héé" fits, four bytes or not.
 ///
 /// Constraints: at most 3 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 3)]
 pub struct StringsShort(String);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `strings` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct StringsArgs {
     /// The `plain` key.
     pub plain: String,
     /// Constraints: 2 to 5 characters.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub bounded: ::core::option::Option<StringsBounded>,
     /// Constraints: matches the pattern `^[A-Z]{3}-\d{2}$`.
     pub code: StringsCode,
     /// Constraints: format `email`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub email: ::core::option::Option<StringsEmail>,
     /// Constraints: format `uri`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub link: ::core::option::Option<StringsLink>,
     /// Constraints: format `date-time`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub when: ::core::option::Option<StringsWhen>,
     /// Constraints: format `date`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub day: ::core::option::Option<StringsDay>,
     /// Constraints: format `uuid`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub id: ::core::option::Option<StringsId>,
     /// Constraints: format `ipv4`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub v4: ::core::option::Option<StringsV4>,
     /// Constraints: format `ipv6`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub v6: ::core::option::Option<StringsV6>,
     /// At most three code points: "héé" fits, four bytes or not.
     ///
     /// Constraints: at most 3 characters.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub short: ::core::option::Option<StringsShort>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `0 <= value <= 10`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 0.0, maximum = 10.0)]
 pub struct NumbersCount(u64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `-5 <= value <= 5`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = -5.0, maximum = 5.0)]
 pub struct NumbersSigned(i64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `0 < value < 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(exclusive_minimum = 0.0, exclusive_maximum = 1.0)]
 pub struct NumbersRatio(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: a multiple of `5`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(multiple_of = 5.0)]
 pub struct NumbersStep(i64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= 0`; a multiple of `0.25`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 0.0, multiple_of = 0.25)]
 pub struct NumbersPrice(f64);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `numbers` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct NumbersArgs {
     /// Constraints: `0 <= value <= 10`.
     pub count: NumbersCount,
     /// Constraints: `-5 <= value <= 5`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub signed: ::core::option::Option<NumbersSigned>,
     /// Constraints: `0 < value < 1`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub ratio: ::core::option::Option<NumbersRatio>,
     /// Constraints: a multiple of `5`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub step: ::core::option::Option<NumbersStep>,
     /// Constraints: `value >= 0`; a multiple of `0.25`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub price: ::core::option::Option<NumbersPrice>,
     /// The `big` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub big: ::core::option::Option<i64>,
     /// The `any_number` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub any_number: ::core::option::Option<f64>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"red"`, `"green"`, `"dark-blue"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum EnumsAndConstsColor {
     /// `"red"`
-    #[serde(rename = "red")]
+    #[toolseal(rename = "red")]
     Red,
     /// `"green"`
-    #[serde(rename = "green")]
+    #[toolseal(rename = "green")]
     Green,
     /// `"dark-blue"`
-    #[serde(rename = "dark-blue")]
+    #[toolseal(rename = "dark-blue")]
     DarkBlue,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `1`, `2`, `3`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(values = ["1", "2", "3"])]
 pub struct EnumsAndConstsLevel(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"a"`, `1`, `null`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(values = ["\"a\"", "1", "null"])]
 pub struct EnumsAndConstsMixed(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly `"fixed"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
+#[toolseal(const)]
 pub enum EnumsAndConstsKind {
     /// `"fixed"`
-    #[serde(rename = "fixed")]
+    #[toolseal(rename = "fixed")]
     Fixed,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly `2`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(const, values = ["2"])]
 pub struct EnumsAndConstsVersion(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `enums_and_consts` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct EnumsAndConstsArgs {
     /// Constraints: one of `"red"`, `"green"`, `"dark-blue"`.
     pub color: EnumsAndConstsColor,
     /// Constraints: one of `1`, `2`, `3`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub level: ::core::option::Option<EnumsAndConstsLevel>,
     /// Constraints: one of `"a"`, `1`, `null`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub mixed: ::core::option::Option<EnumsAndConstsMixed>,
     /// Constraints: exactly `"fixed"`.
     pub kind: EnumsAndConstsKind,
     /// Constraints: exactly `2`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub version: ::core::option::Option<EnumsAndConstsVersion>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: 1 to 3 items; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 1, max_items = 3, unique_items)]
 pub struct ArraysTags(::std::vec::Vec<String>);
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 2 items.
-///
-/// Elements of the prefix are optional: an array may be shorter than its prefix.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(tuple, max_items = 2)]
 pub struct ArraysPair(
     pub ::core::option::Option<String>,
     pub ::core::option::Option<i64>,
 );
 #[allow(dead_code, clippy::all)]
 /// `ArraysPoint`: the registry declares this without a description.
-///
-/// Elements of the prefix are optional: an array may be shorter than its prefix.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, tuple)]
 pub struct ArraysPoint(
     pub ::core::option::Option<f64>,
     pub ::core::option::Option<f64>,
+    #[toolseal(rest)]
     pub ::std::vec::Vec<String>,
 );
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `arrays` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ArraysArgs {
     /// Constraints: 1 to 3 items; items are unique.
     pub tags: ArraysTags,
     /// The `matrix` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub matrix: ::core::option::Option<::std::vec::Vec<::std::vec::Vec<i64>>>,
     /// Constraints: at most 2 items.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub pair: ::core::option::Option<ArraysPair>,
     /// The `point` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub point: ::core::option::Option<ArraysPoint>,
     /// The `anything` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub anything: ::core::option::Option<
         ::std::vec::Vec<::toolseal::__private::serde_json::Value>,
     >,
 }
 #[allow(dead_code, clippy::all)]
 /// `ObjectsAddress`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct ObjectsAddress {
     /// The `street` key.
     pub street: String,
     /// The `city` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub city: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 8 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 8)]
 pub struct ObjectsLabelsValue(String);
 #[allow(dead_code, clippy::all)]
 /// `ObjectsExtraOk`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct ObjectsExtraOk {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<String>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -282,22 +250,20 @@ pub struct ObjectsExtraOk {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: 1 to 3 keys.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_properties = 1, max_properties = 3)]
 pub struct ObjectsCounts {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, i64>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `objects` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ObjectsArgs {
     /// The `address` key.
     pub address: ObjectsAddress,
     /// Free-form: no properties, no additionalProperties.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub meta: ::core::option::Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
@@ -305,31 +271,28 @@ pub struct ObjectsArgs {
         >,
     >,
     /// The `labels` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<
         ::std::collections::BTreeMap<::std::string::String, ObjectsLabelsValue>,
     >,
     /// The `extra_ok` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub extra_ok: ::core::option::Option<ObjectsExtraOk>,
     /// Constraints: 1 to 3 keys.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub counts: ::core::option::Option<ObjectsCounts>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 3)]
 pub struct UnionsEitherString(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= 0`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 0.0)]
 pub struct UnionsEitherInteger(u64);
 #[allow(dead_code, clippy::all)]
 /// `UnionsEither`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: string | integer")]
 pub enum UnionsEither {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(UnionsEitherString),
@@ -338,18 +301,18 @@ pub enum UnionsEither {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: a multiple of `2`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(multiple_of = 2.0)]
 pub struct UnionsExactlyInteger(i64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: a multiple of `3`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(multiple_of = 3.0)]
 pub struct UnionsExactlyInteger2(i64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: integer")]
 pub enum UnionsExactly {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(UnionsExactlyInteger),
@@ -358,18 +321,18 @@ pub enum UnionsExactly {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0)]
 pub struct UnionsNullableCount(u64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= 0`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 0.0)]
 pub struct UnionsShapeObjectRadius(f64);
 #[allow(dead_code, clippy::all)]
 /// `UnionsShapeObject`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct UnionsShapeObject {
     /// Constraints: `value >= 0`.
     pub radius: UnionsShapeObjectRadius,
@@ -379,16 +342,16 @@ pub struct UnionsShapeObject {
 pub type UnionsShapeObject2Side = UnionsShapeObjectRadius;
 #[allow(dead_code, clippy::all)]
 /// `UnionsShapeObject2`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct UnionsShapeObject2 {
     /// Constraints: `value >= 0`.
     pub side: UnionsShapeObject2Side,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: object")]
 pub enum UnionsShape {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(UnionsShapeObject),
@@ -397,183 +360,172 @@ pub enum UnionsShape {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `unions` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct UnionsArgs {
     /// The `maybe_name` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub maybe_name: ::core::option::Option<::core::option::Option<String>>,
     /// The `either` key.
     pub either: UnionsEither,
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub exactly: ::core::option::Option<UnionsExactly>,
     /// Constraints: `value >= 1`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub nullable_count: ::core::option::Option<
         ::core::option::Option<UnionsNullableCount>,
     >,
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub shape: ::core::option::Option<UnionsShape>,
 }
 #[allow(dead_code, clippy::all)]
 /// `RefsNode`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct RefsNode {
     /// The `value` key.
     pub value: i64,
     /// The `children` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub children: ::core::option::Option<::std::vec::Vec<::std::boxed::Box<RefsNode>>>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"cyan"`, `"magenta"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum RefsColor {
     /// `"cyan"`
-    #[serde(rename = "cyan")]
+    #[toolseal(rename = "cyan")]
     Cyan,
     /// `"magenta"`
-    #[serde(rename = "magenta")]
+    #[toolseal(rename = "magenta")]
     Magenta,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `refs` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct RefsArgs {
     /// The `tree` key.
     pub tree: ::std::boxed::Box<RefsNode>,
     /// A $ref with an annotation beside it.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub favorite: ::core::option::Option<RefsColor>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 4 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 4)]
 pub struct AllOfA(String);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`UnionsNullableCount`] (same schema, same docs).
 pub type AllOfB = UnionsNullableCount;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `all_of` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct AllOfArgs {
     /// Constraints: at most 4 characters.
     pub a: AllOfA,
     /// Constraints: `value >= 1`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<AllOfB>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"fast"`, `"safe"`. Default: `"fast"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum DefaultsMode {
     /// `"fast"`
-    #[serde(rename = "fast")]
+    #[toolseal(rename = "fast")]
     Fast,
     /// `"safe"`
-    #[serde(rename = "safe")]
+    #[toolseal(rename = "safe")]
     Safe,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `0 <= value <= 5`. Default: `3`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 0.0, maximum = 5.0)]
 pub struct DefaultsRetries(u64);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `defaults` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DefaultsArgs {
     /// Constraints: one of `"fast"`, `"safe"`. Default: `"fast"`.
+    #[toolseal(default = DefaultsMode::Fast)]
     pub mode: DefaultsMode,
     /// Constraints: `0 <= value <= 5`. Default: `3`.
+    #[toolseal(default = DefaultsRetries{0:3u64})]
     pub retries: DefaultsRetries,
     /// Default: `false`.
+    #[toolseal(default = false)]
     pub verbose: bool,
     /// Default: `null`.
+    #[toolseal(
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::core::option::Option<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "null")}
+    )]
     pub base: ::core::option::Option<String>,
     /// Default: `[]`.
+    #[toolseal(
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::std::vec::Vec<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "[]")}
+    )]
     pub tags: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `no_params` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct NoParamsArgs {}
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `odd-names.tool` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct OddNamesToolArgs {
     /// The `get-sum` key.
-    #[serde(rename = "get-sum")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "get-sum")]
     pub get_sum: ::core::option::Option<i64>,
     /// The `math.hypot` key.
-    #[serde(rename = "math.hypot")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "math.hypot")]
     pub math_hypot: ::core::option::Option<f64>,
     /// The `type` key.
     pub r#type: String,
     /// The `self` key.
-    #[serde(rename = "self")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "self")]
     pub self_: ::core::option::Option<bool>,
     /// The `aB` key.
-    #[serde(rename = "aB")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "aB")]
     pub a_b: ::core::option::Option<String>,
     /// The `a_b` key.
-    #[serde(rename = "a_b")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "a_b")]
     pub a_b2: ::core::option::Option<String>,
     /// The `2fa` key.
-    #[serde(rename = "2fa")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "2fa")]
     pub _2fa: ::core::option::Option<String>,
     /// The `a/b~c` key.
-    #[serde(rename = "a/b~c")]
+    #[toolseal(rename = "a/b~c")]
     pub a_b_c: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `open_args` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct OpenArgsArgs {
     /// The `x` key.
     pub x: String,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, i64>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `1 <= value <= 3`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 3.0)]
 pub struct Draft07TupleLevel(u64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 2 items.
-///
-/// Elements of the prefix are optional: an array may be shorter than its prefix.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(tuple, max_items = 2)]
 pub struct Draft07TuplePair(
     pub ::core::option::Option<String>,
     pub ::core::option::Option<Draft07TupleLevel>,
 );
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `draft07_tuple` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Draft07TupleArgs {
     /// Constraints: at most 2 items.
     pub pair: Draft07TuplePair,
@@ -615,642 +567,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__value_type!(
-        StringsBounded(String), rt::StringType = rt::StringType::new().min_length(2)
-        .max_length(5)
-    );
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [
-            rt::LazyPattern::new("^[A-Z]{3}-\\d{2}$"),
-        ];
-        ::toolseal::__value_type!(
-            StringsCode(String), rt::StringType = rt::StringType::new().patterns(&
-            PATTERNS)
-        );
-    };
-    ::toolseal::__value_type!(
-        StringsEmail(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::Email)
-    );
-    ::toolseal::__value_type!(
-        StringsLink(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::Uri)
-    );
-    ::toolseal::__value_type!(
-        StringsWhen(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::DateTime)
-    );
-    ::toolseal::__value_type!(
-        StringsDay(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::Date)
-    );
-    ::toolseal::__value_type!(
-        StringsId(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::Uuid)
-    );
-    ::toolseal::__value_type!(
-        StringsV4(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::Ipv4)
-    );
-    ::toolseal::__value_type!(
-        StringsV6(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::Ipv6)
-    );
-    ::toolseal::__value_type!(
-        StringsShort(String), rt::StringType = rt::StringType::new().max_length(3)
-        .description("At most three code points: \"héé\" fits, four bytes or not.")
-    );
-    ::toolseal::__object!(
-        StringsArgs, 11 { 0 plain : String = "plain"[required], 1 bounded :
-        StringsBounded = "bounded"[optional], 2 code : StringsCode = "code"[required], 3
-        email : StringsEmail = "email"[optional], 4 link : StringsLink =
-        "link"[optional], 5 when : StringsWhen = "when"[optional], 6 day : StringsDay =
-        "day"[optional], 7 id : StringsId = "id"[optional], 8 v4 : StringsV4 =
-        "v4"[optional], 9 v6 : StringsV6 = "v6"[optional], 10 short : StringsShort =
-        "short"[optional], } required[0, 2] ["plain", "code"], properties None, None,
-        Some("Arguments of the `strings` tool.")
-    );
-    ::toolseal::__value_type!(
-        NumbersCount(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
-        .maximum(10.0)
-    );
-    ::toolseal::__value_type!(
-        NumbersSigned(i64), rt::NumberType < i64 > = rt::NumberType::new().minimum(- 5.0)
-        .maximum(5.0)
-    );
-    ::toolseal::__value_type!(
-        NumbersRatio(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .exclusive_minimum(0.0).exclusive_maximum(1.0)
-    );
-    ::toolseal::__value_type!(
-        NumbersStep(i64), rt::NumberType < i64 > = rt::NumberType::new().multiple_of(5.0)
-    );
-    ::toolseal::__value_type!(
-        NumbersPrice(f64), rt::NumberType < f64 > = rt::NumberType::new().minimum(0.0)
-        .multiple_of(0.25)
-    );
-    ::toolseal::__object!(
-        NumbersArgs, 7 { 0 count : NumbersCount = "count"[required], 1 signed :
-        NumbersSigned = "signed"[optional], 2 ratio : NumbersRatio = "ratio"[optional], 3
-        step : NumbersStep = "step"[optional], 4 price : NumbersPrice =
-        "price"[optional], 5 big : i64 = "big"[optional], 6 any_number : f64 =
-        "any_number"[optional], } required[0] ["count"], properties None, None,
-        Some("Arguments of the `numbers` tool.")
-    );
-    ::toolseal::__string_enum!(
-        EnumsAndConstsColor[Red, Green, DarkBlue] = rt::StringEnum { values : & ["red",
-        "green", "dark-blue"], keyword : rt::Keyword::Enum, expected :
-        "one of \"red\", \"green\", \"dark-blue\"", description : None, }
-    );
-    ::toolseal::__value_type!(
-        EnumsAndConstsLevel(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Enum, & ["1", "2", "3"], "one of 1, 2, 3")
-    );
-    ::toolseal::__value_type!(
-        EnumsAndConstsMixed(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Enum, & ["\"a\"", "1", "null"],
-        "one of \"a\", 1, null")
-    );
-    ::toolseal::__string_enum!(
-        EnumsAndConstsKind[Fixed] = rt::StringEnum { values : & ["fixed"], keyword :
-        rt::Keyword::Const, expected : "the value \"fixed\"", description : None, }
-    );
-    ::toolseal::__value_type!(
-        EnumsAndConstsVersion(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
-    );
-    ::toolseal::__object!(
-        EnumsAndConstsArgs, 5 { 0 color : EnumsAndConstsColor = "color"[required], 1
-        level : EnumsAndConstsLevel = "level"[optional], 2 mixed : EnumsAndConstsMixed =
-        "mixed"[optional], 3 kind : EnumsAndConstsKind = "kind"[required], 4 version :
-        EnumsAndConstsVersion = "version"[optional], } required[0, 3] ["color", "kind"],
-        properties None, None, Some("Arguments of the `enums_and_consts` tool.")
-    );
-    ::toolseal::__value_type!(
-        ArraysTags(::std::vec::Vec < String >), rt::ArrayType < String > =
-        rt::ArrayType::new().min_items(1).max_items(3).unique()
-    );
-    impl rt::FromJson for ArraysPair {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let items = rt::check::array(v, at)?;
-            rt::check::items(items, at, None, Some(2), false)?;
-            Ok(
-                Self(
-                    match items.get(0) {
-                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(0), cx)?),
-                        None => None,
-                    },
-                    match items.get(1) {
-                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(1), cx)?),
-                        None => None,
-                    },
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ArraysPair);
-    ::toolseal::__json_schema!(
-        ArraysPair, g => rt::tuple_schema(g, & rt::TupleSchema { prefix : &
-        [rt::subschema:: < String >, rt::subschema:: < i64 >], items :
-        rt::AdditionalSchema::Closed, min_items : None, max_items : Some(2), unique :
-        false, description : None, })
-    );
-    impl rt::serde::Serialize for ArraysPair {
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeSeq;
-            let mut seq = serializer.serialize_seq(None)?;
-            if let Some(x) = &self.0 {
-                seq.serialize_element(x)?;
-            }
-            if let Some(x) = &self.1 {
-                seq.serialize_element(x)?;
-            }
-            seq.end()
-        }
-    }
-    impl rt::FromJson for ArraysPoint {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let items = rt::check::array(v, at)?;
-            rt::check::items(items, at, None, None, false)?;
-            Ok(
-                Self(
-                    match items.get(0) {
-                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(0), cx)?),
-                        None => None,
-                    },
-                    match items.get(1) {
-                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(1), cx)?),
-                        None => None,
-                    },
-                    rt::elements_from(items, 2usize, at, cx)?,
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ArraysPoint);
-    ::toolseal::__json_schema!(
-        ArraysPoint, g => rt::tuple_schema(g, & rt::TupleSchema { prefix : &
-        [rt::subschema:: < f64 >, rt::subschema:: < f64 >], items :
-        rt::AdditionalSchema::Schema(rt::subschema:: < String >), min_items : None,
-        max_items : None, unique : false, description : None, })
-    );
-    impl rt::serde::Serialize for ArraysPoint {
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeSeq;
-            let mut seq = serializer.serialize_seq(None)?;
-            if let Some(x) = &self.0 {
-                seq.serialize_element(x)?;
-            }
-            if let Some(x) = &self.1 {
-                seq.serialize_element(x)?;
-            }
-            for x in &self.2 {
-                seq.serialize_element(x)?;
-            }
-            seq.end()
-        }
-    }
-    ::toolseal::__object!(
-        ArraysArgs, 5 { 0 tags : ArraysTags = "tags"[required], 1 matrix :
-        ::std::vec::Vec < ::std::vec::Vec < i64 > > = "matrix"[optional], 2 pair :
-        ArraysPair = "pair"[optional], 3 point : ArraysPoint = "point"[optional], 4
-        anything : ::std::vec::Vec < rt::serde_json::Value > = "anything"[optional], }
-        required[0] ["tags"], properties None, None,
-        Some("Arguments of the `arrays` tool.")
-    );
-    ::toolseal::__object!(
-        ObjectsAddress, 2 { 0 street : String = "street"[required], 1 city : String =
-        "city"[optional], } required[0] ["street"], properties None, None, None
-    );
-    ::toolseal::__value_type!(
-        ObjectsLabelsValue(String), rt::StringType = rt::StringType::new().max_length(8)
-    );
-    impl rt::FromJson for ObjectsExtraOk {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ObjectsExtraOk);
-    ::toolseal::__json_schema!(
-        ObjectsExtraOk, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < String >)], required : & [], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : None, })
-    );
-    impl rt::FromJson for ObjectsCounts {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, Some(1), Some(3))?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <i64 as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ObjectsCounts);
-    ::toolseal::__json_schema!(
-        ObjectsCounts, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: < i64
-        >), min_properties : Some(1), max_properties : Some(3), description : None, })
-    );
-    ::toolseal::__object!(
-        ObjectsArgs, 5 { 0 address : ObjectsAddress = "address"[required], 1 meta :
-        ::std::collections::BTreeMap < ::std::string::String, rt::serde_json::Value > =
-        "meta"[optional], 2 labels : ::std::collections::BTreeMap <
-        ::std::string::String, ObjectsLabelsValue > = "labels"[optional], 3 extra_ok :
-        ObjectsExtraOk = "extra_ok"[optional], 4 counts : ObjectsCounts =
-        "counts"[optional], } required[0] ["address"], properties None, None,
-        Some("Arguments of the `objects` tool.")
-    );
-    ::toolseal::__value_type!(
-        UnionsEitherString(String), rt::StringType = rt::StringType::new().max_length(3)
-    );
-    ::toolseal::__value_type!(
-        UnionsEitherInteger(u64), rt::NumberType < u64 > = rt::NumberType::new()
-        .minimum(0.0)
-    );
-    impl rt::FromJson for UnionsEither {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string | integer",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsEither);
-    ::toolseal::__json_schema!(
-        UnionsEither, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        UnionsEitherString >, rt::subschema:: < UnionsEitherInteger >], None)
-    );
-    ::toolseal::__value_type!(
-        UnionsExactlyInteger(i64), rt::NumberType < i64 > = rt::NumberType::new()
-        .multiple_of(2.0)
-    );
-    ::toolseal::__value_type!(
-        UnionsExactlyInteger2(i64), rt::NumberType < i64 > = rt::NumberType::new()
-        .multiple_of(3.0)
-    );
-    impl rt::FromJson for UnionsExactly {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: integer",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsExactly);
-    ::toolseal::__json_schema!(
-        UnionsExactly, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        UnionsExactlyInteger >, rt::subschema:: < UnionsExactlyInteger2 >], None)
-    );
-    ::toolseal::__value_type!(
-        UnionsNullableCount(u64), rt::NumberType < u64 > = rt::NumberType::new()
-        .minimum(1.0)
-    );
-    ::toolseal::__value_type!(
-        UnionsShapeObjectRadius(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .minimum(0.0)
-    );
-    ::toolseal::__object!(
-        UnionsShapeObject, 1 { 0 radius : UnionsShapeObjectRadius = "radius"[required], }
-        required[0] ["radius"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        UnionsShapeObject2, 1 { 0 side : UnionsShapeObject2Side = "side"[required], }
-        required[0] ["side"], properties None, None, None
-    );
-    impl rt::FromJson for UnionsShape {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: object",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(UnionsShape);
-    ::toolseal::__json_schema!(
-        UnionsShape, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        UnionsShapeObject >, rt::subschema:: < UnionsShapeObject2 >], None)
-    );
-    ::toolseal::__object!(
-        UnionsArgs, 5 { 0 maybe_name : ::core::option::Option < String > =
-        "maybe_name"[optional], 1 either : UnionsEither = "either"[required], 2 exactly :
-        UnionsExactly = "exactly"[optional], 3 nullable_count : ::core::option::Option <
-        UnionsNullableCount > = "nullable_count"[optional], 4 shape : UnionsShape =
-        "shape"[optional], } required[1] ["either"], properties None, None,
-        Some("Arguments of the `unions` tool.")
-    );
-    ::toolseal::__object!(
-        RefsNode, 2 { 0 value : i64 = "value"[required], 1 children : ::std::vec::Vec <
-        ::std::boxed::Box < RefsNode > > = "children"[optional], } required[0] ["value"],
-        properties None, None, None
-    );
-    ::toolseal::__string_enum!(
-        RefsColor[Cyan, Magenta] = rt::StringEnum { values : & ["cyan", "magenta"],
-        keyword : rt::Keyword::Enum, expected : "one of \"cyan\", \"magenta\"",
-        description : None, }
-    );
-    ::toolseal::__object!(
-        RefsArgs, 2 { 0 tree : ::std::boxed::Box < RefsNode > = "tree"[required], 1
-        favorite : RefsColor = "favorite"[optional], } required[0] ["tree"], properties
-        None, None, Some("Arguments of the `refs` tool.")
-    );
-    ::toolseal::__value_type!(
-        AllOfA(String), rt::StringType = rt::StringType::new().max_length(4)
-    );
-    ::toolseal::__object!(
-        AllOfArgs, 2 { 0 a : AllOfA = "a"[required], 1 b : AllOfB = "b"[optional], }
-        required[0] ["a"], properties None, None, Some("Arguments of the `all_of` tool.")
-    );
-    ::toolseal::__string_enum!(
-        DefaultsMode[Fast, Safe] = rt::StringEnum { values : & ["fast", "safe"], keyword
-        : rt::Keyword::Enum, expected : "one of \"fast\", \"safe\"", description : None,
-        }
-    );
-    ::toolseal::__value_type!(
-        DefaultsRetries(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
-        .maximum(5.0)
-    );
-    ::toolseal::__object!(
-        DefaultsArgs, 5 { 0 mode : DefaultsMode = "mode"[default(|| DefaultsMode::Fast)],
-        1 retries : DefaultsRetries = "retries"[default(|| DefaultsRetries { 0 : 3u64
-        })], 2 verbose : bool = "verbose"[default(|| false)], 3 base :
-        ::core::option::Option < String > = "base"[default(|| { static DEFAULT :
-        ::std::sync::OnceLock < ::core::option::Option < String > > =
-        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "null") })], 4 tags :
-        ::std::vec::Vec < String > = "tags"[default(|| { static DEFAULT :
-        ::std::sync::OnceLock < ::std::vec::Vec < String > > =
-        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "[]") })], }
-        required[] [], properties None, None, Some("Arguments of the `defaults` tool.")
-    );
-    impl rt::FromJson for NoParamsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(NoParamsArgs);
-    ::toolseal::__json_schema!(
-        NoParamsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `no_params` tool."), })
-    );
-    ::toolseal::__object!(
-        OddNamesToolArgs, 8 { 0 get_sum : i64 = "get-sum"[optional], 1 math_hypot : f64 =
-        "math.hypot"[optional], 2 r#type : String = "type"[required], 3 self_ : bool =
-        "self"[optional], 4 a_b : String = "aB"[optional], 5 a_b2 : String =
-        "a_b"[optional], 6 _2fa : String = "2fa"[optional], 7 a_b_c : String =
-        "a/b~c"[required], } required[2, 7] ["type", "a/b~c"], properties None, None,
-        Some("Arguments of the `odd-names.tool` tool.")
-    );
-    impl rt::FromJson for OpenArgsArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["x"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "x" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "x", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "x", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        x: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <i64 as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(OpenArgsArgs);
-    ::toolseal::__json_schema!(
-        OpenArgsArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("x", rt::subschema:: < String >)], required : & ["x"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < i64 >), min_properties : None,
-        max_properties : None, description : Some("Arguments of the `open_args` tool."),
-        })
-    );
-    ::toolseal::__value_type!(
-        Draft07TupleLevel(u64), rt::NumberType < u64 > = rt::NumberType::new()
-        .minimum(1.0).maximum(3.0)
-    );
-    impl rt::FromJson for Draft07TuplePair {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            let items = rt::check::array(v, at)?;
-            rt::check::items(items, at, None, Some(2), false)?;
-            Ok(
-                Self(
-                    match items.get(0) {
-                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(0), cx)?),
-                        None => None,
-                    },
-                    match items.get(1) {
-                        Some(x) => Some(rt::FromJson::from_json(x, &at.index(1), cx)?),
-                        None => None,
-                    },
-                ),
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Draft07TuplePair);
-    ::toolseal::__json_schema!(
-        Draft07TuplePair, g => rt::tuple_schema(g, & rt::TupleSchema { prefix : &
-        [rt::subschema:: < String >, rt::subschema:: < Draft07TupleLevel >], items :
-        rt::AdditionalSchema::Closed, min_items : None, max_items : Some(2), unique :
-        false, description : None, })
-    );
-    impl rt::serde::Serialize for Draft07TuplePair {
-        fn serialize<S: rt::serde::Serializer>(
-            &self,
-            serializer: S,
-        ) -> Result<S::Ok, S::Error> {
-            use rt::serde::ser::SerializeSeq;
-            let mut seq = serializer.serialize_seq(None)?;
-            if let Some(x) = &self.0 {
-                seq.serialize_element(x)?;
-            }
-            if let Some(x) = &self.1 {
-                seq.serialize_element(x)?;
-            }
-            seq.end()
-        }
-    }
-    ::toolseal::__object!(
-        Draft07TupleArgs, 1 { 0 pair : Draft07TuplePair = "pair"[required], } required[0]
-        ["pair"], properties None, None, Some("Arguments of the `draft07_tuple` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -7,8 +7,8 @@
 /// URL to fetch
 ///
 /// Constraints: at least 1 character; format `uri`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(description = "URL to fetch", min_length = 1, format = "uri")]
 pub struct FetchUrl(String);
 #[allow(dead_code, clippy::all)]
 /// Max Length
@@ -16,8 +16,12 @@ pub struct FetchUrl(String);
 /// Maximum number of characters to return.
 ///
 /// Constraints: `1 <= value <= 999999`. Default: `5000`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    description = "Maximum number of characters to return.",
+    minimum = 1.0,
+    maximum = 999999.0
+)]
 pub struct FetchMaxLength(u64);
 #[allow(dead_code, clippy::all)]
 /// Start Index
@@ -25,13 +29,16 @@ pub struct FetchMaxLength(u64);
 /// On return output starting at this character index, useful if a previous fetch was truncated and more context is required.
 ///
 /// Constraints: `value >= 0`. Default: `0`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    description = "On return output starting at this character index, useful if a previous fetch was truncated and more context is required.",
+    minimum = 0.0
+)]
 pub struct FetchStartIndex(u64);
 #[allow(dead_code, clippy::all)]
 /// fetchArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct FetchArgs {
     /// Url
     ///
@@ -44,18 +51,21 @@ pub struct FetchArgs {
     /// Maximum number of characters to return.
     ///
     /// Constraints: `1 <= value <= 999999`. Default: `5000`.
+    #[toolseal(default = FetchMaxLength{0:5000u64})]
     pub max_length: FetchMaxLength,
     /// Start Index
     ///
     /// On return output starting at this character index, useful if a previous fetch was truncated and more context is required.
     ///
     /// Constraints: `value >= 0`. Default: `0`.
+    #[toolseal(default = FetchStartIndex{0:0u64})]
     pub start_index: FetchStartIndex,
     /// Raw
     ///
     /// Get the actual HTML content of the requested page, without simplification.
     ///
     /// Default: `false`.
+    #[toolseal(default = false)]
     pub raw: bool,
 }
 #[allow(dead_code, clippy::all)]
@@ -73,25 +83,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__value_type!(
-        FetchUrl(String), rt::StringType = rt::StringType::new().min_length(1)
-        .format(rt::Format::Uri).description("URL to fetch")
-    );
-    ::toolseal::__value_type!(
-        FetchMaxLength(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(1.0)
-        .maximum(999999.0).description("Maximum number of characters to return.")
-    );
-    ::toolseal::__value_type!(
-        FetchStartIndex(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
-        .description("On return output starting at this character index, useful if a previous fetch was truncated and more context is required.")
-    );
-    ::toolseal::__object!(
-        FetchArgs, 4 { 0 url : FetchUrl = "url"[required], 1 max_length : FetchMaxLength
-        = "max_length"[default(|| FetchMaxLength { 0 : 5000u64 })], 2 start_index :
-        FetchStartIndex = "start_index"[default(|| FetchStartIndex { 0 : 0u64 })], 3 raw
-        : bool = "raw"[default(|| false)], } required[0] ["url"], properties None, None,
-        None
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

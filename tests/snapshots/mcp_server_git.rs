@@ -5,13 +5,13 @@
 /// Files
 ///
 /// Constraints: at least 1 item.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, min_items = 1)]
 pub struct GitAddFiles(::std::vec::Vec<String>);
 #[allow(dead_code, clippy::all)]
 /// addArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitAddArgs {
     /// Repo Path
     pub repo_path: String,
@@ -22,8 +22,8 @@ pub struct GitAddArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// branchArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitBranchArgs {
     /// Repo Path
     ///
@@ -38,18 +38,30 @@ pub struct GitBranchArgs {
     /// The commit sha that branch should contain. Do not pass anything to this param if no commit sha is specified
     ///
     /// Default: `null`.
+    #[toolseal(
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::core::option::Option<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "null")}
+    )]
     pub contains: ::core::option::Option<String>,
     /// Not Contains
     ///
     /// The commit sha that branch should NOT contain. Do not pass anything to this param if no commit sha is specified
     ///
     /// Default: `null`.
+    #[toolseal(
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::core::option::Option<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "null")}
+    )]
     pub not_contains: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// checkoutArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitCheckoutArgs {
     /// Repo Path
     pub repo_path: String,
@@ -58,8 +70,8 @@ pub struct GitCheckoutArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// commitArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitCommitArgs {
     /// Repo Path
     pub repo_path: String,
@@ -68,8 +80,8 @@ pub struct GitCommitArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// create_branchArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitCreateBranchArgs {
     /// Repo Path
     pub repo_path: String,
@@ -78,12 +90,18 @@ pub struct GitCreateBranchArgs {
     /// Base Branch
     ///
     /// Default: `null`.
+    #[toolseal(
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::core::option::Option<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "null")}
+    )]
     pub base_branch: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// diffArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitDiffArgs {
     /// Repo Path
     pub repo_path: String,
@@ -92,68 +110,84 @@ pub struct GitDiffArgs {
     /// Context Lines
     ///
     /// Default: `3`.
+    #[toolseal(default = 3i64)]
     pub context_lines: i64,
 }
 #[allow(dead_code, clippy::all)]
 /// diff_stagedArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitDiffStagedArgs {
     /// Repo Path
     pub repo_path: String,
     /// Context Lines
     ///
     /// Default: `3`.
+    #[toolseal(default = 3i64)]
     pub context_lines: i64,
 }
 #[allow(dead_code, clippy::all)]
 /// diff_unstagedArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitDiffUnstagedArgs {
     /// Repo Path
     pub repo_path: String,
     /// Context Lines
     ///
     /// Default: `3`.
+    #[toolseal(default = 3i64)]
     pub context_lines: i64,
 }
 #[allow(dead_code, clippy::all)]
 /// logArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitLogArgs {
     /// Repo Path
     pub repo_path: String,
     /// Max Count
     ///
     /// Default: `10`.
+    #[toolseal(default = 10i64)]
     pub max_count: i64,
     /// Start Timestamp
     ///
     /// Start timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
     ///
     /// Default: `null`.
+    #[toolseal(
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::core::option::Option<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "null")}
+    )]
     pub start_timestamp: ::core::option::Option<String>,
     /// End Timestamp
     ///
     /// End timestamp for filtering commits. Accepts: ISO 8601 format (e.g., '2024-01-15T14:30:25'), relative dates (e.g., '2 weeks ago', 'yesterday'), or absolute dates (e.g., '2024-01-15', 'Jan 15 2024')
     ///
     /// Default: `null`.
+    #[toolseal(
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::core::option::Option<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "null")}
+    )]
     pub end_timestamp: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// resetArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitResetArgs {
     /// Repo Path
     pub repo_path: String,
 }
 #[allow(dead_code, clippy::all)]
 /// showArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitShowArgs {
     /// Repo Path
     pub repo_path: String,
@@ -162,8 +196,8 @@ pub struct GitShowArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// statusArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GitStatusArgs {
     /// Repo Path
     pub repo_path: String,
@@ -203,83 +237,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__value_type!(
-        GitAddFiles(::std::vec::Vec < String >), rt::ArrayType < String > =
-        rt::ArrayType::new().min_items(1)
-    );
-    ::toolseal::__object!(
-        GitAddArgs, 2 { 0 repo_path : String = "repo_path"[required], 1 files :
-        GitAddFiles = "files"[required], } required[0, 1] ["repo_path", "files"],
-        properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitBranchArgs, 4 { 0 repo_path : String = "repo_path"[required], 1 branch_type :
-        String = "branch_type"[required], 2 contains : ::core::option::Option < String >
-        = "contains"[default(|| { static DEFAULT : ::std::sync::OnceLock <
-        ::core::option::Option < String > > = ::std::sync::OnceLock::new();
-        rt::default_value(& DEFAULT, "null") })], 3 not_contains : ::core::option::Option
-        < String > = "not_contains"[default(|| { static DEFAULT : ::std::sync::OnceLock <
-        ::core::option::Option < String > > = ::std::sync::OnceLock::new();
-        rt::default_value(& DEFAULT, "null") })], } required[0, 1] ["repo_path",
-        "branch_type"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitCheckoutArgs, 2 { 0 repo_path : String = "repo_path"[required], 1 branch_name
-        : String = "branch_name"[required], } required[0, 1] ["repo_path",
-        "branch_name"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitCommitArgs, 2 { 0 repo_path : String = "repo_path"[required], 1 message :
-        String = "message"[required], } required[0, 1] ["repo_path", "message"],
-        properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitCreateBranchArgs, 3 { 0 repo_path : String = "repo_path"[required], 1
-        branch_name : String = "branch_name"[required], 2 base_branch :
-        ::core::option::Option < String > = "base_branch"[default(|| { static DEFAULT :
-        ::std::sync::OnceLock < ::core::option::Option < String > > =
-        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "null") })], }
-        required[0, 1] ["repo_path", "branch_name"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitDiffArgs, 3 { 0 repo_path : String = "repo_path"[required], 1 target : String
-        = "target"[required], 2 context_lines : i64 = "context_lines"[default(|| 3i64)],
-        } required[0, 1] ["repo_path", "target"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitDiffStagedArgs, 2 { 0 repo_path : String = "repo_path"[required], 1
-        context_lines : i64 = "context_lines"[default(|| 3i64)], } required[0]
-        ["repo_path"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitDiffUnstagedArgs, 2 { 0 repo_path : String = "repo_path"[required], 1
-        context_lines : i64 = "context_lines"[default(|| 3i64)], } required[0]
-        ["repo_path"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitLogArgs, 4 { 0 repo_path : String = "repo_path"[required], 1 max_count : i64 =
-        "max_count"[default(|| 10i64)], 2 start_timestamp : ::core::option::Option <
-        String > = "start_timestamp"[default(|| { static DEFAULT : ::std::sync::OnceLock
-        < ::core::option::Option < String > > = ::std::sync::OnceLock::new();
-        rt::default_value(& DEFAULT, "null") })], 3 end_timestamp :
-        ::core::option::Option < String > = "end_timestamp"[default(|| { static DEFAULT :
-        ::std::sync::OnceLock < ::core::option::Option < String > > =
-        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "null") })], }
-        required[0] ["repo_path"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitResetArgs, 1 { 0 repo_path : String = "repo_path"[required], } required[0]
-        ["repo_path"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitShowArgs, 2 { 0 repo_path : String = "repo_path"[required], 1 revision :
-        String = "revision"[required], } required[0, 1] ["repo_path", "revision"],
-        properties None, None, None
-    );
-    ::toolseal::__object!(
-        GitStatusArgs, 1 { 0 repo_path : String = "repo_path"[required], } required[0]
-        ["repo_path"], properties None, None, None
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -3,8 +3,8 @@
 
 #[allow(dead_code, clippy::all)]
 /// convert_timeArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct ConvertTimeArgs {
     /// Source Timezone
     ///
@@ -21,8 +21,8 @@ pub struct ConvertTimeArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// TimeResult
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct ConvertTimeOutputTimeResult {
     /// Timezone
     pub timezone: String,
@@ -35,8 +35,8 @@ pub struct ConvertTimeOutputTimeResult {
 }
 #[allow(dead_code, clippy::all)]
 /// TimeConversionResult
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct ConvertTimeOutput {
     /// The `source` key.
     pub source: ConvertTimeOutputTimeResult,
@@ -47,8 +47,8 @@ pub struct ConvertTimeOutput {
 }
 #[allow(dead_code, clippy::all)]
 /// get_current_timeArguments
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct GetCurrentTimeArgs {
     /// Timezone
     ///
@@ -73,29 +73,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__object!(
-        ConvertTimeArgs, 3 { 0 source_timezone : String = "source_timezone"[required], 1
-        time : String = "time"[required], 2 target_timezone : String =
-        "target_timezone"[required], } required[0, 1, 2] ["source_timezone", "time",
-        "target_timezone"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        ConvertTimeOutputTimeResult, 4 { 0 timezone : String = "timezone"[required], 1
-        datetime : String = "datetime"[required], 2 day_of_week : String =
-        "day_of_week"[required], 3 is_dst : bool = "is_dst"[required], } required[0, 1,
-        2, 3] ["timezone", "datetime", "day_of_week", "is_dst"], properties None, None,
-        None
-    );
-    ::toolseal::__object!(
-        ConvertTimeOutput, 3 { 0 source : ConvertTimeOutputTimeResult =
-        "source"[required], 1 target : ConvertTimeOutputTimeResult = "target"[required],
-        2 time_difference : String = "time_difference"[required], } required[0, 1, 2]
-        ["source", "target", "time_difference"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        GetCurrentTimeArgs, 1 { 0 timezone : String = "timezone"[required], } required[0]
-        ["timezone"], properties None, None, None
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -3,13 +3,12 @@
 
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"celsius"`, `"fahrenheit"`, `null`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(values = ["\"celsius\"", "\"fahrenheit\"", "null"])]
 pub struct GetWeatherUnits(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_weather` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetWeatherArgs {
     /// City and country e.g. Bogotá, Colombia
     pub location: String,
@@ -18,8 +17,7 @@ pub struct GetWeatherArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_time` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetTimeArgs {}
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
@@ -36,42 +34,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__value_type!(
-        GetWeatherUnits(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Enum, & ["\"celsius\"", "\"fahrenheit\"", "null"],
-        "one of \"celsius\", \"fahrenheit\", null")
-    );
-    ::toolseal::__object!(
-        GetWeatherArgs, 2 { 0 location : String = "location"[required], 1 units :
-        GetWeatherUnits = "units"[required], } required[0, 1] ["location", "units"],
-        properties None, None, Some("Arguments of the `get_weather` tool.")
-    );
-    impl rt::FromJson for GetTimeArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetTimeArgs);
-    ::toolseal::__json_schema!(
-        GetTimeArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `get_time` tool."), })
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -3,8 +3,7 @@
 
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_horoscope` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetHoroscopeArgs {
     /// An astrological sign like Taurus or Aquarius
     pub sign: String,
@@ -22,10 +21,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__object!(
-        GetHoroscopeArgs, 1 { 0 sign : String = "sign"[required], } required[0] ["sign"],
-        properties None, None, Some("Arguments of the `get_horoscope` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -3,35 +3,32 @@
 
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly `2`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(const, values = ["2"])]
 pub struct Random00ValueObjectB(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// Constraints: at least 0 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_length = 0)]
 pub struct Random00ValueObjectCItem(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 1 item.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 1)]
 pub struct Random00ValueObjectC(::std::vec::Vec<Random00ValueObjectCItem>);
 #[allow(dead_code, clippy::all)]
 /// `Random00ValueObject`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random00ValueObject {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<()>,
     /// Constraints: exactly `2`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random00ValueObjectB>,
     /// Constraints: at most 1 item.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random00ValueObjectC>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -39,13 +36,13 @@ pub struct Random00ValueObject {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"x"`, `"y"`, `1`, `null`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(values = ["\"x\"", "\"y\"", "1", "null"])]
 pub struct Random00ValueEnum(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// `Random00Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: object | one of \"x\", \"y\", 1, null")]
 pub enum Random00Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(Random00ValueObject),
@@ -54,11 +51,10 @@ pub enum Random00Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_0` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random00Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random00Value,
@@ -66,26 +62,24 @@ pub struct Random00Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"red"`, `"green"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum Random01ABEnum {
     /// `"red"`
-    #[serde(rename = "red")]
+    #[toolseal(rename = "red")]
     Red,
     /// `"green"`
-    #[serde(rename = "green")]
+    #[toolseal(rename = "green")]
     Green,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 3)]
 pub struct Random01ABOption1(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: one of \"red\", \"green\" | string or null")]
 pub enum Random01AB {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random01ABEnum),
@@ -94,8 +88,8 @@ pub enum Random01AB {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random01A`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random01A {
     /// The `a` key.
     pub a: ::std::collections::BTreeMap<
@@ -103,12 +97,11 @@ pub struct Random01A {
         ::toolseal::__private::serde_json::Value,
     >,
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random01AB>,
     /// The `c` key.
     pub c: bool,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -116,14 +109,12 @@ pub struct Random01A {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_1` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random01Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random01A>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -137,8 +128,11 @@ pub type Random02AItemOption0 = Random01ABOption1;
 pub type Random02AItemEnum = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random02AItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    undescribed,
+    expected = "one of: string or null | one of \"red\", \"green\" | boolean"
+)]
 pub enum Random02AItem {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random02AItemOption0>),
@@ -149,27 +143,26 @@ pub enum Random02AItem {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 2 items; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 2, unique_items)]
 pub struct Random02A(::std::vec::Vec<Random02AItem>);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random02BAItem = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at least 0 items; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 0, unique_items)]
 pub struct Random02BA(::std::vec::Vec<Random02BAItem>);
 #[allow(dead_code, clippy::all)]
 /// `Random02B`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random02B {
     /// Constraints: at least 0 items; items are unique.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random02BA>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::std::collections::BTreeMap<
@@ -180,13 +173,13 @@ pub struct Random02B {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `-1.5 < value <= 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(maximum = 1.0, exclusive_minimum = -1.5)]
 pub struct Random02ValueBANumber(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: number | null")]
 pub enum Random02ValueBA {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random02ValueBANumber),
@@ -201,27 +194,25 @@ pub type Random02ValueBB = Random01ABOption1;
 pub type Random02ValueBCB = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value <= 6`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(maximum = 6.0)]
 pub struct Random02ValueBCC(i64);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random02ValueBCValue = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
 /// `Random02ValueBC`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random02ValueBC {
     /// The `a` key.
     pub a: bool,
     /// Constraints: at most 3 characters.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::core::option::Option<Random02ValueBCB>>,
     /// Constraints: `value <= 6`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random02ValueBCC>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random02ValueBCValue,
@@ -229,19 +220,17 @@ pub struct Random02ValueBC {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random02ValueB`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random02ValueB {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random02ValueBA,
     /// Constraints: at most 3 characters.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::core::option::Option<Random02ValueBB>>,
     /// The `c` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random02ValueBC>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -249,41 +238,38 @@ pub struct Random02ValueB {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 5 characters; matches the pattern `^[a-z]+$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 5, pattern = "^[a-z]+$")]
 pub struct Random02ValueC(String);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random02ValueValueB = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random02ValueValue`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random02ValueValue {
     /// The `a` key.
     pub a: bool,
     /// Constraints: one of `"red"`, `"green"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random02ValueValueB>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, ()>,
 }
 #[allow(dead_code, clippy::all)]
 /// `Random02Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random02Value {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<()>,
     /// The `b` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random02ValueB>,
     /// Constraints: at most 5 characters; matches the pattern `^[a-z]+$`.
     pub c: Random02ValueC,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random02ValueValue,
@@ -291,17 +277,14 @@ pub struct Random02Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_2` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random02Args {
     /// Constraints: at most 2 items; items are unique.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random02A>,
     /// The `b` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random02B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random02Value,
@@ -309,21 +292,21 @@ pub struct Random02Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: 0 to 2 items.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 0, max_items = 2)]
 pub struct Random03A(::std::vec::Vec<bool>);
 #[allow(dead_code, clippy::all)]
 /// Constraints: a multiple of `3`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(multiple_of = 3.0)]
 pub struct Random03BInteger(i64);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random01ABEnum`] (same schema, same docs).
 pub type Random03BOption1Enum = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: boolean | one of \"red\", \"green\"")]
 pub enum Random03BOption1 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
@@ -338,8 +321,8 @@ pub type Random03BOption2Enum = Random00ValueEnum;
 pub type Random03BOption2Enum2 = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random03BOption2`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: one of \"x\", \"y\", 1, null | any value")]
 pub enum Random03BOption2 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random03BOption2Enum),
@@ -350,8 +333,11 @@ pub enum Random03BOption2 {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random03B`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    undescribed,
+    expected = "one of: integer | one of: boolean | one of \"red\", \"green\" | one of: one of \"x\", \"y\", 1, null | any value"
+)]
 pub enum Random03B {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(Random03BInteger),
@@ -365,20 +351,17 @@ pub enum Random03B {
 pub type Random03ValueObjectValue = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 /// `Random03ValueObject`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random03ValueObject {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
     /// The `b` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::toolseal::__private::serde_json::Value>,
     /// The `c` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<bool>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::core::option::Option<Random03ValueObjectValue>,
@@ -389,29 +372,27 @@ pub struct Random03ValueObject {
 pub type Random03ValueObject2B = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `-2 <= value <= 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = -2.0, maximum = 1.0)]
 pub struct Random03ValueObject2C(i64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value <= 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(maximum = 1.0)]
 pub struct Random03ValueObject2Value(f64);
 #[allow(dead_code, clippy::all)]
 /// `Random03ValueObject2`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random03ValueObject2 {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
     /// Constraints: at most 3 characters.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<::core::option::Option<Random03ValueObject2B>>,
     /// Constraints: `-2 <= value <= 1`.
     pub c: Random03ValueObject2C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random03ValueObject2Value,
@@ -419,8 +400,8 @@ pub struct Random03ValueObject2 {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random03Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: object")]
 pub enum Random03Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(Random03ValueObject),
@@ -429,15 +410,14 @@ pub enum Random03Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_3` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random03Args {
     /// Constraints: 0 to 2 items.
     pub a: Random03A,
     /// The `b` key.
     pub b: Random03B,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random03Value,
@@ -448,13 +428,13 @@ pub struct Random03Args {
 pub type Random04AItem = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly 1 item.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 1, max_items = 1)]
 pub struct Random04A(::std::vec::Vec<Random04AItem>);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: any value | boolean")]
 pub enum Random04BB {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
@@ -463,17 +443,15 @@ pub enum Random04BB {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random04B`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random04B {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random04BB>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -481,8 +459,8 @@ pub struct Random04B {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random04C`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: any value | boolean")]
 pub enum Random04C {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
@@ -494,8 +472,7 @@ pub enum Random04C {
 pub type Random04ValueItem = Random03BInteger;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_4` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random04Args {
     /// Constraints: exactly 1 item.
     pub a: Random04A,
@@ -504,7 +481,7 @@ pub struct Random04Args {
     /// The `c` key.
     pub c: Random04C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::std::vec::Vec<Random04ValueItem>,
@@ -515,16 +492,16 @@ pub struct Random04Args {
 pub type Random05AItem = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// Constraints: 1 to 3 items; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 1, max_items = 3, unique_items)]
 pub struct Random05A(::std::vec::Vec<Random05AItem>);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random01ABOption1`] (same schema, same docs).
 pub type Random05BItemOption1 = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: null | string or null")]
 pub enum Random05BItem {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
@@ -533,43 +510,40 @@ pub enum Random05BItem {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 1 item.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 1)]
 pub struct Random05B(::std::vec::Vec<Random05BItem>);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random00ValueObjectCItem`] (same schema, same docs).
 pub type Random05CA = Random00ValueObjectCItem;
 #[allow(dead_code, clippy::all)]
 /// `Random05C`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random05C {
     /// Constraints: at least 0 characters.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random05CA>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_5` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random05Args {
     /// Constraints: 1 to 3 items; items are unique.
     pub a: Random05A,
     /// Constraints: at most 1 item.
     pub b: Random05B,
     /// The `c` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random05C>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: 0 to 4 characters; matches the pattern `^[a-z]+$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_length = 0, max_length = 4, pattern = "^[a-z]+$")]
 pub struct Random06AItemString(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: number | string")]
 pub enum Random06AItem {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(f64),
@@ -578,18 +552,17 @@ pub enum Random06AItem {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: 0 to 2 items.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 0, max_items = 2)]
 pub struct Random06A(::std::vec::Vec<Random06AItem>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_6` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random06Args {
     /// Constraints: 0 to 2 items.
     pub a: Random06A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -597,19 +570,16 @@ pub struct Random06Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 1 item; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 1, unique_items)]
 pub struct Random07C(::std::vec::Vec<::toolseal::__private::serde_json::Value>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_7` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random07Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<::std::vec::Vec<()>>,
     /// The `b` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
@@ -617,18 +587,16 @@ pub struct Random07Args {
         >,
     >,
     /// Constraints: at most 1 item; items are unique.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random07C>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_8` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random08Args {}
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: null | any value")]
 pub enum Random09A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
@@ -649,8 +617,8 @@ pub type Random09ValueOption0Const = Random00ValueObjectB;
 pub type Random09ValueOption0Option2 = Random01ABOption1;
 #[allow(dead_code, clippy::all)]
 /// `Random09ValueOption0`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: string or null | the value 2")]
 pub enum Random09ValueOption0 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random09ValueOption0Option0>),
@@ -667,16 +635,15 @@ pub type Random09ValueObjectA = Random00ValueObjectB;
 pub type Random09ValueObjectB = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random09ValueObject`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random09ValueObject {
     /// Constraints: exactly `2`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random09ValueObjectA>,
     /// Constraints: one of `"red"`, `"green"`.
     pub b: Random09ValueObjectB,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -684,8 +651,8 @@ pub struct Random09ValueObject {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: one of: string or null | the value 2 | object")]
 pub enum Random09Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random09ValueOption0),
@@ -694,17 +661,14 @@ pub enum Random09Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_9` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random09Args {
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random09A>,
     /// Constraints: `value <= 6`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random09B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random09Value,
@@ -715,14 +679,13 @@ pub struct Random09Args {
 pub type Random010AA = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random010A`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random010A {
     /// Constraints: one of `"x"`, `"y"`, `1`, `null`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random010AA>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -730,13 +693,13 @@ pub struct Random010A {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value > -1.5`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(exclusive_minimum = -1.5)]
 pub struct Random010BNumber(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: null | number")]
 pub enum Random010B {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
@@ -751,21 +714,19 @@ pub type Random010CA = Random00ValueObjectB;
 pub type Random010CCValue = Random01ABEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random010C`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random010C {
     /// Constraints: exactly `2`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random010CA>,
     /// The `b` key.
     pub b: (),
     /// The `c` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<
         ::std::collections::BTreeMap<::std::string::String, Random010CCValue>,
     >,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -773,14 +734,11 @@ pub struct Random010C {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_10` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random010Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random010A>,
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random010B>,
     /// The `c` key.
     pub c: Random010C,
@@ -793,8 +751,8 @@ pub type Random011ANumber = Random03ValueObject2Value;
 pub type Random011AInteger = Random03BInteger;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: number | integer")]
 pub enum Random011A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random011ANumber),
@@ -806,8 +764,8 @@ pub enum Random011A {
 pub type Random011BItem = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
 /// `Random011C`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random011C {}
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random00ValueObjectCItem`] (same schema, same docs).
@@ -817,8 +775,8 @@ pub type Random011ValueOption0String = Random00ValueObjectCItem;
 pub type Random011ValueOption0Number = Random03ValueObject2Value;
 #[allow(dead_code, clippy::all)]
 /// `Random011ValueOption0`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: string | number")]
 pub enum Random011ValueOption0 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random011ValueOption0String),
@@ -827,8 +785,8 @@ pub enum Random011ValueOption0 {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random011Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: one of: string | number | null")]
 pub enum Random011Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random011ValueOption0),
@@ -837,8 +795,7 @@ pub enum Random011Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_11` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random011Args {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random011A,
@@ -847,7 +804,7 @@ pub struct Random011Args {
     /// The `c` key.
     pub c: Random011C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::core::option::Option<Random011Value>,
@@ -870,15 +827,15 @@ pub type Random012ValueOption1ObjectA = Random00ValueObjectB;
 pub type Random012ValueOption1ObjectValue = Random00ValueEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random012ValueOption1Object`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random012ValueOption1Object {
     /// Constraints: exactly `2`.
     pub a: Random012ValueOption1ObjectA,
     /// The `b` key.
     pub b: (),
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random012ValueOption1ObjectValue,
@@ -886,8 +843,11 @@ pub struct Random012ValueOption1Object {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random012ValueOption1`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    undescribed,
+    expected = "one of: string or null | one of \"red\", \"green\" | object"
+)]
 pub enum Random012ValueOption1 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random012ValueOption1Option0>),
@@ -898,8 +858,11 @@ pub enum Random012ValueOption1 {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    one_of,
+    expected = "one of: one of \"x\", \"y\", 1, null | one of: string or null | one of \"red\", \"green\" | object"
+)]
 pub enum Random012Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random012ValueEnum),
@@ -908,11 +871,10 @@ pub enum Random012Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_12` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random012Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random012Value,
@@ -920,16 +882,15 @@ pub struct Random012Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_13` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random013Args {}
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random00ValueObjectB`] (same schema, same docs).
 pub type Random014ValueConst = Random00ValueObjectB;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: any value | the value 2")]
 pub enum Random014Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
@@ -938,11 +899,10 @@ pub enum Random014Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_0_14` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random014Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random014Value,
@@ -989,2318 +949,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__value_type!(
-        Random00ValueObjectB(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
-    );
-    ::toolseal::__value_type!(
-        Random00ValueObjectCItem(String), rt::StringType = rt::StringType::new()
-        .min_length(0)
-    );
-    ::toolseal::__value_type!(
-        Random00ValueObjectC(::std::vec::Vec < Random00ValueObjectCItem >), rt::ArrayType
-        < Random00ValueObjectCItem > = rt::ArrayType::new().max_items(1)
-    );
-    impl rt::FromJson for Random00ValueObject {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random00ValueObject);
-    ::toolseal::__json_schema!(
-        Random00ValueObject, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("a", rt::subschema:: < () >), ("b", rt::subschema:: < Random00ValueObjectB
-        >), ("c", rt::subschema:: < Random00ValueObjectC >)], required : & [], additional
-        : rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : None, })
-    );
-    ::toolseal::__value_type!(
-        Random00ValueEnum(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Enum, & ["\"x\"", "\"y\"", "1", "null"],
-        "one of \"x\", \"y\", 1, null")
-    );
-    impl rt::FromJson for Random00Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: object | one of \"x\", \"y\", 1, null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random00Value);
-    ::toolseal::__json_schema!(
-        Random00Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random00ValueObject >, rt::subschema:: < Random00ValueEnum >], None)
-    );
-    impl rt::FromJson for Random00Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <Random00Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random00Args);
-    ::toolseal::__json_schema!(
-        Random00Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random00Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_0_0` tool."), })
-    );
-    ::toolseal::__string_enum!(
-        Random01ABEnum[Red, Green] = rt::StringEnum { values : & ["red", "green"],
-        keyword : rt::Keyword::Enum, expected : "one of \"red\", \"green\"", description
-        : None, }
-    );
-    ::toolseal::__value_type!(
-        Random01ABOption1(String), rt::StringType = rt::StringType::new().max_length(3)
-    );
-    impl rt::FromJson for Random01AB {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of \"red\", \"green\" | string or null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random01AB);
-    ::toolseal::__json_schema!(
-        Random01AB, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random01ABEnum
-        >, rt::subschema:: < ::core::option::Option < Random01ABOption1 > >], None)
-    );
-    impl rt::FromJson for Random01A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[2].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random01A);
-    ::toolseal::__json_schema!(
-        Random01A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < ::std::collections::BTreeMap < ::std::string::String,
-        rt::serde_json::Value > >), ("b", rt::subschema:: < Random01AB >), ("c",
-        rt::subschema:: < bool >)], required : & ["a", "c"], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : None, })
-    );
-    impl rt::FromJson for Random01Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random01Args);
-    ::toolseal::__json_schema!(
-        Random01Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random01A >)], required : & [], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_0_1` tool."), })
-    );
-    impl rt::FromJson for Random02AItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string or null | one of \"red\", \"green\" | boolean",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02AItem);
-    ::toolseal::__json_schema!(
-        Random02AItem, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        ::core::option::Option < Random02AItemOption0 > >, rt::subschema:: <
-        Random02AItemEnum >, rt::subschema:: < bool >], None)
-    );
-    ::toolseal::__value_type!(
-        Random02A(::std::vec::Vec < Random02AItem >), rt::ArrayType < Random02AItem > =
-        rt::ArrayType::new().max_items(2).unique()
-    );
-    ::toolseal::__value_type!(
-        Random02BA(::std::vec::Vec < Random02BAItem >), rt::ArrayType < Random02BAItem >
-        = rt::ArrayType::new().min_items(0).unique()
-    );
-    impl rt::FromJson for Random02B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <::std::collections::BTreeMap<
-                                    ::std::string::String,
-                                    rt::serde_json::Value,
-                                > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02B);
-    ::toolseal::__json_schema!(
-        Random02B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random02BA >)], required : & [], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < ::std::collections::BTreeMap <
-        ::std::string::String, rt::serde_json::Value > >), min_properties : None,
-        max_properties : None, description : None, })
-    );
-    ::toolseal::__value_type!(
-        Random02ValueBANumber(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .maximum(1.0).exclusive_minimum(- 1.5)
-    );
-    impl rt::FromJson for Random02ValueBA {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: number | null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueBA);
-    ::toolseal::__json_schema!(
-        Random02ValueBA, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random02ValueBANumber >, rt::subschema:: < () >], None)
-    );
-    ::toolseal::__value_type!(
-        Random02ValueBCC(i64), rt::NumberType < i64 > = rt::NumberType::new()
-        .maximum(6.0)
-    );
-    impl rt::FromJson for Random02ValueBC {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random02ValueBCValue as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueBC);
-    ::toolseal::__json_schema!(
-        Random02ValueBC, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < bool >), ("b", rt::subschema:: < ::core::option::Option
-        < Random02ValueBCB > >), ("c", rt::subschema:: < Random02ValueBCC >)], required :
-        & ["a"], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random02ValueBCValue >), min_properties : None, max_properties : None,
-        description : None, })
-    );
-    impl rt::FromJson for Random02ValueB {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueB);
-    ::toolseal::__json_schema!(
-        Random02ValueB, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random02ValueBA >), ("b", rt::subschema:: <
-        ::core::option::Option < Random02ValueBB > >), ("c", rt::subschema:: <
-        Random02ValueBC >)], required : & ["a"], additional : rt::AdditionalSchema::Open,
-        min_properties : None, max_properties : None, description : None, })
-    );
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
-        ::toolseal::__value_type!(
-            Random02ValueC(String), rt::StringType = rt::StringType::new().max_length(5)
-            .patterns(& PATTERNS)
-        );
-    };
-    impl rt::FromJson for Random02ValueValue {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <() as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02ValueValue);
-    ::toolseal::__json_schema!(
-        Random02ValueValue, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < bool >), ("b", rt::subschema:: < Random02ValueValueB
-        >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < () >), min_properties : None,
-        max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random02Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[2].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random02ValueValue as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02Value);
-    ::toolseal::__json_schema!(
-        Random02Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < () >), ("b", rt::subschema:: < Random02ValueB >), ("c",
-        rt::subschema:: < Random02ValueC >)], required : & ["c"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random02ValueValue >),
-        min_properties : None, max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random02Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random02Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random02Args);
-    ::toolseal::__json_schema!(
-        Random02Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random02A >), ("b", rt::subschema:: < Random02B >)],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random02Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_0_2` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random03A(::std::vec::Vec < bool >), rt::ArrayType < bool > =
-        rt::ArrayType::new().min_items(0).max_items(2)
-    );
-    ::toolseal::__value_type!(
-        Random03BInteger(i64), rt::NumberType < i64 > = rt::NumberType::new()
-        .multiple_of(3.0)
-    );
-    impl rt::FromJson for Random03BOption1 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: boolean | one of \"red\", \"green\"",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03BOption1);
-    ::toolseal::__json_schema!(
-        Random03BOption1, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < bool >,
-        rt::subschema:: < Random03BOption1Enum >], None)
-    );
-    impl rt::FromJson for Random03BOption2 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: one of \"x\", \"y\", 1, null | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum2),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03BOption2);
-    ::toolseal::__json_schema!(
-        Random03BOption2, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random03BOption2Enum >, rt::subschema:: < Random03BOption2Enum2 >,
-        rt::subschema:: < rt::serde_json::Value >], None)
-    );
-    impl rt::FromJson for Random03B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: integer | one of: boolean | one of \"red\", \"green\" | one of: one of \"x\", \"y\", 1, null | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03B);
-    ::toolseal::__json_schema!(
-        Random03B, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random03BInteger >, rt::subschema:: < Random03BOption1 >, rt::subschema:: <
-        Random03BOption2 >], None)
-    );
-    impl rt::FromJson for Random03ValueObject {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <::core::option::Option<
-                                    Random03ValueObjectValue,
-                                > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03ValueObject);
-    ::toolseal::__json_schema!(
-        Random03ValueObject, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("a", rt::subschema:: < bool >), ("b", rt::subschema:: < rt::serde_json::Value
-        >), ("c", rt::subschema:: < bool >)], required : & [], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < ::core::option::Option <
-        Random03ValueObjectValue > >), min_properties : None, max_properties : None,
-        description : None, })
-    );
-    ::toolseal::__value_type!(
-        Random03ValueObject2C(i64), rt::NumberType < i64 > = rt::NumberType::new()
-        .minimum(- 2.0).maximum(1.0)
-    );
-    ::toolseal::__value_type!(
-        Random03ValueObject2Value(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .maximum(1.0)
-    );
-    impl rt::FromJson for Random03ValueObject2 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[2].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random03ValueObject2Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03ValueObject2);
-    ::toolseal::__json_schema!(
-        Random03ValueObject2, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("a", rt::subschema:: < bool >), ("b", rt::subschema:: <
-        ::core::option::Option < Random03ValueObject2B > >), ("c", rt::subschema:: <
-        Random03ValueObject2C >)], required : & ["c"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random03ValueObject2Value >),
-        min_properties : None, max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random03Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: object",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03Value);
-    ::toolseal::__json_schema!(
-        Random03Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random03ValueObject >, rt::subschema:: < Random03ValueObject2 >], None)
-    );
-    impl rt::FromJson for Random03Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random03Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random03Args);
-    ::toolseal::__json_schema!(
-        Random03Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random03A >), ("b", rt::subschema:: < Random03B >)],
-        required : & ["a", "b"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random03Value >), min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_0_3` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random04A(::std::vec::Vec < Random04AItem >), rt::ArrayType < Random04AItem > =
-        rt::ArrayType::new().min_items(1).max_items(1)
-    );
-    impl rt::FromJson for Random04BB {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: any value | boolean",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random04BB);
-    ::toolseal::__json_schema!(
-        Random04BB, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        rt::serde_json::Value >, rt::subschema:: < bool >], None)
-    );
-    impl rt::FromJson for Random04B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random04B);
-    ::toolseal::__json_schema!(
-        Random04B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < bool >), ("b", rt::subschema:: < Random04BB >)], required : &
-        [], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random04C {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: any value | boolean",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random04C);
-    ::toolseal::__json_schema!(
-        Random04C, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        rt::serde_json::Value >, rt::subschema:: < bool >], None)
-    );
-    impl rt::FromJson for Random04Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[2].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <::std::vec::Vec<
-                                    Random04ValueItem,
-                                > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random04Args);
-    ::toolseal::__json_schema!(
-        Random04Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random04A >), ("b", rt::subschema:: < Random04B >),
-        ("c", rt::subschema:: < Random04C >)], required : & ["a", "b", "c"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < ::std::vec::Vec <
-        Random04ValueItem > >), min_properties : None, max_properties : None, description
-        : Some("Arguments of the `random_0_4` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random05A(::std::vec::Vec < Random05AItem >), rt::ArrayType < Random05AItem > =
-        rt::ArrayType::new().min_items(1).max_items(3).unique()
-    );
-    impl rt::FromJson for Random05BItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: null | string or null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random05BItem);
-    ::toolseal::__json_schema!(
-        Random05BItem, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < () >,
-        rt::subschema:: < ::core::option::Option < Random05BItemOption1 > >], None)
-    );
-    ::toolseal::__value_type!(
-        Random05B(::std::vec::Vec < Random05BItem >), rt::ArrayType < Random05BItem > =
-        rt::ArrayType::new().max_items(1)
-    );
-    ::toolseal::__object!(
-        Random05C, 1 { 0 a : Random05CA = "a"[optional], } required[] [], properties
-        None, None, None
-    );
-    ::toolseal::__object!(
-        Random05Args, 3 { 0 a : Random05A = "a"[required], 1 b : Random05B =
-        "b"[required], 2 c : Random05C = "c"[optional], } required[0, 1] ["a", "b"],
-        properties None, None, Some("Arguments of the `random_0_5` tool.")
-    );
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
-        ::toolseal::__value_type!(
-            Random06AItemString(String), rt::StringType = rt::StringType::new()
-            .min_length(0).max_length(4).patterns(& PATTERNS)
-        );
-    };
-    impl rt::FromJson for Random06AItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: number | string",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random06AItem);
-    ::toolseal::__json_schema!(
-        Random06AItem, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < f64 >,
-        rt::subschema:: < Random06AItemString >], None)
-    );
-    ::toolseal::__value_type!(
-        Random06A(::std::vec::Vec < Random06AItem >), rt::ArrayType < Random06AItem > =
-        rt::ArrayType::new().min_items(0).max_items(2)
-    );
-    impl rt::FromJson for Random06Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random06Args);
-    ::toolseal::__json_schema!(
-        Random06Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random06A >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_0_6` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random07C(::std::vec::Vec < rt::serde_json::Value >), rt::ArrayType <
-        rt::serde_json::Value > = rt::ArrayType::new().max_items(1).unique()
-    );
-    ::toolseal::__object!(
-        Random07Args, 3 { 0 a : ::std::vec::Vec < () > = "a"[optional], 1 b :
-        ::std::collections::BTreeMap < ::std::string::String, rt::serde_json::Value > =
-        "b"[optional], 2 c : Random07C = "c"[optional], } required[] [], properties None,
-        None, Some("Arguments of the `random_0_7` tool.")
-    );
-    impl rt::FromJson for Random08Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random08Args);
-    ::toolseal::__json_schema!(
-        Random08Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_0_8` tool."), })
-    );
-    impl rt::FromJson for Random09A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: null | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09A);
-    ::toolseal::__json_schema!(
-        Random09A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < () >,
-        rt::subschema:: < rt::serde_json::Value >], None)
-    );
-    impl rt::FromJson for Random09ValueOption0 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string or null | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09ValueOption0);
-    ::toolseal::__json_schema!(
-        Random09ValueOption0, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        ::core::option::Option < Random09ValueOption0Option0 > >, rt::subschema:: <
-        Random09ValueOption0Const >, rt::subschema:: < ::core::option::Option <
-        Random09ValueOption0Option2 > >], None)
-    );
-    impl rt::FromJson for Random09ValueObject {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09ValueObject);
-    ::toolseal::__json_schema!(
-        Random09ValueObject, g => rt::object_schema(g, & rt::ObjectSchema { properties :
-        & [("a", rt::subschema:: < Random09ValueObjectA >), ("b", rt::subschema:: <
-        Random09ValueObjectB >)], required : & ["b"], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : None, })
-    );
-    impl rt::FromJson for Random09Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of: string or null | the value 2 | object",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09Value);
-    ::toolseal::__json_schema!(
-        Random09Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random09ValueOption0 >, rt::subschema:: < Random09ValueObject >], None)
-    );
-    impl rt::FromJson for Random09Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random09Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random09Args);
-    ::toolseal::__json_schema!(
-        Random09Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random09A >), ("b", rt::subschema:: < Random09B >)],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random09Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_0_9` tool."), })
-    );
-    impl rt::FromJson for Random010A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random010A);
-    ::toolseal::__json_schema!(
-        Random010A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random010AA >)], required : & [], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : None, })
-    );
-    ::toolseal::__value_type!(
-        Random010BNumber(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .exclusive_minimum(- 1.5)
-    );
-    impl rt::FromJson for Random010B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: null | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random010B);
-    ::toolseal::__json_schema!(
-        Random010B, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < () >,
-        rt::subschema:: < Random010BNumber >], None)
-    );
-    impl rt::FromJson for Random010C {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random010C);
-    ::toolseal::__json_schema!(
-        Random010C, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random010CA >), ("b", rt::subschema:: < () >), ("c",
-        rt::subschema:: < ::std::collections::BTreeMap < ::std::string::String,
-        Random010CCValue > >)], required : & ["b"], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : None, })
-    );
-    ::toolseal::__object!(
-        Random010Args, 3 { 0 a : Random010A = "a"[optional], 1 b : Random010B =
-        "b"[optional], 2 c : Random010C = "c"[required], } required[2] ["c"], properties
-        None, None, Some("Arguments of the `random_0_10` tool.")
-    );
-    impl rt::FromJson for Random011A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: number | integer",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011A);
-    ::toolseal::__json_schema!(
-        Random011A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random011ANumber >, rt::subschema:: < Random011AInteger >], None)
-    );
-    impl rt::FromJson for Random011C {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011C);
-    ::toolseal::__json_schema!(
-        Random011C, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random011ValueOption0 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011ValueOption0);
-    ::toolseal::__json_schema!(
-        Random011ValueOption0, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random011ValueOption0String >, rt::subschema:: < Random011ValueOption0Number >],
-        None)
-    );
-    impl rt::FromJson for Random011Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: one of: string | number | null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011Value);
-    ::toolseal::__json_schema!(
-        Random011Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random011ValueOption0 >, rt::subschema:: < () >], None)
-    );
-    impl rt::FromJson for Random011Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[2].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <::core::option::Option<
-                                    Random011Value,
-                                > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random011Args);
-    ::toolseal::__json_schema!(
-        Random011Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random011A >), ("b", rt::subschema:: < ::std::vec::Vec <
-        Random011BItem > >), ("c", rt::subschema:: < Random011C >)], required : & ["a",
-        "b", "c"], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        ::core::option::Option < Random011Value > >), min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `random_0_11` tool."), })
-    );
-    impl rt::FromJson for Random012ValueOption1Object {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random012ValueOption1ObjectValue as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012ValueOption1Object);
-    ::toolseal::__json_schema!(
-        Random012ValueOption1Object, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [("a", rt::subschema:: < Random012ValueOption1ObjectA >), ("b",
-        rt::subschema:: < () >)], required : & ["a", "b"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random012ValueOption1ObjectValue
-        >), min_properties : None, max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random012ValueOption1 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string or null | one of \"red\", \"green\" | object",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012ValueOption1);
-    ::toolseal::__json_schema!(
-        Random012ValueOption1, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        ::core::option::Option < Random012ValueOption1Option0 > >, rt::subschema:: <
-        Random012ValueOption1Enum >, rt::subschema:: < Random012ValueOption1Object >],
-        None)
-    );
-    impl rt::FromJson for Random012Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of \"x\", \"y\", 1, null | one of: string or null | one of \"red\", \"green\" | object",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012Value);
-    ::toolseal::__json_schema!(
-        Random012Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random012ValueEnum >, rt::subschema:: < Random012ValueOption1 >], None)
-    );
-    impl rt::FromJson for Random012Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <Random012Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random012Args);
-    ::toolseal::__json_schema!(
-        Random012Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random012Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_0_12` tool."), })
-    );
-    impl rt::FromJson for Random013Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random013Args);
-    ::toolseal::__json_schema!(
-        Random013Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_0_13` tool."), })
-    );
-    impl rt::FromJson for Random014Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: any value | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random014Value);
-    ::toolseal::__json_schema!(
-        Random014Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        rt::serde_json::Value >, rt::subschema:: < Random014ValueConst >], None)
-    );
-    impl rt::FromJson for Random014Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <Random014Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random014Args);
-    ::toolseal::__json_schema!(
-        Random014Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random014Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_0_14` tool."), })
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

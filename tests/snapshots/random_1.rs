@@ -3,18 +3,18 @@
 
 #[allow(dead_code, clippy::all)]
 /// Constraints: 0 to 5 characters; matches the pattern `^[a-z]+$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_length = 0, max_length = 5, pattern = "^[a-z]+$")]
 pub struct Random10AString(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 3)]
 pub struct Random10AOption1(String);
 #[allow(dead_code, clippy::all)]
 /// `Random10A`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: string | string or null")]
 pub enum Random10A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random10AString),
@@ -23,18 +23,18 @@ pub enum Random10A {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: a multiple of `3`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(multiple_of = 3.0)]
 pub struct Random10ValueA(i64);
 #[allow(dead_code, clippy::all)]
 /// `Random10ValueB`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random10ValueB {}
 #[allow(dead_code, clippy::all)]
 /// `Random10Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random10Value {
     /// Constraints: a multiple of `3`.
     pub a: Random10ValueA,
@@ -43,14 +43,12 @@ pub struct Random10Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_0` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random10Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random10A>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random10Value,
@@ -58,11 +56,10 @@ pub struct Random10Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_1` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random11Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -70,13 +67,13 @@ pub struct Random11Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `1 <= value <= 0`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 0.0)]
 pub struct Random12AInteger(u64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: integer | boolean")]
 pub enum Random12A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Integer(Random12AInteger),
@@ -85,26 +82,25 @@ pub enum Random12A {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly `2`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(const, values = ["2"])]
 pub struct Random12BA(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `-1 <= value <= 4`; a multiple of `3`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = -1.0, maximum = 4.0, multiple_of = 3.0)]
 pub struct Random12BB(i64);
 #[allow(dead_code, clippy::all)]
 /// `Random12B`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random12B {
     /// Constraints: exactly `2`.
     pub a: Random12BA,
     /// Constraints: `-1 <= value <= 4`; a multiple of `3`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random12BB>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -112,17 +108,14 @@ pub struct Random12B {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_2` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random12Args {
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random12A>,
     /// The `b` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random12B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -130,31 +123,32 @@ pub struct Random12Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `0 <= value <= 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 0.0, maximum = 1.0)]
 pub struct Random13AA(u64);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random13AB = Random10AOption1;
 #[allow(dead_code, clippy::all)]
 /// `Random13A`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random13A {
     /// Constraints: `0 <= value <= 1`.
     pub a: Random13AA,
     /// Constraints: at most 3 characters.
+    #[toolseal(required)]
     pub b: ::core::option::Option<Random13AB>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: matches the pattern `^[a-z]+$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(pattern = "^[a-z]+$")]
 pub struct Random13BString(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: string | number")]
 pub enum Random13B {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random13BString),
@@ -166,8 +160,8 @@ pub enum Random13B {
 pub type Random13C = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: number | any value")]
 pub enum Random13ValueA {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(f64),
@@ -176,31 +170,27 @@ pub enum Random13ValueA {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random13Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random13Value {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random13ValueA,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, f64>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_3` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random13Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random13A>,
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random13B>,
     /// Constraints: exactly `2`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<::core::option::Option<Random13C>>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random13Value,
@@ -208,32 +198,29 @@ pub struct Random13Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= -3`; a multiple of `2`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = -3.0, multiple_of = 2.0)]
 pub struct Random14ValueAA(i64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"red"`, `"green"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum Random14ValueAValue {
     /// `"red"`
-    #[serde(rename = "red")]
+    #[toolseal(rename = "red")]
     Red,
     /// `"green"`
-    #[serde(rename = "green")]
+    #[toolseal(rename = "green")]
     Green,
 }
 #[allow(dead_code, clippy::all)]
 /// `Random14ValueA`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random14ValueA {
     /// Constraints: `value >= -3`; a multiple of `2`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random14ValueAA>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random14ValueAValue,
@@ -241,19 +228,18 @@ pub struct Random14ValueA {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random14Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random14Value {
     /// The `a` key.
     pub a: Random14ValueA,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_4` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random14Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random14Value,
@@ -261,11 +247,10 @@ pub struct Random14Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_5` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random15Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -273,13 +258,13 @@ pub struct Random15Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value > -1.5`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(exclusive_minimum = -1.5)]
 pub struct Random16AOption0Number2(f64);
 #[allow(dead_code, clippy::all)]
 /// `Random16AOption0`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: number")]
 pub enum Random16AOption0 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(f64),
@@ -288,8 +273,8 @@ pub enum Random16AOption0 {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random16A`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: one of: number | any value")]
 pub enum Random16A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random16AOption0),
@@ -304,8 +289,8 @@ pub type Random16BOption0Option0 = Random10AOption1;
 pub type Random16BOption0Const = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: string or null | the value 2")]
 pub enum Random16BOption0 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random16BOption0Option0>),
@@ -317,8 +302,11 @@ pub enum Random16BOption0 {
 pub type Random16BConst = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    one_of,
+    expected = "one of: one of: string or null | the value 2 | the value 2"
+)]
 pub enum Random16B {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random16BOption0),
@@ -330,13 +318,12 @@ pub enum Random16B {
 pub type Random16CItem = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// Constraints: 1 to 3 items.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 1, max_items = 3)]
 pub struct Random16C(::std::vec::Vec<Random16CItem>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_6` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random16Args {
     /// The `a` key.
     pub a: Random16A,
@@ -345,7 +332,7 @@ pub struct Random16Args {
     /// Constraints: 1 to 3 items.
     pub c: Random16C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -356,13 +343,16 @@ pub struct Random16Args {
 pub type Random17AOption0Enum = Random14ValueAValue;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 items; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 3, unique_items)]
 pub struct Random17AOption0Array(::std::vec::Vec<f64>);
 #[allow(dead_code, clippy::all)]
 /// `Random17AOption0`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    undescribed,
+    expected = "one of: any value | one of \"red\", \"green\" | array"
+)]
 pub enum Random17AOption0 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
@@ -373,18 +363,18 @@ pub enum Random17AOption0 {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 characters; matches the pattern `^acct-[0-9]{1,4}$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 3, pattern = "^acct-[0-9]{1,4}$")]
 pub struct Random17AOption1String(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value <= 100`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(maximum = 100.0)]
 pub struct Random17AOption1Number(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: string | number")]
 pub enum Random17AOption1 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random17AOption1String),
@@ -393,8 +383,11 @@ pub enum Random17AOption1 {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    one_of,
+    expected = "one of: one of: any value | one of \"red\", \"green\" | array | one of: string | number"
+)]
 pub enum Random17A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random17AOption0),
@@ -403,21 +396,21 @@ pub enum Random17A {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"x"`, `"y"`, `1`, `null`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(values = ["\"x\"", "\"y\"", "1", "null"])]
 pub struct Random17ValueEnum(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random10AOption1`] (same schema, same docs).
 pub type Random17ValueOption2Option0 = Random10AOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at least 2 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_length = 2)]
 pub struct Random17ValueOption2String(String);
 #[allow(dead_code, clippy::all)]
 /// `Random17ValueOption2`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: string or null | string")]
 pub enum Random17ValueOption2 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random17ValueOption2Option0>),
@@ -426,8 +419,11 @@ pub enum Random17ValueOption2 {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random17Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    undescribed,
+    expected = "one of: one of \"x\", \"y\", 1, null | any value | one of: string or null | string"
+)]
 pub enum Random17Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random17ValueEnum),
@@ -438,13 +434,12 @@ pub enum Random17Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_7` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random17Args {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random17A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random17Value,
@@ -452,13 +447,12 @@ pub struct Random17Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_8` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random18Args {}
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: any value")]
 pub enum Random19AOption0 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Any(::toolseal::__private::serde_json::Value),
@@ -473,8 +467,11 @@ pub type Random19AOption1Enum = Random14ValueAValue;
 pub type Random19AOption1Enum2 = Random17ValueEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random19AOption1`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    undescribed,
+    expected = "one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value"
+)]
 pub enum Random19AOption1 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random19AOption1Enum),
@@ -485,8 +482,11 @@ pub enum Random19AOption1 {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    one_of,
+    expected = "one of: one of: any value | one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value"
+)]
 pub enum Random19A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(Random19AOption0),
@@ -495,13 +495,12 @@ pub enum Random19A {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_9` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random19Args {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random19A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -509,11 +508,10 @@ pub struct Random19Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_10` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random110Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -527,16 +525,16 @@ pub type Random111BA = Random14ValueAValue;
 pub type Random111BValueOption0 = Random10AOption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= 0`; a multiple of `2`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 0.0, multiple_of = 2.0)]
 pub struct Random111BValueInteger(u64);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random12BA`] (same schema, same docs).
 pub type Random111BValueConst = Random12BA;
 #[allow(dead_code, clippy::all)]
 /// `Random111BValue`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: string or null | integer | the value 2")]
 pub enum Random111BValue {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random111BValueOption0>),
@@ -547,15 +545,15 @@ pub enum Random111BValue {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random111B`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random111B {
     /// Constraints: one of `"red"`, `"green"`.
     pub a: Random111BA,
     /// The `b` key.
     pub b: ::toolseal::__private::serde_json::Value,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random111BValue,
@@ -563,11 +561,9 @@ pub struct Random111B {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_11` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random111Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
@@ -575,10 +571,9 @@ pub struct Random111Args {
         >,
     >,
     /// The `b` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random111B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -592,13 +587,14 @@ pub type Random112AItem = Random17ValueEnum;
 pub type Random112BItemA = Random10AOption1;
 #[allow(dead_code, clippy::all)]
 /// `Random112BItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random112BItem {
     /// Constraints: at most 3 characters.
+    #[toolseal(required)]
     pub a: ::core::option::Option<Random112BItemA>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -606,13 +602,12 @@ pub struct Random112BItem {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 1 item; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 1, unique_items)]
 pub struct Random112B(::std::vec::Vec<Random112BItem>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_12` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random112Args {
     /// The `a` key.
     pub a: ::std::vec::Vec<Random112AItem>,
@@ -624,8 +619,8 @@ pub struct Random112Args {
 pub type Random113ValueEnum = Random17ValueEnum;
 #[allow(dead_code, clippy::all)]
 /// `Random113Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: boolean | one of \"x\", \"y\", 1, null")]
 pub enum Random113Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
@@ -634,11 +629,10 @@ pub enum Random113Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_13` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random113Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::core::option::Option<Random113Value>,
@@ -646,11 +640,10 @@ pub struct Random113Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_1_14` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random114Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -697,1669 +690,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
-        ::toolseal::__value_type!(
-            Random10AString(String), rt::StringType = rt::StringType::new().min_length(0)
-            .max_length(5).patterns(& PATTERNS)
-        );
-    };
-    ::toolseal::__value_type!(
-        Random10AOption1(String), rt::StringType = rt::StringType::new().max_length(3)
-    );
-    impl rt::FromJson for Random10A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string | string or null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random10A);
-    ::toolseal::__json_schema!(
-        Random10A, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < Random10AString
-        >, rt::subschema:: < ::core::option::Option < Random10AOption1 > >], None)
-    );
-    ::toolseal::__value_type!(
-        Random10ValueA(i64), rt::NumberType < i64 > = rt::NumberType::new()
-        .multiple_of(3.0)
-    );
-    impl rt::FromJson for Random10ValueB {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random10ValueB);
-    ::toolseal::__json_schema!(
-        Random10ValueB, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description : None, })
-    );
-    ::toolseal::__object!(
-        Random10Value, 2 { 0 a : Random10ValueA = "a"[required], 1 b : Random10ValueB =
-        "b"[required], } required[0, 1] ["a", "b"], properties None, None, None
-    );
-    impl rt::FromJson for Random10Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random10Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random10Args);
-    ::toolseal::__json_schema!(
-        Random10Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random10A >)], required : & [], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random10Value >), min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_1_0` tool."), })
-    );
-    impl rt::FromJson for Random11Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <rt::serde_json::Value as rt::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random11Args);
-    ::toolseal::__json_schema!(
-        Random11Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `random_1_1` tool."),
-        })
-    );
-    ::toolseal::__value_type!(
-        Random12AInteger(u64), rt::NumberType < u64 > = rt::NumberType::new()
-        .minimum(1.0).maximum(0.0)
-    );
-    impl rt::FromJson for Random12A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: integer | boolean",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random12A);
-    ::toolseal::__json_schema!(
-        Random12A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random12AInteger >, rt::subschema:: < bool >], None)
-    );
-    ::toolseal::__value_type!(
-        Random12BA(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
-    );
-    ::toolseal::__value_type!(
-        Random12BB(i64), rt::NumberType < i64 > = rt::NumberType::new().minimum(- 1.0)
-        .maximum(4.0).multiple_of(3.0)
-    );
-    impl rt::FromJson for Random12B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random12B);
-    ::toolseal::__json_schema!(
-        Random12B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random12BA >), ("b", rt::subschema:: < Random12BB >)], required
-        : & ["a"], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random12Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random12Args);
-    ::toolseal::__json_schema!(
-        Random12Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random12A >), ("b", rt::subschema:: < Random12B >)],
-        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `random_1_2` tool."),
-        })
-    );
-    ::toolseal::__value_type!(
-        Random13AA(u64), rt::NumberType < u64 > = rt::NumberType::new().minimum(0.0)
-        .maximum(1.0)
-    );
-    ::toolseal::__object!(
-        Random13A, 2 { 0 a : Random13AA = "a"[required], 1 b : ::core::option::Option <
-        Random13AB > = "b"[required], } required[0, 1] ["a", "b"], properties None, None,
-        None
-    );
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
-        ::toolseal::__value_type!(
-            Random13BString(String), rt::StringType = rt::StringType::new().patterns(&
-            PATTERNS)
-        );
-    };
-    impl rt::FromJson for Random13B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: string | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13B);
-    ::toolseal::__json_schema!(
-        Random13B, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random13BString
-        >, rt::subschema:: < f64 >], None)
-    );
-    impl rt::FromJson for Random13ValueA {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: number | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13ValueA);
-    ::toolseal::__json_schema!(
-        Random13ValueA, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < f64 >,
-        rt::subschema:: < rt::serde_json::Value >], None)
-    );
-    impl rt::FromJson for Random13Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <f64 as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13Value);
-    ::toolseal::__json_schema!(
-        Random13Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random13ValueA >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < f64 >), min_properties : None,
-        max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random13Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random13Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random13Args);
-    ::toolseal::__json_schema!(
-        Random13Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random13A >), ("b", rt::subschema:: < Random13B >),
-        ("c", rt::subschema:: < ::core::option::Option < Random13C > >)], required : &
-        [], additional : rt::AdditionalSchema::Schema(rt::subschema:: < Random13Value >),
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_1_3` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random14ValueAA(i64), rt::NumberType < i64 > = rt::NumberType::new().minimum(-
-        3.0).multiple_of(2.0)
-    );
-    ::toolseal::__string_enum!(
-        Random14ValueAValue[Red, Green] = rt::StringEnum { values : & ["red", "green"],
-        keyword : rt::Keyword::Enum, expected : "one of \"red\", \"green\"", description
-        : None, }
-    );
-    impl rt::FromJson for Random14ValueA {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random14ValueAValue as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random14ValueA);
-    ::toolseal::__json_schema!(
-        Random14ValueA, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random14ValueAA >)], required : & [], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random14ValueAValue >),
-        min_properties : None, max_properties : None, description : None, })
-    );
-    ::toolseal::__object!(
-        Random14Value, 1 { 0 a : Random14ValueA = "a"[required], } required[0] ["a"],
-        properties None, None, None
-    );
-    impl rt::FromJson for Random14Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <Random14Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random14Args);
-    ::toolseal::__json_schema!(
-        Random14Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random14Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_1_4` tool."), })
-    );
-    impl rt::FromJson for Random15Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <rt::serde_json::Value as rt::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random15Args);
-    ::toolseal::__json_schema!(
-        Random15Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description : Some("Arguments of the `random_1_5` tool."),
-        })
-    );
-    ::toolseal::__value_type!(
-        Random16AOption0Number2(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .exclusive_minimum(- 1.5)
-    );
-    impl rt::FromJson for Random16AOption0 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16AOption0);
-    ::toolseal::__json_schema!(
-        Random16AOption0, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < f64 >,
-        rt::subschema:: < Random16AOption0Number2 >], None)
-    );
-    impl rt::FromJson for Random16A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: one of: number | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16A);
-    ::toolseal::__json_schema!(
-        Random16A, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random16AOption0 >, rt::subschema:: < rt::serde_json::Value >], None)
-    );
-    impl rt::FromJson for Random16BOption0 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: string or null | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16BOption0);
-    ::toolseal::__json_schema!(
-        Random16BOption0, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        ::core::option::Option < Random16BOption0Option0 > >, rt::subschema:: <
-        Random16BOption0Const >], None)
-    );
-    impl rt::FromJson for Random16B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of: string or null | the value 2 | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16B);
-    ::toolseal::__json_schema!(
-        Random16B, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random16BOption0 >, rt::subschema:: < Random16BConst >], None)
-    );
-    ::toolseal::__value_type!(
-        Random16C(::std::vec::Vec < Random16CItem >), rt::ArrayType < Random16CItem > =
-        rt::ArrayType::new().min_items(1).max_items(3)
-    );
-    impl rt::FromJson for Random16Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[2].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random16Args);
-    ::toolseal::__json_schema!(
-        Random16Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random16A >), ("b", rt::subschema:: < Random16B >),
-        ("c", rt::subschema:: < Random16C >)], required : & ["a", "b", "c"], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_1_6` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random17AOption0Array(::std::vec::Vec < f64 >), rt::ArrayType < f64 > =
-        rt::ArrayType::new().max_items(3).unique()
-    );
-    impl rt::FromJson for Random17AOption0 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: any value | one of \"red\", \"green\" | array",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Array),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17AOption0);
-    ::toolseal::__json_schema!(
-        Random17AOption0, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        rt::serde_json::Value >, rt::subschema:: < Random17AOption0Enum >,
-        rt::subschema:: < Random17AOption0Array >], None)
-    );
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [
-            rt::LazyPattern::new("^acct-[0-9]{1,4}$"),
-        ];
-        ::toolseal::__value_type!(
-            Random17AOption1String(String), rt::StringType = rt::StringType::new()
-            .max_length(3).patterns(& PATTERNS)
-        );
-    };
-    ::toolseal::__value_type!(
-        Random17AOption1Number(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .maximum(100.0)
-    );
-    impl rt::FromJson for Random17AOption1 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: string | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17AOption1);
-    ::toolseal::__json_schema!(
-        Random17AOption1, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random17AOption1String >, rt::subschema:: < Random17AOption1Number >], None)
-    );
-    impl rt::FromJson for Random17A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of: any value | one of \"red\", \"green\" | array | one of: string | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17A);
-    ::toolseal::__json_schema!(
-        Random17A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random17AOption0 >, rt::subschema:: < Random17AOption1 >], None)
-    );
-    ::toolseal::__value_type!(
-        Random17ValueEnum(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Enum, & ["\"x\"", "\"y\"", "1", "null"],
-        "one of \"x\", \"y\", 1, null")
-    );
-    ::toolseal::__value_type!(
-        Random17ValueOption2String(String), rt::StringType = rt::StringType::new()
-        .min_length(2)
-    );
-    impl rt::FromJson for Random17ValueOption2 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string or null | string",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17ValueOption2);
-    ::toolseal::__json_schema!(
-        Random17ValueOption2, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        ::core::option::Option < Random17ValueOption2Option0 > >, rt::subschema:: <
-        Random17ValueOption2String >], None)
-    );
-    impl rt::FromJson for Random17Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: one of \"x\", \"y\", 1, null | any value | one of: string or null | string",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17Value);
-    ::toolseal::__json_schema!(
-        Random17Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random17ValueEnum >, rt::subschema:: < rt::serde_json::Value >, rt::subschema:: <
-        Random17ValueOption2 >], None)
-    );
-    impl rt::FromJson for Random17Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random17Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random17Args);
-    ::toolseal::__json_schema!(
-        Random17Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random17A >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random17Value >), min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_1_7` tool."), })
-    );
-    impl rt::FromJson for Random18Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random18Args);
-    ::toolseal::__json_schema!(
-        Random18Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_1_8` tool."), })
-    );
-    impl rt::FromJson for Random19AOption0 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random19AOption0);
-    ::toolseal::__json_schema!(
-        Random19AOption0, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        rt::serde_json::Value >, rt::subschema:: < rt::serde_json::Value >], None)
-    );
-    impl rt::FromJson for Random19AOption1 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum2),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random19AOption1);
-    ::toolseal::__json_schema!(
-        Random19AOption1, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random19AOption1Enum >, rt::subschema:: < Random19AOption1Enum2 >,
-        rt::subschema:: < rt::serde_json::Value >], None)
-    );
-    impl rt::FromJson for Random19A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of: any value | one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random19A);
-    ::toolseal::__json_schema!(
-        Random19A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random19AOption0 >, rt::subschema:: < Random19AOption1 >], None)
-    );
-    impl rt::FromJson for Random19Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random19Args);
-    ::toolseal::__json_schema!(
-        Random19Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random19A >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_1_9` tool."), })
-    );
-    impl rt::FromJson for Random110Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <rt::serde_json::Value as rt::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random110Args);
-    ::toolseal::__json_schema!(
-        Random110Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `random_1_10` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random111BValueInteger(u64), rt::NumberType < u64 > = rt::NumberType::new()
-        .minimum(0.0).multiple_of(2.0)
-    );
-    impl rt::FromJson for Random111BValue {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string or null | integer | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Integer),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random111BValue);
-    ::toolseal::__json_schema!(
-        Random111BValue, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        ::core::option::Option < Random111BValueOption0 > >, rt::subschema:: <
-        Random111BValueInteger >, rt::subschema:: < Random111BValueConst >], None)
-    );
-    impl rt::FromJson for Random111B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random111BValue as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random111B);
-    ::toolseal::__json_schema!(
-        Random111B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random111BA >), ("b", rt::subschema:: < rt::serde_json::Value
-        >)], required : & ["a", "b"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random111BValue >), min_properties
-        : None, max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random111Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random111Args);
-    ::toolseal::__json_schema!(
-        Random111Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < ::std::collections::BTreeMap < ::std::string::String,
-        rt::serde_json::Value > >), ("b", rt::subschema:: < Random111B >)], required : &
-        [], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `random_1_11` tool."), })
-    );
-    impl rt::FromJson for Random112BItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random112BItem);
-    ::toolseal::__json_schema!(
-        Random112BItem, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < ::core::option::Option < Random112BItemA > >)], required
-        : & ["a"], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description : None, })
-    );
-    ::toolseal::__value_type!(
-        Random112B(::std::vec::Vec < Random112BItem >), rt::ArrayType < Random112BItem >
-        = rt::ArrayType::new().max_items(1).unique()
-    );
-    ::toolseal::__object!(
-        Random112Args, 2 { 0 a : ::std::vec::Vec < Random112AItem > = "a"[required], 1 b
-        : Random112B = "b"[required], } required[0, 1] ["a", "b"], properties None, None,
-        Some("Arguments of the `random_1_12` tool.")
-    );
-    impl rt::FromJson for Random113Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: boolean | one of \"x\", \"y\", 1, null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random113Value);
-    ::toolseal::__json_schema!(
-        Random113Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < bool >,
-        rt::subschema:: < Random113ValueEnum >], None)
-    );
-    impl rt::FromJson for Random113Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <::core::option::Option<
-                            Random113Value,
-                        > as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random113Args);
-    ::toolseal::__json_schema!(
-        Random113Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        ::core::option::Option < Random113Value > >), min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `random_1_13` tool."), })
-    );
-    impl rt::FromJson for Random114Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <rt::serde_json::Value as rt::FromJson>::from_json(
-                            x,
-                            &at.key(k),
-                            cx,
-                        )?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random114Args);
-    ::toolseal::__json_schema!(
-        Random114Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Open, min_properties : None,
-        max_properties : None, description :
-        Some("Arguments of the `random_1_14` tool."), })
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

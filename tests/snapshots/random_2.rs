@@ -3,28 +3,28 @@
 
 #[allow(dead_code, clippy::all)]
 /// Constraints: 0 to 3 items.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 0, max_items = 3)]
 pub struct Random20A(::std::vec::Vec<bool>);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `0 < value <= 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(maximum = 1.0, exclusive_minimum = 0.0)]
 pub struct Random20ValueNumber(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 2 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 2)]
 pub struct Random20ValueOption1String(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly `2`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(const, values = ["2"])]
 pub struct Random20ValueOption1Const(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// `Random20ValueOption1`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: string | any value | the value 2")]
 pub enum Random20ValueOption1 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(Random20ValueOption1String),
@@ -35,8 +35,11 @@ pub enum Random20ValueOption1 {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    one_of,
+    expected = "one of: number | one of: string | any value | the value 2"
+)]
 pub enum Random20Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random20ValueNumber),
@@ -45,14 +48,12 @@ pub enum Random20Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_0` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random20Args {
     /// Constraints: 0 to 3 items.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random20A>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random20Value,
@@ -60,45 +61,40 @@ pub struct Random20Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"x"`, `"y"`, `1`, `null`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(values = ["\"x\"", "\"y\"", "1", "null"])]
 pub struct Random21BItem(::toolseal::__private::serde_json::Value);
 #[allow(dead_code, clippy::all)]
 /// Constraints: items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(unique_items)]
 pub struct Random21B(::std::vec::Vec<Random21BItem>);
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"red"`, `"green"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum Random21ValueItem {
     /// `"red"`
-    #[serde(rename = "red")]
+    #[toolseal(rename = "red")]
     Red,
     /// `"green"`
-    #[serde(rename = "green")]
+    #[toolseal(rename = "green")]
     Green,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly 1 item.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 1, max_items = 1)]
 pub struct Random21Value(::std::vec::Vec<Random21ValueItem>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_1` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random21Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<bool>,
     /// Constraints: items are unique.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<Random21B>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random21Value,
@@ -106,28 +102,26 @@ pub struct Random21Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_2` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random22Args {}
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value > -1.5`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(exclusive_minimum = -1.5)]
 pub struct Random23AItem(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 items.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 3)]
 pub struct Random23A(::std::vec::Vec<Random23AItem>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_3` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random23Args {
     /// Constraints: at most 3 items.
     pub a: Random23A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -138,8 +132,8 @@ pub struct Random23Args {
 pub type Random24AAEnum = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: one of \"red\", \"green\" | boolean")]
 pub enum Random24AA {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random24AAEnum),
@@ -148,8 +142,8 @@ pub enum Random24AA {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random24A`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random24A {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random24AA,
@@ -159,8 +153,8 @@ pub struct Random24A {
 pub type Random24ValueEnum = Random21BItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: one of \"x\", \"y\", 1, null | number")]
 pub enum Random24Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random24ValueEnum),
@@ -169,13 +163,12 @@ pub enum Random24Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_4` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random24Args {
     /// The `a` key.
     pub a: Random24A,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random24Value,
@@ -183,18 +176,18 @@ pub struct Random24Args {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: 0 to 1 character; matches the pattern `^[a-z]+$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_length = 0, max_length = 1, pattern = "^[a-z]+$")]
 pub struct Random25AItemItem(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 2 items.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 2)]
 pub struct Random25AItem(::std::vec::Vec<Random25AItemItem>);
 #[allow(dead_code, clippy::all)]
 /// Constraints: 0 to 3 items.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 0, max_items = 3)]
 pub struct Random25A(::std::vec::Vec<Random25AItem>);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random20ValueOption1Const`] (same schema, same docs).
@@ -204,8 +197,8 @@ pub type Random25CConst = Random20ValueOption1Const;
 pub type Random25CEnum = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: the value 2 | one of \"red\", \"green\"")]
 pub enum Random25C {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random25CConst),
@@ -214,46 +207,41 @@ pub enum Random25C {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_5` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random25Args {
     /// Constraints: 0 to 3 items.
     pub a: Random25A,
     /// The `b` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<f64>,
     /// Constraints: exactly one option matches (`oneOf`).
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random25C>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value > 0`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(exclusive_minimum = 0.0)]
 pub struct Random26AItem(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly 1 item; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 1, max_items = 1, unique_items)]
 pub struct Random26A(::std::vec::Vec<Random26AItem>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_6` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random26Args {
     /// Constraints: exactly 1 item; items are unique.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random26A>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: matches the pattern `^acct-[0-9]{1,4}$`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(pattern = "^acct-[0-9]{1,4}$")]
 pub struct Random27ValueString(String);
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: boolean | string")]
 pub enum Random27Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
@@ -262,11 +250,10 @@ pub enum Random27Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_7` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random27Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random27Value,
@@ -277,20 +264,20 @@ pub struct Random27Args {
 pub type Random28A = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value <= 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(maximum = 1.0)]
 pub struct Random28BB(f64);
 #[allow(dead_code, clippy::all)]
 /// `Random28B`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random28B {
     /// The `a` key.
     pub a: ::toolseal::__private::serde_json::Value,
     /// Constraints: `value <= 1`.
     pub b: Random28BB,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -301,13 +288,13 @@ pub struct Random28B {
 pub type Random28CNumber = Random26AItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 3 characters.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_length = 3)]
 pub struct Random28COption1(String);
 #[allow(dead_code, clippy::all)]
 /// `Random28C`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: number | string or null")]
 pub enum Random28C {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random28CNumber),
@@ -322,8 +309,8 @@ pub type Random28ValueOption0 = Random28COption1;
 pub type Random28ValueConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: string or null | the value 2")]
 pub enum Random28Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random28ValueOption0>),
@@ -332,18 +319,16 @@ pub enum Random28Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_8` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random28Args {
     /// Constraints: one of `"red"`, `"green"`.
     pub a: Random28A,
     /// The `b` key.
     pub b: Random28B,
     /// The `c` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<Random28C>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random28Value,
@@ -354,16 +339,16 @@ pub struct Random28Args {
 pub type Random29AArrayItem = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 2 items; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 2, unique_items)]
 pub struct Random29AArray(::std::vec::Vec<Random29AArrayItem>);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random20ValueOption1Const`] (same schema, same docs).
 pub type Random29AConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
 /// `Random29A`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: array | the value 2 | any value")]
 pub enum Random29A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Array(Random29AArray),
@@ -377,8 +362,8 @@ pub enum Random29A {
 pub type Random29BNumber = Random26AItem;
 #[allow(dead_code, clippy::all)]
 /// `Random29B`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: number | any value")]
 pub enum Random29B {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Number(Random29BNumber),
@@ -390,13 +375,13 @@ pub enum Random29B {
 pub type Random29ValueConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value <= 100`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(maximum = 100.0)]
 pub struct Random29ValueNumber(f64);
 #[allow(dead_code, clippy::all)]
 /// `Random29Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: the value 2 | number")]
 pub enum Random29Value {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Const(Random29ValueConst),
@@ -405,16 +390,14 @@ pub enum Random29Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_9` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random29Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random29A>,
     /// The `b` key.
     pub b: Random29B,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random29Value,
@@ -425,8 +408,8 @@ pub struct Random29Args {
 pub type Random210AOption0 = Random28COption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: string or null | null")]
 pub enum Random210A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Option0(::core::option::Option<Random210AOption0>),
@@ -438,8 +421,8 @@ pub enum Random210A {
 pub type Random210BConst = Random20ValueOption1Const;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: null | the value 2")]
 pub enum Random210B {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Null(()),
@@ -454,8 +437,8 @@ pub type Random210CEnum = Random21ValueItem;
 pub type Random210COption1Enum = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: string | one of \"red\", \"green\"")]
 pub enum Random210COption1 {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     String(String),
@@ -464,8 +447,11 @@ pub enum Random210COption1 {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    one_of,
+    expected = "one of: one of \"red\", \"green\" | one of: string | one of \"red\", \"green\""
+)]
 pub enum Random210C {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random210CEnum),
@@ -477,8 +463,7 @@ pub enum Random210C {
 pub type Random210Value = Random21ValueItem;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_10` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random210Args {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random210A,
@@ -487,7 +472,7 @@ pub struct Random210Args {
     /// Constraints: exactly one option matches (`oneOf`).
     pub c: Random210C,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random210Value,
@@ -504,8 +489,11 @@ pub type Random211ValueValueEnum2 = Random21BItem;
 pub type Random211ValueValueNumber = Random29ValueNumber;
 #[allow(dead_code, clippy::all)]
 /// `Random211ValueValue`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(
+    undescribed,
+    expected = "one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | number"
+)]
 pub enum Random211ValueValue {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Enum(Random211ValueValueEnum),
@@ -516,11 +504,10 @@ pub enum Random211ValueValue {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random211Value`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random211Value {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<
         ::std::collections::BTreeMap<
             ::std::string::String,
@@ -528,7 +515,7 @@ pub struct Random211Value {
         >,
     >,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random211ValueValue,
@@ -536,11 +523,10 @@ pub struct Random211Value {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_11` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random211Args {
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         Random211Value,
@@ -548,13 +534,13 @@ pub struct Random211Args {
 }
 #[allow(dead_code, clippy::all)]
 /// `Random212AA`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random212AA {
     /// The `a` key.
     pub a: (),
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten)]
     pub additional_properties: ::std::collections::BTreeMap<::std::string::String, ()>,
 }
 #[allow(dead_code, clippy::all)]
@@ -562,19 +548,17 @@ pub struct Random212AA {
 pub type Random212AC = Random28COption1;
 #[allow(dead_code, clippy::all)]
 /// `Random212A`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct Random212A {
     /// The `a` key.
     pub a: Random212AA,
     /// The `b` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub b: ::core::option::Option<bool>,
     /// Constraints: at most 3 characters.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub c: ::core::option::Option<::core::option::Option<Random212AC>>,
     /// Keys beyond the declared ones, as `additionalProperties` allows.
-    #[serde(flatten)]
+    #[toolseal(flatten, any)]
     pub additional_properties: ::std::collections::BTreeMap<
         ::std::string::String,
         ::toolseal::__private::serde_json::Value,
@@ -582,16 +566,14 @@ pub struct Random212A {
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: 1 to 3 items.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 1, max_items = 3)]
 pub struct Random212B(::std::vec::Vec<::toolseal::__private::serde_json::Value>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_12` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random212Args {
     /// The `a` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub a: ::core::option::Option<Random212A>,
     /// Constraints: 1 to 3 items.
     pub b: Random212B,
@@ -601,16 +583,16 @@ pub struct Random212Args {
 pub type Random213AArrayItem = Random28COption1;
 #[allow(dead_code, clippy::all)]
 /// Constraints: at most 1 item; items are unique.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(max_items = 1, unique_items)]
 pub struct Random213AArray(::std::vec::Vec<::core::option::Option<Random213AArrayItem>>);
 #[allow(dead_code, clippy::all)]
 /// The same type as [`Random23AItem`] (same schema, same docs).
 pub type Random213ANumber = Random23AItem;
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly one option matches (`oneOf`).
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(one_of, expected = "one of: array | number")]
 pub enum Random213A {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Array(Random213AArray),
@@ -619,16 +601,14 @@ pub enum Random213A {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_13` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random213Args {
     /// Constraints: exactly one option matches (`oneOf`).
     pub a: Random213A,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `random_2_14` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct Random214Args {}
 #[allow(dead_code, clippy::all)]
 /// The sealed set of calls to this registry's tools: one variant per tool, nothing else.
@@ -671,1427 +651,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__value_type!(
-        Random20A(::std::vec::Vec < bool >), rt::ArrayType < bool > =
-        rt::ArrayType::new().min_items(0).max_items(3)
-    );
-    ::toolseal::__value_type!(
-        Random20ValueNumber(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .maximum(1.0).exclusive_minimum(0.0)
-    );
-    ::toolseal::__value_type!(
-        Random20ValueOption1String(String), rt::StringType = rt::StringType::new()
-        .max_length(2)
-    );
-    ::toolseal::__value_type!(
-        Random20ValueOption1Const(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Const, & ["2"], "the value 2")
-    );
-    impl rt::FromJson for Random20ValueOption1 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: string | any value | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random20ValueOption1);
-    ::toolseal::__json_schema!(
-        Random20ValueOption1, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random20ValueOption1String >, rt::subschema:: < rt::serde_json::Value >,
-        rt::subschema:: < Random20ValueOption1Const >], None)
-    );
-    impl rt::FromJson for Random20Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: number | one of: string | any value | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random20Value);
-    ::toolseal::__json_schema!(
-        Random20Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random20ValueNumber >, rt::subschema:: < Random20ValueOption1 >], None)
-    );
-    impl rt::FromJson for Random20Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random20Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random20Args);
-    ::toolseal::__json_schema!(
-        Random20Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random20A >)], required : & [], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random20Value >), min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_2_0` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random21BItem(rt::serde_json::Value), rt::ValueSet =
-        rt::ValueSet::new(rt::Keyword::Enum, & ["\"x\"", "\"y\"", "1", "null"],
-        "one of \"x\", \"y\", 1, null")
-    );
-    ::toolseal::__value_type!(
-        Random21B(::std::vec::Vec < Random21BItem >), rt::ArrayType < Random21BItem > =
-        rt::ArrayType::new().unique()
-    );
-    ::toolseal::__string_enum!(
-        Random21ValueItem[Red, Green] = rt::StringEnum { values : & ["red", "green"],
-        keyword : rt::Keyword::Enum, expected : "one of \"red\", \"green\"", description
-        : None, }
-    );
-    ::toolseal::__value_type!(
-        Random21Value(::std::vec::Vec < Random21ValueItem >), rt::ArrayType <
-        Random21ValueItem > = rt::ArrayType::new().min_items(1).max_items(1)
-    );
-    impl rt::FromJson for Random21Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random21Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random21Args);
-    ::toolseal::__json_schema!(
-        Random21Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < bool >), ("b", rt::subschema:: < Random21B >)], required
-        : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: < Random21Value
-        >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_2_1` tool."), })
-    );
-    impl rt::FromJson for Random22Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random22Args);
-    ::toolseal::__json_schema!(
-        Random22Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_2_2` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random23AItem(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .exclusive_minimum(- 1.5)
-    );
-    ::toolseal::__value_type!(
-        Random23A(::std::vec::Vec < Random23AItem >), rt::ArrayType < Random23AItem > =
-        rt::ArrayType::new().max_items(3)
-    );
-    impl rt::FromJson for Random23Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random23Args);
-    ::toolseal::__json_schema!(
-        Random23Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random23A >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Open, min_properties : None, max_properties : None,
-        description : Some("Arguments of the `random_2_3` tool."), })
-    );
-    impl rt::FromJson for Random24AA {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of \"red\", \"green\" | boolean",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random24AA);
-    ::toolseal::__json_schema!(
-        Random24AA, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random24AAEnum
-        >, rt::subschema:: < bool >], None)
-    );
-    ::toolseal::__object!(
-        Random24A, 1 { 0 a : Random24AA = "a"[required], } required[0] ["a"], properties
-        None, None, None
-    );
-    impl rt::FromJson for Random24Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of \"x\", \"y\", 1, null | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random24Value);
-    ::toolseal::__json_schema!(
-        Random24Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random24ValueEnum >, rt::subschema:: < f64 >], None)
-    );
-    impl rt::FromJson for Random24Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random24Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random24Args);
-    ::toolseal::__json_schema!(
-        Random24Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random24A >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random24Value >), min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_2_4` tool."), })
-    );
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [rt::LazyPattern::new("^[a-z]+$")];
-        ::toolseal::__value_type!(
-            Random25AItemItem(String), rt::StringType = rt::StringType::new()
-            .min_length(0).max_length(1).patterns(& PATTERNS)
-        );
-    };
-    ::toolseal::__value_type!(
-        Random25AItem(::std::vec::Vec < Random25AItemItem >), rt::ArrayType <
-        Random25AItemItem > = rt::ArrayType::new().max_items(2)
-    );
-    ::toolseal::__value_type!(
-        Random25A(::std::vec::Vec < Random25AItem >), rt::ArrayType < Random25AItem > =
-        rt::ArrayType::new().min_items(0).max_items(3)
-    );
-    impl rt::FromJson for Random25C {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: the value 2 | one of \"red\", \"green\"",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random25C);
-    ::toolseal::__json_schema!(
-        Random25C, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random25CConst
-        >, rt::subschema:: < Random25CEnum >], None)
-    );
-    ::toolseal::__object!(
-        Random25Args, 3 { 0 a : Random25A = "a"[required], 1 b : f64 = "b"[optional], 2 c
-        : Random25C = "c"[optional], } required[0] ["a"], properties None, None,
-        Some("Arguments of the `random_2_5` tool.")
-    );
-    ::toolseal::__value_type!(
-        Random26AItem(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .exclusive_minimum(0.0)
-    );
-    ::toolseal::__value_type!(
-        Random26A(::std::vec::Vec < Random26AItem >), rt::ArrayType < Random26AItem > =
-        rt::ArrayType::new().min_items(1).max_items(1).unique()
-    );
-    ::toolseal::__object!(
-        Random26Args, 1 { 0 a : Random26A = "a"[optional], } required[] [], properties
-        None, None, Some("Arguments of the `random_2_6` tool.")
-    );
-    const _: () = {
-        static PATTERNS: [rt::LazyPattern; 1usize] = [
-            rt::LazyPattern::new("^acct-[0-9]{1,4}$"),
-        ];
-        ::toolseal::__value_type!(
-            Random27ValueString(String), rt::StringType = rt::StringType::new()
-            .patterns(& PATTERNS)
-        );
-    };
-    impl rt::FromJson for Random27Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: boolean | string",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random27Value);
-    ::toolseal::__json_schema!(
-        Random27Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < bool >,
-        rt::subschema:: < Random27ValueString >], None)
-    );
-    impl rt::FromJson for Random27Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <Random27Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random27Args);
-    ::toolseal::__json_schema!(
-        Random27Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random27Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_2_7` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random28BB(f64), rt::NumberType < f64 > = rt::NumberType::new().maximum(1.0)
-    );
-    impl rt::FromJson for Random28B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28B);
-    ::toolseal::__json_schema!(
-        Random28B, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < rt::serde_json::Value >), ("b", rt::subschema:: < Random28BB
-        >)], required : & ["a", "b"], additional : rt::AdditionalSchema::Open,
-        min_properties : None, max_properties : None, description : None, })
-    );
-    ::toolseal::__value_type!(
-        Random28COption1(String), rt::StringType = rt::StringType::new().max_length(3)
-    );
-    impl rt::FromJson for Random28C {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: number | string or null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28C);
-    ::toolseal::__json_schema!(
-        Random28C, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < Random28CNumber
-        >, rt::subschema:: < ::core::option::Option < Random28COption1 > >], None)
-    );
-    impl rt::FromJson for Random28Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: string or null | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28Value);
-    ::toolseal::__json_schema!(
-        Random28Value, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        ::core::option::Option < Random28ValueOption0 > >, rt::subschema:: <
-        Random28ValueConst >], None)
-    );
-    impl rt::FromJson for Random28Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random28Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random28Args);
-    ::toolseal::__json_schema!(
-        Random28Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random28A >), ("b", rt::subschema:: < Random28B >),
-        ("c", rt::subschema:: < Random28C >)], required : & ["a", "b"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random28Value >), min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_2_8` tool."), })
-    );
-    ::toolseal::__value_type!(
-        Random29AArray(::std::vec::Vec < Random29AArrayItem >), rt::ArrayType <
-        Random29AArrayItem > = rt::ArrayType::new().max_items(2).unique()
-    );
-    impl rt::FromJson for Random29A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: array | the value 2 | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Array),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29A);
-    ::toolseal::__json_schema!(
-        Random29A, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < Random29AArray
-        >, rt::subschema:: < Random29AConst >, rt::subschema:: < rt::serde_json::Value
-        >], None)
-    );
-    impl rt::FromJson for Random29B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: number | any value",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Any),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29B);
-    ::toolseal::__json_schema!(
-        Random29B, g => rt::union_schema(g, "anyOf", & [rt::subschema:: < Random29BNumber
-        >, rt::subschema:: < rt::serde_json::Value >], None)
-    );
-    ::toolseal::__value_type!(
-        Random29ValueNumber(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .maximum(100.0)
-    );
-    impl rt::FromJson for Random29Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: the value 2 | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29Value);
-    ::toolseal::__json_schema!(
-        Random29Value, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random29ValueConst >, rt::subschema:: < Random29ValueNumber >], None)
-    );
-    impl rt::FromJson for Random29Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 2usize] = [None; 2usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            match (f0, f1) {
-                (Some(f0), Some(f1)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random29Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random29Args);
-    ::toolseal::__json_schema!(
-        Random29Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random29A >), ("b", rt::subschema:: < Random29B >)],
-        required : & ["b"], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random29Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_2_9` tool."), })
-    );
-    impl rt::FromJson for Random210A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: string or null | null",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option0),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210A);
-    ::toolseal::__json_schema!(
-        Random210A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        ::core::option::Option < Random210AOption0 > >, rt::subschema:: < () >], None)
-    );
-    impl rt::FromJson for Random210B {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: null | the value 2",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Null),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Const),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210B);
-    ::toolseal::__json_schema!(
-        Random210B, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < () >,
-        rt::subschema:: < Random210BConst >], None)
-    );
-    impl rt::FromJson for Random210COption1 {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: string | one of \"red\", \"green\"",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210COption1);
-    ::toolseal::__json_schema!(
-        Random210COption1, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < String
-        >, rt::subschema:: < Random210COption1Enum >], None)
-    );
-    impl rt::FromJson for Random210C {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: one of \"red\", \"green\" | one of: string | one of \"red\", \"green\"",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Option1),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210C);
-    ::toolseal::__json_schema!(
-        Random210C, g => rt::union_schema(g, "oneOf", & [rt::subschema:: < Random210CEnum
-        >, rt::subschema:: < Random210COption1 >], None)
-    );
-    impl rt::FromJson for Random210Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[1].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "b", rt::Names::Static(DECLARED)),
-                );
-            }
-            if slots[2].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "c", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::required(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::required(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random210Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random210Args);
-    ::toolseal::__json_schema!(
-        Random210Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < Random210A >), ("b", rt::subschema:: < Random210B >),
-        ("c", rt::subschema:: < Random210C >)], required : & ["a", "b", "c"], additional
-        : rt::AdditionalSchema::Schema(rt::subschema:: < Random210Value >),
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_2_10` tool."), })
-    );
-    impl rt::FromJson for Random211ValueValue {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: one of \"red\", \"green\" | one of \"x\", \"y\", 1, null | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Enum2),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random211ValueValue);
-    ::toolseal::__json_schema!(
-        Random211ValueValue, g => rt::union_schema(g, "anyOf", & [rt::subschema:: <
-        Random211ValueValueEnum >, rt::subschema:: < Random211ValueValueEnum2 >,
-        rt::subschema:: < Random211ValueValueNumber >], None)
-    );
-    impl rt::FromJson for Random211Value {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::optional(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <Random211ValueValue as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random211Value);
-    ::toolseal::__json_schema!(
-        Random211Value, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [("a", rt::subschema:: < ::std::collections::BTreeMap < ::std::string::String,
-        rt::serde_json::Value > >)], required : & [], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < Random211ValueValue >),
-        min_properties : None, max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random211Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            for (k, x) in members {
-                {
-                    extras.push((k.as_ref(), x));
-                    continue;
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            Ok(Self {
-                additional_properties: extras
-                    .iter()
-                    .map(|(k, x)| Ok((
-                        (*k).to_owned(),
-                        <Random211Value as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                    )))
-                    .collect::<Result<_, rt::Rejection>>()?,
-            })
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random211Args);
-    ::toolseal::__json_schema!(
-        Random211Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Schema(rt::subschema:: <
-        Random211Value >), min_properties : None, max_properties : None, description :
-        Some("Arguments of the `random_2_11` tool."), })
-    );
-    impl rt::FromJson for Random212AA {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 1usize] = [None; 1usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            match (f0,) {
-                (Some(f0),) => {
-                    Ok(Self {
-                        a: f0,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <() as rt::FromJson>::from_json(x, &at.key(k), cx)?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random212AA);
-    ::toolseal::__json_schema!(
-        Random212AA, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < () >)], required : & ["a"], additional :
-        rt::AdditionalSchema::Schema(rt::subschema:: < () >), min_properties : None,
-        max_properties : None, description : None, })
-    );
-    impl rt::FromJson for Random212A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &["a", "b", "c"];
-            let members = rt::check::object(v, at)?;
-            let mut extras: ::std::vec::Vec<(&str, &rt::Json<'_>)> = ::std::vec::Vec::new();
-            let mut slots: [Option<&rt::Json<'_>>; 3usize] = [None; 3usize];
-            for (k, x) in members {
-                let i = match k.as_ref() {
-                    "a" => 0,
-                    "b" => 1,
-                    "c" => 2,
-                    _ => {
-                        extras.push((k.as_ref(), x));
-                        continue;
-                    }
-                };
-                if slots[i].replace(x).is_some() {
-                    return Err(rt::Rejection::duplicate_key(at, k));
-                }
-            }
-            if !extras.is_empty() {
-                rt::check::distinct_keys(
-                    &extras.iter().map(|(k, _)| *k).collect::<::std::vec::Vec<_>>(),
-                    at,
-                )?;
-            }
-            if slots[0].is_none() {
-                return Err(
-                    rt::Rejection::missing_key(at, "a", rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let mut first = None;
-            let f0 = rt::required(slots[0], at, "a", cx, &mut first)?;
-            let f1 = rt::optional(slots[1], at, "b", cx, &mut first)?;
-            let f2 = rt::optional(slots[2], at, "c", cx, &mut first)?;
-            match (f0, f1, f2) {
-                (Some(f0), Some(f1), Some(f2)) => {
-                    Ok(Self {
-                        a: f0,
-                        b: f1,
-                        c: f2,
-                        additional_properties: extras
-                            .iter()
-                            .map(|(k, x)| Ok((
-                                (*k).to_owned(),
-                                <rt::serde_json::Value as rt::FromJson>::from_json(
-                                    x,
-                                    &at.key(k),
-                                    cx,
-                                )?,
-                            )))
-                            .collect::<Result<_, rt::Rejection>>()?,
-                    })
-                }
-                _ => Err(rt::first_rejection(first, at, v)),
-            }
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random212A);
-    ::toolseal::__json_schema!(
-        Random212A, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [("a",
-        rt::subschema:: < Random212AA >), ("b", rt::subschema:: < bool >), ("c",
-        rt::subschema:: < ::core::option::Option < Random212AC > >)], required : & ["a"],
-        additional : rt::AdditionalSchema::Open, min_properties : None, max_properties :
-        None, description : None, })
-    );
-    ::toolseal::__value_type!(
-        Random212B(::std::vec::Vec < rt::serde_json::Value >), rt::ArrayType <
-        rt::serde_json::Value > = rt::ArrayType::new().min_items(1).max_items(3)
-    );
-    ::toolseal::__object!(
-        Random212Args, 2 { 0 a : Random212A = "a"[optional], 1 b : Random212B =
-        "b"[required], } required[1] ["b"], properties None, None,
-        Some("Arguments of the `random_2_12` tool.")
-    );
-    ::toolseal::__value_type!(
-        Random213AArray(::std::vec::Vec < ::core::option::Option < Random213AArrayItem >
-        >), rt::ArrayType < ::core::option::Option < Random213AArrayItem > > =
-        rt::ArrayType::new().max_items(1).unique()
-    );
-    impl rt::FromJson for Random213A {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::OneOf,
-                "one of: array | number",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Array),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Number),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random213A);
-    ::toolseal::__json_schema!(
-        Random213A, g => rt::union_schema(g, "oneOf", & [rt::subschema:: <
-        Random213AArray >, rt::subschema:: < Random213ANumber >], None)
-    );
-    ::toolseal::__object!(
-        Random213Args, 1 { 0 a : Random213A = "a"[required], } required[0] ["a"],
-        properties None, None, Some("Arguments of the `random_2_13` tool.")
-    );
-    impl rt::FromJson for Random214Args {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(Random214Args);
-    ::toolseal::__json_schema!(
-        Random214Args, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `random_2_14` tool."), })
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -3,8 +3,7 @@
 
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `echo` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct EchoArgs {
     /// Message to echo
     pub message: String,
@@ -13,107 +12,97 @@ pub struct EchoArgs {
 /// Type of message to demonstrate different annotation patterns
 ///
 /// Constraints: one of `"error"`, `"success"`, `"debug"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum GetAnnotatedMessageMessageType {
     /// `"error"`
-    #[serde(rename = "error")]
+    #[toolseal(rename = "error")]
     Error,
     /// `"success"`
-    #[serde(rename = "success")]
+    #[toolseal(rename = "success")]
     Success,
     /// `"debug"`
-    #[serde(rename = "debug")]
+    #[toolseal(rename = "debug")]
     Debug,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get-annotated-message` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetAnnotatedMessageArgs {
     /// Type of message to demonstrate different annotation patterns
     ///
     /// Constraints: one of `"error"`, `"success"`, `"debug"`.
-    #[serde(rename = "messageType")]
+    #[toolseal(rename = "messageType")]
     pub message_type: GetAnnotatedMessageMessageType,
     /// Whether to include an example image
     ///
     /// Default: `false`.
-    #[serde(rename = "includeImage")]
+    #[toolseal(rename = "includeImage", default = false)]
     pub include_image: bool,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get-env` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetEnvArgs {}
 #[allow(dead_code, clippy::all)]
 /// Number of resource links to return (1-10)
 ///
 /// Constraints: `1 <= value <= 10`. Default: `3`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 10.0)]
 pub struct GetResourceLinksCount(f64);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get-resource-links` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetResourceLinksArgs {
     /// Number of resource links to return (1-10)
     ///
     /// Constraints: `1 <= value <= 10`. Default: `3`.
+    #[toolseal(default = GetResourceLinksCount{0:3.0})]
     pub count: GetResourceLinksCount,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"Text"`, `"Blob"`. Default: `"Text"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum GetResourceReferenceResourceType {
     /// `"Text"`
-    #[serde(rename = "Text")]
     Text,
     /// `"Blob"`
-    #[serde(rename = "Blob")]
     Blob,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get-resource-reference` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetResourceReferenceArgs {
     /// Constraints: one of `"Text"`, `"Blob"`. Default: `"Text"`.
-    #[serde(rename = "resourceType")]
+    #[toolseal(
+        rename = "resourceType",
+        default = GetResourceReferenceResourceType::Text
+    )]
     pub resource_type: GetResourceReferenceResourceType,
     /// ID of the text resource to fetch
     ///
     /// Default: `1`.
-    #[serde(rename = "resourceId")]
+    #[toolseal(rename = "resourceId", default = 1.0)]
     pub resource_id: f64,
 }
 #[allow(dead_code, clippy::all)]
 /// Choose city
 ///
 /// Constraints: one of `"New York"`, `"Chicago"`, `"Los Angeles"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum GetStructuredContentLocation {
     /// `"New York"`
-    #[serde(rename = "New York")]
+    #[toolseal(rename = "New York")]
     NewYork,
     /// `"Chicago"`
-    #[serde(rename = "Chicago")]
     Chicago,
     /// `"Los Angeles"`
-    #[serde(rename = "Los Angeles")]
+    #[toolseal(rename = "Los Angeles")]
     LosAngeles,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get-structured-content` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetStructuredContentArgs {
     /// Choose city
     ///
@@ -122,8 +111,7 @@ pub struct GetStructuredContentArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `get-structured-content` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetStructuredContentOutput {
     /// Temperature in celsius
     pub temperature: f64,
@@ -134,8 +122,7 @@ pub struct GetStructuredContentOutput {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get-sum` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetSumArgs {
     /// First number
     pub a: f64,
@@ -144,84 +131,88 @@ pub struct GetSumArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get-tiny-image` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetTinyImageArgs {}
 #[allow(dead_code, clippy::all)]
 /// URL or data URI of the file content to compress
 ///
 /// Constraints: format `uri`. Default: `"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(format = "uri")]
 pub struct GzipFileAsResourceData(String);
 #[allow(dead_code, clippy::all)]
 /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
 ///
 /// Constraints: one of `"resourceLink"`, `"resource"`. Default: `"resourceLink"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum GzipFileAsResourceOutputType {
     /// `"resourceLink"`
-    #[serde(rename = "resourceLink")]
+    #[toolseal(rename = "resourceLink")]
     ResourceLink,
     /// `"resource"`
-    #[serde(rename = "resource")]
+    #[toolseal(rename = "resource")]
     Resource,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `gzip-file-as-resource` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GzipFileAsResourceArgs {
     /// Name of the output file
     ///
     /// Default: `"README.md.gz"`.
+    #[toolseal(default = ::std::string::String::from("README.md.gz"))]
     pub name: String,
     /// URL or data URI of the file content to compress
     ///
     /// Constraints: format `uri`. Default: `"https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"`.
+    #[toolseal(
+        default = GzipFileAsResourceData{0:::std::string::String::from(
+            "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"
+        )}
+    )]
     pub data: GzipFileAsResourceData,
     /// How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
     ///
     /// Constraints: one of `"resourceLink"`, `"resource"`. Default: `"resourceLink"`.
-    #[serde(rename = "outputType")]
+    #[toolseal(
+        rename = "outputType",
+        default = GzipFileAsResourceOutputType::ResourceLink
+    )]
     pub output_type: GzipFileAsResourceOutputType,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `simulate-research-query` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SimulateResearchQueryArgs {
     /// The research topic to investigate
     pub topic: String,
     /// Simulate an ambiguous query that requires clarification (triggers input_required status)
     ///
     /// Default: `false`.
+    #[toolseal(default = false)]
     pub ambiguous: bool,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `toggle-simulated-logging` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ToggleSimulatedLoggingArgs {}
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `toggle-subscriber-updates` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ToggleSubscriberUpdatesArgs {}
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `trigger-long-running-operation` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct TriggerLongRunningOperationArgs {
     /// Duration of the operation in seconds
     ///
     /// Default: `10`.
+    #[toolseal(default = 10.0)]
     pub duration: f64,
     /// Number of steps in the operation
     ///
     /// Default: `5`.
+    #[toolseal(default = 5.0)]
     pub steps: f64,
 }
 #[allow(dead_code, clippy::all)]
@@ -261,201 +252,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__object!(
-        EchoArgs, 1 { 0 message : String = "message"[required], } required[0]
-        ["message"], properties None, None, Some("Arguments of the `echo` tool.")
-    );
-    ::toolseal::__string_enum!(
-        GetAnnotatedMessageMessageType[Error, Success, Debug] = rt::StringEnum { values :
-        & ["error", "success", "debug"], keyword : rt::Keyword::Enum, expected :
-        "one of \"error\", \"success\", \"debug\"", description :
-        Some("Type of message to demonstrate different annotation patterns"), }
-    );
-    ::toolseal::__object!(
-        GetAnnotatedMessageArgs, 2 { 0 message_type : GetAnnotatedMessageMessageType =
-        "messageType"[required], 1 include_image : bool = "includeImage"[default(||
-        false)], } required[0] ["messageType"], properties None, None,
-        Some("Arguments of the `get-annotated-message` tool.")
-    );
-    impl rt::FromJson for GetEnvArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetEnvArgs);
-    ::toolseal::__json_schema!(
-        GetEnvArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `get-env` tool."), })
-    );
-    ::toolseal::__value_type!(
-        GetResourceLinksCount(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .minimum(1.0).maximum(10.0)
-        .description("Number of resource links to return (1-10)")
-    );
-    ::toolseal::__object!(
-        GetResourceLinksArgs, 1 { 0 count : GetResourceLinksCount = "count"[default(||
-        GetResourceLinksCount { 0 : 3.0 })], } required[] [], properties None, None,
-        Some("Arguments of the `get-resource-links` tool.")
-    );
-    ::toolseal::__string_enum!(
-        GetResourceReferenceResourceType[Text, Blob] = rt::StringEnum { values : &
-        ["Text", "Blob"], keyword : rt::Keyword::Enum, expected :
-        "one of \"Text\", \"Blob\"", description : None, }
-    );
-    ::toolseal::__object!(
-        GetResourceReferenceArgs, 2 { 0 resource_type : GetResourceReferenceResourceType
-        = "resourceType"[default(|| GetResourceReferenceResourceType::Text)], 1
-        resource_id : f64 = "resourceId"[default(|| 1.0)], } required[] [], properties
-        None, None, Some("Arguments of the `get-resource-reference` tool.")
-    );
-    ::toolseal::__string_enum!(
-        GetStructuredContentLocation[NewYork, Chicago, LosAngeles] = rt::StringEnum {
-        values : & ["New York", "Chicago", "Los Angeles"], keyword : rt::Keyword::Enum,
-        expected : "one of \"New York\", \"Chicago\", \"Los Angeles\"", description :
-        Some("Choose city"), }
-    );
-    ::toolseal::__object!(
-        GetStructuredContentArgs, 1 { 0 location : GetStructuredContentLocation =
-        "location"[required], } required[0] ["location"], properties None, None,
-        Some("Arguments of the `get-structured-content` tool.")
-    );
-    ::toolseal::__object!(
-        GetStructuredContentOutput, 3 { 0 temperature : f64 = "temperature"[required], 1
-        conditions : String = "conditions"[required], 2 humidity : f64 =
-        "humidity"[required], } required[0, 1, 2] ["temperature", "conditions",
-        "humidity"], properties None, None,
-        Some("Structured output of the `get-structured-content` tool.")
-    );
-    ::toolseal::__object!(
-        GetSumArgs, 2 { 0 a : f64 = "a"[required], 1 b : f64 = "b"[required], }
-        required[0, 1] ["a", "b"], properties None, None,
-        Some("Arguments of the `get-sum` tool.")
-    );
-    impl rt::FromJson for GetTinyImageArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(GetTinyImageArgs);
-    ::toolseal::__json_schema!(
-        GetTinyImageArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : &
-        [], required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `get-tiny-image` tool."), })
-    );
-    ::toolseal::__value_type!(
-        GzipFileAsResourceData(String), rt::StringType = rt::StringType::new()
-        .format(rt::Format::Uri)
-        .description("URL or data URI of the file content to compress")
-    );
-    ::toolseal::__string_enum!(
-        GzipFileAsResourceOutputType[ResourceLink, Resource] = rt::StringEnum { values :
-        & ["resourceLink", "resource"], keyword : rt::Keyword::Enum, expected :
-        "one of \"resourceLink\", \"resource\"", description :
-        Some("How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object."),
-        }
-    );
-    ::toolseal::__object!(
-        GzipFileAsResourceArgs, 3 { 0 name : String = "name"[default(||
-        ::std::string::String::from("README.md.gz"))], 1 data : GzipFileAsResourceData =
-        "data"[default(|| GzipFileAsResourceData { 0 :
-        ::std::string::String::from("https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md")
-        })], 2 output_type : GzipFileAsResourceOutputType = "outputType"[default(||
-        GzipFileAsResourceOutputType::ResourceLink)], } required[] [], properties None,
-        None, Some("Arguments of the `gzip-file-as-resource` tool.")
-    );
-    ::toolseal::__object!(
-        SimulateResearchQueryArgs, 2 { 0 topic : String = "topic"[required], 1 ambiguous
-        : bool = "ambiguous"[default(|| false)], } required[0] ["topic"], properties
-        None, None, Some("Arguments of the `simulate-research-query` tool.")
-    );
-    impl rt::FromJson for ToggleSimulatedLoggingArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ToggleSimulatedLoggingArgs);
-    ::toolseal::__json_schema!(
-        ToggleSimulatedLoggingArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [], required : & [], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `toggle-simulated-logging` tool."), })
-    );
-    impl rt::FromJson for ToggleSubscriberUpdatesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ToggleSubscriberUpdatesArgs);
-    ::toolseal::__json_schema!(
-        ToggleSubscriberUpdatesArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [], required : & [], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `toggle-subscriber-updates` tool."), })
-    );
-    ::toolseal::__object!(
-        TriggerLongRunningOperationArgs, 2 { 0 duration : f64 = "duration"[default(||
-        10.0)], 1 steps : f64 = "steps"[default(|| 5.0)], } required[] [], properties
-        None, None, Some("Arguments of the `trigger-long-running-operation` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -3,55 +3,56 @@
 
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_directory` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateDirectoryArgs {
     /// The `path` key.
     pub path: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `create_directory` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateDirectoryOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `directory_tree` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DirectoryTreeArgs {
     /// The `path` key.
     pub path: String,
     /// Default: `[]`.
-    #[serde(rename = "excludePatterns")]
+    #[toolseal(
+        rename = "excludePatterns",
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::std::vec::Vec<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "[]")}
+    )]
     pub exclude_patterns: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `directory_tree` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DirectoryTreeOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// `EditFileEditsItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct EditFileEditsItem {
     /// Text to search for - must match exactly
-    #[serde(rename = "oldText")]
+    #[toolseal(rename = "oldText")]
     pub old_text: String,
     /// Text to replace with
-    #[serde(rename = "newText")]
+    #[toolseal(rename = "newText")]
     pub new_text: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `edit_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct EditFileArgs {
     /// The `path` key.
     pub path: String,
@@ -60,58 +61,51 @@ pub struct EditFileArgs {
     /// Preview changes using git-style diff format
     ///
     /// Default: `false`.
-    #[serde(rename = "dryRun")]
+    #[toolseal(rename = "dryRun", default = false)]
     pub dry_run: bool,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `edit_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct EditFileOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_file_info` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetFileInfoArgs {
     /// The `path` key.
     pub path: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `get_file_info` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetFileInfoOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `list_allowed_directories` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListAllowedDirectoriesArgs {}
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `list_allowed_directories` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListAllowedDirectoriesOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `list_directory` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListDirectoryArgs {
     /// The `path` key.
     pub path: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `list_directory` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListDirectoryOutput {
     /// The `content` key.
     pub content: String,
@@ -120,42 +114,37 @@ pub struct ListDirectoryOutput {
 /// Sort entries by name or size
 ///
 /// Constraints: one of `"name"`, `"size"`. Default: `"name"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum ListDirectoryWithSizesSortBy {
     /// `"name"`
-    #[serde(rename = "name")]
+    #[toolseal(rename = "name")]
     Name,
     /// `"size"`
-    #[serde(rename = "size")]
+    #[toolseal(rename = "size")]
     Size,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `list_directory_with_sizes` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListDirectoryWithSizesArgs {
     /// The `path` key.
     pub path: String,
     /// Sort entries by name or size
     ///
     /// Constraints: one of `"name"`, `"size"`. Default: `"name"`.
-    #[serde(rename = "sortBy")]
+    #[toolseal(rename = "sortBy", default = ListDirectoryWithSizesSortBy::Name)]
     pub sort_by: ListDirectoryWithSizesSortBy,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `list_directory_with_sizes` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListDirectoryWithSizesOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `move_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct MoveFileArgs {
     /// The `source` key.
     pub source: String,
@@ -164,96 +153,86 @@ pub struct MoveFileArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `move_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct MoveFileOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `read_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadFileArgs {
     /// The `path` key.
     pub path: String,
     /// If provided, returns only the last N lines of the file
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub tail: ::core::option::Option<f64>,
     /// If provided, returns only the first N lines of the file
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub head: ::core::option::Option<f64>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `read_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadFileOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `read_media_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadMediaFileArgs {
     /// The `path` key.
     pub path: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"image"`, `"audio"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum ReadMediaFileOutputContentItemObjectType {
     /// `"image"`
-    #[serde(rename = "image")]
+    #[toolseal(rename = "image")]
     Image,
     /// `"audio"`
-    #[serde(rename = "audio")]
+    #[toolseal(rename = "audio")]
     Audio,
 }
 #[allow(dead_code, clippy::all)]
 /// `ReadMediaFileOutputContentItemObject`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct ReadMediaFileOutputContentItemObject {
     /// Constraints: one of `"image"`, `"audio"`.
     pub r#type: ReadMediaFileOutputContentItemObjectType,
     /// The `data` key.
     pub data: String,
     /// The `mimeType` key.
-    #[serde(rename = "mimeType")]
+    #[toolseal(rename = "mimeType")]
     pub mime_type: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: exactly `"resource"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
+#[toolseal(const)]
 pub enum ReadMediaFileOutputContentItemObject2Type {
     /// `"resource"`
-    #[serde(rename = "resource")]
+    #[toolseal(rename = "resource")]
     Resource,
 }
 #[allow(dead_code, clippy::all)]
 /// `ReadMediaFileOutputContentItemObject2Resource`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct ReadMediaFileOutputContentItemObject2Resource {
     /// The `uri` key.
     pub uri: String,
     /// The `mimeType` key.
-    #[serde(rename = "mimeType")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "mimeType")]
     pub mime_type: ::core::option::Option<String>,
     /// The `blob` key.
     pub blob: String,
 }
 #[allow(dead_code, clippy::all)]
 /// `ReadMediaFileOutputContentItemObject2`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct ReadMediaFileOutputContentItemObject2 {
     /// Constraints: exactly `"resource"`.
     pub r#type: ReadMediaFileOutputContentItemObject2Type,
@@ -262,8 +241,8 @@ pub struct ReadMediaFileOutputContentItemObject2 {
 }
 #[allow(dead_code, clippy::all)]
 /// `ReadMediaFileOutputContentItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: object")]
 pub enum ReadMediaFileOutputContentItem {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(ReadMediaFileOutputContentItemObject),
@@ -272,8 +251,7 @@ pub enum ReadMediaFileOutputContentItem {
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `read_media_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadMediaFileOutput {
     /// The `content` key.
     pub content: ::std::vec::Vec<ReadMediaFileOutputContentItem>,
@@ -282,13 +260,12 @@ pub struct ReadMediaFileOutput {
 /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
 ///
 /// Constraints: at least 1 item.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(min_items = 1)]
 pub struct ReadMultipleFilesPaths(::std::vec::Vec<String>);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `read_multiple_files` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadMultipleFilesArgs {
     /// Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.
     ///
@@ -297,59 +274,57 @@ pub struct ReadMultipleFilesArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `read_multiple_files` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadMultipleFilesOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `read_text_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadTextFileArgs {
     /// The `path` key.
     pub path: String,
     /// If provided, returns only the last N lines of the file
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub tail: ::core::option::Option<f64>,
     /// If provided, returns only the first N lines of the file
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub head: ::core::option::Option<f64>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `read_text_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadTextFileOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `search_files` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SearchFilesArgs {
     /// The `path` key.
     pub path: String,
     /// The `pattern` key.
     pub pattern: String,
     /// Default: `[]`.
-    #[serde(rename = "excludePatterns")]
+    #[toolseal(
+        rename = "excludePatterns",
+        default = {static
+        DEFAULT:::std::sync::OnceLock<::std::vec::Vec<String>>= ::std::sync::OnceLock::new(
+
+        );::toolseal::__private::default_value(&DEFAULT, "[]")}
+    )]
     pub exclude_patterns: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `search_files` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SearchFilesOutput {
     /// The `content` key.
     pub content: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `write_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct WriteFileArgs {
     /// The `path` key.
     pub path: String,
@@ -358,8 +333,7 @@ pub struct WriteFileArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `write_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct WriteFileOutput {
     /// The `content` key.
     pub content: String,
@@ -403,240 +377,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__object!(
-        CreateDirectoryArgs, 1 { 0 path : String = "path"[required], } required[0]
-        ["path"], properties None, None,
-        Some("Arguments of the `create_directory` tool.")
-    );
-    ::toolseal::__object!(
-        CreateDirectoryOutput, 1 { 0 content : String = "content"[required], }
-        required[0] ["content"], properties None, None,
-        Some("Structured output of the `create_directory` tool.")
-    );
-    ::toolseal::__object!(
-        DirectoryTreeArgs, 2 { 0 path : String = "path"[required], 1 exclude_patterns :
-        ::std::vec::Vec < String > = "excludePatterns"[default(|| { static DEFAULT :
-        ::std::sync::OnceLock < ::std::vec::Vec < String > > =
-        ::std::sync::OnceLock::new(); rt::default_value(& DEFAULT, "[]") })], }
-        required[0] ["path"], properties None, None,
-        Some("Arguments of the `directory_tree` tool.")
-    );
-    ::toolseal::__object!(
-        DirectoryTreeOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `directory_tree` tool.")
-    );
-    ::toolseal::__object!(
-        EditFileEditsItem, 2 { 0 old_text : String = "oldText"[required], 1 new_text :
-        String = "newText"[required], } required[0, 1] ["oldText", "newText"], properties
-        None, None, None
-    );
-    ::toolseal::__object!(
-        EditFileArgs, 3 { 0 path : String = "path"[required], 1 edits : ::std::vec::Vec <
-        EditFileEditsItem > = "edits"[required], 2 dry_run : bool = "dryRun"[default(||
-        false)], } required[0, 1] ["path", "edits"], properties None, None,
-        Some("Arguments of the `edit_file` tool.")
-    );
-    ::toolseal::__object!(
-        EditFileOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `edit_file` tool.")
-    );
-    ::toolseal::__object!(
-        GetFileInfoArgs, 1 { 0 path : String = "path"[required], } required[0] ["path"],
-        properties None, None, Some("Arguments of the `get_file_info` tool.")
-    );
-    ::toolseal::__object!(
-        GetFileInfoOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `get_file_info` tool.")
-    );
-    impl rt::FromJson for ListAllowedDirectoriesArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ListAllowedDirectoriesArgs);
-    ::toolseal::__json_schema!(
-        ListAllowedDirectoriesArgs, g => rt::object_schema(g, & rt::ObjectSchema {
-        properties : & [], required : & [], additional : rt::AdditionalSchema::Closed,
-        min_properties : None, max_properties : None, description :
-        Some("Arguments of the `list_allowed_directories` tool."), })
-    );
-    ::toolseal::__object!(
-        ListAllowedDirectoriesOutput, 1 { 0 content : String = "content"[required], }
-        required[0] ["content"], properties None, None,
-        Some("Structured output of the `list_allowed_directories` tool.")
-    );
-    ::toolseal::__object!(
-        ListDirectoryArgs, 1 { 0 path : String = "path"[required], } required[0]
-        ["path"], properties None, None, Some("Arguments of the `list_directory` tool.")
-    );
-    ::toolseal::__object!(
-        ListDirectoryOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `list_directory` tool.")
-    );
-    ::toolseal::__string_enum!(
-        ListDirectoryWithSizesSortBy[Name, Size] = rt::StringEnum { values : & ["name",
-        "size"], keyword : rt::Keyword::Enum, expected : "one of \"name\", \"size\"",
-        description : Some("Sort entries by name or size"), }
-    );
-    ::toolseal::__object!(
-        ListDirectoryWithSizesArgs, 2 { 0 path : String = "path"[required], 1 sort_by :
-        ListDirectoryWithSizesSortBy = "sortBy"[default(||
-        ListDirectoryWithSizesSortBy::Name)], } required[0] ["path"], properties None,
-        None, Some("Arguments of the `list_directory_with_sizes` tool.")
-    );
-    ::toolseal::__object!(
-        ListDirectoryWithSizesOutput, 1 { 0 content : String = "content"[required], }
-        required[0] ["content"], properties None, None,
-        Some("Structured output of the `list_directory_with_sizes` tool.")
-    );
-    ::toolseal::__object!(
-        MoveFileArgs, 2 { 0 source : String = "source"[required], 1 destination : String
-        = "destination"[required], } required[0, 1] ["source", "destination"], properties
-        None, None, Some("Arguments of the `move_file` tool.")
-    );
-    ::toolseal::__object!(
-        MoveFileOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `move_file` tool.")
-    );
-    ::toolseal::__object!(
-        ReadFileArgs, 3 { 0 path : String = "path"[required], 1 tail : f64 =
-        "tail"[optional], 2 head : f64 = "head"[optional], } required[0] ["path"],
-        properties None, None, Some("Arguments of the `read_file` tool.")
-    );
-    ::toolseal::__object!(
-        ReadFileOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `read_file` tool.")
-    );
-    ::toolseal::__object!(
-        ReadMediaFileArgs, 1 { 0 path : String = "path"[required], } required[0]
-        ["path"], properties None, None, Some("Arguments of the `read_media_file` tool.")
-    );
-    ::toolseal::__string_enum!(
-        ReadMediaFileOutputContentItemObjectType[Image, Audio] = rt::StringEnum { values
-        : & ["image", "audio"], keyword : rt::Keyword::Enum, expected :
-        "one of \"image\", \"audio\"", description : None, }
-    );
-    ::toolseal::__object!(
-        ReadMediaFileOutputContentItemObject, 3 { 0 r#type :
-        ReadMediaFileOutputContentItemObjectType = "type"[required], 1 data : String =
-        "data"[required], 2 mime_type : String = "mimeType"[required], } required[0, 1,
-        2] ["type", "data", "mimeType"], properties None, None, None
-    );
-    ::toolseal::__string_enum!(
-        ReadMediaFileOutputContentItemObject2Type[Resource] = rt::StringEnum { values : &
-        ["resource"], keyword : rt::Keyword::Const, expected : "the value \"resource\"",
-        description : None, }
-    );
-    ::toolseal::__object!(
-        ReadMediaFileOutputContentItemObject2Resource, 3 { 0 uri : String =
-        "uri"[required], 1 mime_type : String = "mimeType"[optional], 2 blob : String =
-        "blob"[required], } required[0, 2] ["uri", "blob"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        ReadMediaFileOutputContentItemObject2, 2 { 0 r#type :
-        ReadMediaFileOutputContentItemObject2Type = "type"[required], 1 resource :
-        ReadMediaFileOutputContentItemObject2Resource = "resource"[required], }
-        required[0, 1] ["type", "resource"], properties None, None, None
-    );
-    impl rt::FromJson for ReadMediaFileOutputContentItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: object",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadMediaFileOutputContentItem);
-    ::toolseal::__json_schema!(
-        ReadMediaFileOutputContentItem, g => rt::union_schema(g, "anyOf", &
-        [rt::subschema:: < ReadMediaFileOutputContentItemObject >, rt::subschema:: <
-        ReadMediaFileOutputContentItemObject2 >], None)
-    );
-    ::toolseal::__object!(
-        ReadMediaFileOutput, 1 { 0 content : ::std::vec::Vec <
-        ReadMediaFileOutputContentItem > = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `read_media_file` tool.")
-    );
-    ::toolseal::__value_type!(
-        ReadMultipleFilesPaths(::std::vec::Vec < String >), rt::ArrayType < String > =
-        rt::ArrayType::new().min_items(1)
-        .description("Array of file paths to read. Each path must be a string pointing to a valid file within allowed directories.")
-    );
-    ::toolseal::__object!(
-        ReadMultipleFilesArgs, 1 { 0 paths : ReadMultipleFilesPaths = "paths"[required],
-        } required[0] ["paths"], properties None, None,
-        Some("Arguments of the `read_multiple_files` tool.")
-    );
-    ::toolseal::__object!(
-        ReadMultipleFilesOutput, 1 { 0 content : String = "content"[required], }
-        required[0] ["content"], properties None, None,
-        Some("Structured output of the `read_multiple_files` tool.")
-    );
-    ::toolseal::__object!(
-        ReadTextFileArgs, 3 { 0 path : String = "path"[required], 1 tail : f64 =
-        "tail"[optional], 2 head : f64 = "head"[optional], } required[0] ["path"],
-        properties None, None, Some("Arguments of the `read_text_file` tool.")
-    );
-    ::toolseal::__object!(
-        ReadTextFileOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `read_text_file` tool.")
-    );
-    ::toolseal::__object!(
-        SearchFilesArgs, 3 { 0 path : String = "path"[required], 1 pattern : String =
-        "pattern"[required], 2 exclude_patterns : ::std::vec::Vec < String > =
-        "excludePatterns"[default(|| { static DEFAULT : ::std::sync::OnceLock <
-        ::std::vec::Vec < String > > = ::std::sync::OnceLock::new(); rt::default_value(&
-        DEFAULT, "[]") })], } required[0, 1] ["path", "pattern"], properties None, None,
-        Some("Arguments of the `search_files` tool.")
-    );
-    ::toolseal::__object!(
-        SearchFilesOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `search_files` tool.")
-    );
-    ::toolseal::__object!(
-        WriteFileArgs, 2 { 0 path : String = "path"[required], 1 content : String =
-        "content"[required], } required[0, 1] ["path", "content"], properties None, None,
-        Some("Arguments of the `write_file` tool.")
-    );
-    ::toolseal::__object!(
-        WriteFileOutput, 1 { 0 content : String = "content"[required], } required[0]
-        ["content"], properties None, None,
-        Some("Structured output of the `write_file` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -3,8 +3,7 @@
 
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `add_issue_comment` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct AddIssueCommentArgs {
     /// The `owner` key.
     pub owner: String,
@@ -17,8 +16,7 @@ pub struct AddIssueCommentArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_branch` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateBranchArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -27,13 +25,11 @@ pub struct CreateBranchArgs {
     /// Name for the new branch
     pub branch: String,
     /// Optional: source branch to create from (defaults to the repository's default branch)
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub from_branch: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_issue` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateIssueArgs {
     /// The `owner` key.
     pub owner: String,
@@ -42,22 +38,17 @@ pub struct CreateIssueArgs {
     /// The `title` key.
     pub title: String,
     /// The `body` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub body: ::core::option::Option<String>,
     /// The `assignees` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub assignees: ::core::option::Option<::std::vec::Vec<String>>,
     /// The `milestone` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub milestone: ::core::option::Option<f64>,
     /// The `labels` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<::std::vec::Vec<String>>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_or_update_file` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateOrUpdateFileArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -72,13 +63,11 @@ pub struct CreateOrUpdateFileArgs {
     /// Branch to create/update the file in
     pub branch: String,
     /// SHA of the file being replaced (required when updating existing files)
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sha: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_pull_request` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreatePullRequestArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -87,41 +76,36 @@ pub struct CreatePullRequestArgs {
     /// Pull request title
     pub title: String,
     /// Pull request body/description
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub body: ::core::option::Option<String>,
     /// The name of the branch where your changes are implemented
     pub head: String,
     /// The name of the branch you want the changes pulled into
     pub base: String,
     /// Whether to create the pull request as a draft
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub draft: ::core::option::Option<bool>,
     /// Whether maintainers can modify the pull request
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub maintainer_can_modify: ::core::option::Option<bool>,
 }
 #[allow(dead_code, clippy::all)]
 /// The review action to perform
 ///
 /// Constraints: one of `"APPROVE"`, `"REQUEST_CHANGES"`, `"COMMENT"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum CreatePullRequestReviewEvent {
     /// `"APPROVE"`
-    #[serde(rename = "APPROVE")]
+    #[toolseal(rename = "APPROVE")]
     Approve,
     /// `"REQUEST_CHANGES"`
-    #[serde(rename = "REQUEST_CHANGES")]
+    #[toolseal(rename = "REQUEST_CHANGES")]
     RequestChanges,
     /// `"COMMENT"`
-    #[serde(rename = "COMMENT")]
+    #[toolseal(rename = "COMMENT")]
     Comment,
 }
 #[allow(dead_code, clippy::all)]
 /// `CreatePullRequestReviewCommentsItemObject`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct CreatePullRequestReviewCommentsItemObject {
     /// The relative path to the file being commented on
     pub path: String,
@@ -132,8 +116,8 @@ pub struct CreatePullRequestReviewCommentsItemObject {
 }
 #[allow(dead_code, clippy::all)]
 /// `CreatePullRequestReviewCommentsItemObject2`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct CreatePullRequestReviewCommentsItemObject2 {
     /// The relative path to the file being commented on
     pub path: String,
@@ -144,8 +128,8 @@ pub struct CreatePullRequestReviewCommentsItemObject2 {
 }
 #[allow(dead_code, clippy::all)]
 /// `CreatePullRequestReviewCommentsItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed, expected = "one of: object")]
 pub enum CreatePullRequestReviewCommentsItem {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Object(CreatePullRequestReviewCommentsItemObject),
@@ -154,8 +138,7 @@ pub enum CreatePullRequestReviewCommentsItem {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_pull_request_review` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreatePullRequestReviewArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -164,7 +147,6 @@ pub struct CreatePullRequestReviewArgs {
     /// Pull request number
     pub pull_number: f64,
     /// The SHA of the commit that needs a review
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub commit_id: ::core::option::Option<String>,
     /// The body text of the review
     pub body: String,
@@ -173,46 +155,38 @@ pub struct CreatePullRequestReviewArgs {
     /// Constraints: one of `"APPROVE"`, `"REQUEST_CHANGES"`, `"COMMENT"`.
     pub event: CreatePullRequestReviewEvent,
     /// Comments to post as part of the review (specify either position or line, not both)
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub comments: ::core::option::Option<
         ::std::vec::Vec<CreatePullRequestReviewCommentsItem>,
     >,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_repository` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateRepositoryArgs {
     /// Repository name
     pub name: String,
     /// Repository description
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub description: ::core::option::Option<String>,
     /// Whether the repository should be private
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub private: ::core::option::Option<bool>,
     /// Initialize with README.md
-    #[serde(rename = "autoInit")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "autoInit")]
     pub auto_init: ::core::option::Option<bool>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `fork_repository` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ForkRepositoryArgs {
     /// Repository owner (username or organization)
     pub owner: String,
     /// Repository name
     pub repo: String,
     /// Optional: organization to fork to (defaults to your personal account)
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub organization: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_file_contents` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetFileContentsArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -221,13 +195,11 @@ pub struct GetFileContentsArgs {
     /// Path to the file or directory
     pub path: String,
     /// Branch to get contents from
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub branch: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_issue` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetIssueArgs {
     /// The `owner` key.
     pub owner: String,
@@ -238,8 +210,7 @@ pub struct GetIssueArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_pull_request` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetPullRequestArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -250,8 +221,7 @@ pub struct GetPullRequestArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_pull_request_comments` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetPullRequestCommentsArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -262,8 +232,7 @@ pub struct GetPullRequestCommentsArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_pull_request_files` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetPullRequestFilesArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -274,8 +243,7 @@ pub struct GetPullRequestFilesArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_pull_request_reviews` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetPullRequestReviewsArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -286,8 +254,7 @@ pub struct GetPullRequestReviewsArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `get_pull_request_status` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct GetPullRequestStatusArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -298,158 +265,133 @@ pub struct GetPullRequestStatusArgs {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `list_commits` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListCommitsArgs {
     /// The `owner` key.
     pub owner: String,
     /// The `repo` key.
     pub repo: String,
     /// The `sha` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sha: ::core::option::Option<String>,
     /// The `page` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<f64>,
     /// The `perPage` key.
-    #[serde(rename = "perPage")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "perPage")]
     pub per_page: ::core::option::Option<f64>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"asc"`, `"desc"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum ListIssuesDirection {
     /// `"asc"`
-    #[serde(rename = "asc")]
+    #[toolseal(rename = "asc")]
     Asc,
     /// `"desc"`
-    #[serde(rename = "desc")]
+    #[toolseal(rename = "desc")]
     Desc,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"created"`, `"updated"`, `"comments"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum ListIssuesSort {
     /// `"created"`
-    #[serde(rename = "created")]
+    #[toolseal(rename = "created")]
     Created,
     /// `"updated"`
-    #[serde(rename = "updated")]
+    #[toolseal(rename = "updated")]
     Updated,
     /// `"comments"`
-    #[serde(rename = "comments")]
+    #[toolseal(rename = "comments")]
     Comments,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"open"`, `"closed"`, `"all"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum ListIssuesState {
     /// `"open"`
-    #[serde(rename = "open")]
+    #[toolseal(rename = "open")]
     Open,
     /// `"closed"`
-    #[serde(rename = "closed")]
+    #[toolseal(rename = "closed")]
     Closed,
     /// `"all"`
-    #[serde(rename = "all")]
+    #[toolseal(rename = "all")]
     All,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `list_issues` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListIssuesArgs {
     /// The `owner` key.
     pub owner: String,
     /// The `repo` key.
     pub repo: String,
     /// Constraints: one of `"asc"`, `"desc"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub direction: ::core::option::Option<ListIssuesDirection>,
     /// The `labels` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<::std::vec::Vec<String>>,
     /// The `page` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<f64>,
     /// The `per_page` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<f64>,
     /// The `since` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub since: ::core::option::Option<String>,
     /// Constraints: one of `"created"`, `"updated"`, `"comments"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sort: ::core::option::Option<ListIssuesSort>,
     /// Constraints: one of `"open"`, `"closed"`, `"all"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub state: ::core::option::Option<ListIssuesState>,
 }
 #[allow(dead_code, clippy::all)]
 /// State of the pull requests to return
 ///
 /// Constraints: one of `"open"`, `"closed"`, `"all"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum ListPullRequestsState {
     /// `"open"`
-    #[serde(rename = "open")]
+    #[toolseal(rename = "open")]
     Open,
     /// `"closed"`
-    #[serde(rename = "closed")]
+    #[toolseal(rename = "closed")]
     Closed,
     /// `"all"`
-    #[serde(rename = "all")]
+    #[toolseal(rename = "all")]
     All,
 }
 #[allow(dead_code, clippy::all)]
 /// What to sort results by
 ///
 /// Constraints: one of `"created"`, `"updated"`, `"popularity"`, `"long-running"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum ListPullRequestsSort {
     /// `"created"`
-    #[serde(rename = "created")]
+    #[toolseal(rename = "created")]
     Created,
     /// `"updated"`
-    #[serde(rename = "updated")]
+    #[toolseal(rename = "updated")]
     Updated,
     /// `"popularity"`
-    #[serde(rename = "popularity")]
+    #[toolseal(rename = "popularity")]
     Popularity,
     /// `"long-running"`
-    #[serde(rename = "long-running")]
+    #[toolseal(rename = "long-running")]
     LongRunning,
 }
 #[allow(dead_code, clippy::all)]
 /// The direction of the sort
 ///
 /// Constraints: one of `"asc"`, `"desc"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum ListPullRequestsDirection {
     /// `"asc"`
-    #[serde(rename = "asc")]
+    #[toolseal(rename = "asc")]
     Asc,
     /// `"desc"`
-    #[serde(rename = "desc")]
+    #[toolseal(rename = "desc")]
     Desc,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `list_pull_requests` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ListPullRequestsArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -458,53 +400,43 @@ pub struct ListPullRequestsArgs {
     /// State of the pull requests to return
     ///
     /// Constraints: one of `"open"`, `"closed"`, `"all"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub state: ::core::option::Option<ListPullRequestsState>,
     /// Filter by head user or head organization and branch name
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub head: ::core::option::Option<String>,
     /// Filter by base branch name
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub base: ::core::option::Option<String>,
     /// What to sort results by
     ///
     /// Constraints: one of `"created"`, `"updated"`, `"popularity"`, `"long-running"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sort: ::core::option::Option<ListPullRequestsSort>,
     /// The direction of the sort
     ///
     /// Constraints: one of `"asc"`, `"desc"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub direction: ::core::option::Option<ListPullRequestsDirection>,
     /// Results per page (max 100)
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<f64>,
     /// Page number of the results
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<f64>,
 }
 #[allow(dead_code, clippy::all)]
 /// Merge method to use
 ///
 /// Constraints: one of `"merge"`, `"squash"`, `"rebase"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum MergePullRequestMergeMethod {
     /// `"merge"`
-    #[serde(rename = "merge")]
+    #[toolseal(rename = "merge")]
     Merge,
     /// `"squash"`
-    #[serde(rename = "squash")]
+    #[toolseal(rename = "squash")]
     Squash,
     /// `"rebase"`
-    #[serde(rename = "rebase")]
+    #[toolseal(rename = "rebase")]
     Rebase,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `merge_pull_request` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct MergePullRequestArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -513,21 +445,18 @@ pub struct MergePullRequestArgs {
     /// Pull request number
     pub pull_number: f64,
     /// Title for the automatic commit message
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub commit_title: ::core::option::Option<String>,
     /// Extra detail to append to automatic commit message
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub commit_message: ::core::option::Option<String>,
     /// Merge method to use
     ///
     /// Constraints: one of `"merge"`, `"squash"`, `"rebase"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub merge_method: ::core::option::Option<MergePullRequestMergeMethod>,
 }
 #[allow(dead_code, clippy::all)]
 /// `PushFilesFilesItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct PushFilesFilesItem {
     /// The `path` key.
     pub path: String,
@@ -536,8 +465,7 @@ pub struct PushFilesFilesItem {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `push_files` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct PushFilesArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -555,29 +483,25 @@ pub struct PushFilesArgs {
 pub type SearchCodeOrder = ListIssuesDirection;
 #[allow(dead_code, clippy::all)]
 /// Constraints: `value >= 1`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0)]
 pub struct SearchCodePage(f64);
 #[allow(dead_code, clippy::all)]
 /// Constraints: `1 <= value <= 100`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 100.0)]
 pub struct SearchCodePerPage(f64);
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `search_code` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SearchCodeArgs {
     /// The `q` key.
     pub q: String,
     /// Constraints: one of `"asc"`, `"desc"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub order: ::core::option::Option<SearchCodeOrder>,
     /// Constraints: `value >= 1`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<SearchCodePage>,
     /// Constraints: `1 <= value <= 100`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<SearchCodePerPage>,
 }
 #[allow(dead_code, clippy::all)]
@@ -591,77 +515,67 @@ pub type SearchIssuesPage = SearchCodePage;
 pub type SearchIssuesPerPage = SearchCodePerPage;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"comments"`, `"reactions"`, `"reactions-+1"`, `"reactions--1"`, `"reactions-smile"`, `"reactions-thinking_face"`, `"reactions-heart"`, `"reactions-tada"`, `"interactions"`, `"created"`, `"updated"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum SearchIssuesSort {
     /// `"comments"`
-    #[serde(rename = "comments")]
+    #[toolseal(rename = "comments")]
     Comments,
     /// `"reactions"`
-    #[serde(rename = "reactions")]
+    #[toolseal(rename = "reactions")]
     Reactions,
     /// `"reactions-+1"`
-    #[serde(rename = "reactions-+1")]
+    #[toolseal(rename = "reactions-+1")]
     Reactions1,
     /// `"reactions--1"`
-    #[serde(rename = "reactions--1")]
+    #[toolseal(rename = "reactions--1")]
     Reactions1_2,
     /// `"reactions-smile"`
-    #[serde(rename = "reactions-smile")]
+    #[toolseal(rename = "reactions-smile")]
     ReactionsSmile,
     /// `"reactions-thinking_face"`
-    #[serde(rename = "reactions-thinking_face")]
+    #[toolseal(rename = "reactions-thinking_face")]
     ReactionsThinkingFace,
     /// `"reactions-heart"`
-    #[serde(rename = "reactions-heart")]
+    #[toolseal(rename = "reactions-heart")]
     ReactionsHeart,
     /// `"reactions-tada"`
-    #[serde(rename = "reactions-tada")]
+    #[toolseal(rename = "reactions-tada")]
     ReactionsTada,
     /// `"interactions"`
-    #[serde(rename = "interactions")]
+    #[toolseal(rename = "interactions")]
     Interactions,
     /// `"created"`
-    #[serde(rename = "created")]
+    #[toolseal(rename = "created")]
     Created,
     /// `"updated"`
-    #[serde(rename = "updated")]
+    #[toolseal(rename = "updated")]
     Updated,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `search_issues` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SearchIssuesArgs {
     /// The `q` key.
     pub q: String,
     /// Constraints: one of `"asc"`, `"desc"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub order: ::core::option::Option<SearchIssuesOrder>,
     /// Constraints: `value >= 1`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<SearchIssuesPage>,
     /// Constraints: `1 <= value <= 100`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<SearchIssuesPerPage>,
     /// Constraints: one of `"comments"`, `"reactions"`, `"reactions-+1"`, `"reactions--1"`, `"reactions-smile"`, `"reactions-thinking_face"`, `"reactions-heart"`, `"reactions-tada"`, `"interactions"`, `"created"`, `"updated"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sort: ::core::option::Option<SearchIssuesSort>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `search_repositories` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SearchRepositoriesArgs {
     /// Search query (see GitHub search syntax)
     pub query: String,
     /// Page number for pagination (default: 1)
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<f64>,
     /// Number of results per page (default: 30, max: 100)
-    #[serde(rename = "perPage")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "perPage")]
     pub per_page: ::core::option::Option<f64>,
 }
 #[allow(dead_code, clippy::all)]
@@ -675,57 +589,47 @@ pub type SearchUsersPage = SearchCodePage;
 pub type SearchUsersPerPage = SearchCodePerPage;
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"followers"`, `"repositories"`, `"joined"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum SearchUsersSort {
     /// `"followers"`
-    #[serde(rename = "followers")]
+    #[toolseal(rename = "followers")]
     Followers,
     /// `"repositories"`
-    #[serde(rename = "repositories")]
+    #[toolseal(rename = "repositories")]
     Repositories,
     /// `"joined"`
-    #[serde(rename = "joined")]
+    #[toolseal(rename = "joined")]
     Joined,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `search_users` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SearchUsersArgs {
     /// The `q` key.
     pub q: String,
     /// Constraints: one of `"asc"`, `"desc"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub order: ::core::option::Option<SearchUsersOrder>,
     /// Constraints: `value >= 1`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub page: ::core::option::Option<SearchUsersPage>,
     /// Constraints: `1 <= value <= 100`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub per_page: ::core::option::Option<SearchUsersPerPage>,
     /// Constraints: one of `"followers"`, `"repositories"`, `"joined"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub sort: ::core::option::Option<SearchUsersSort>,
 }
 #[allow(dead_code, clippy::all)]
 /// Constraints: one of `"open"`, `"closed"`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[derive(::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ::toolseal::Args)]
 pub enum UpdateIssueState {
     /// `"open"`
-    #[serde(rename = "open")]
+    #[toolseal(rename = "open")]
     Open,
     /// `"closed"`
-    #[serde(rename = "closed")]
+    #[toolseal(rename = "closed")]
     Closed,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `update_issue` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct UpdateIssueArgs {
     /// The `owner` key.
     pub owner: String,
@@ -734,28 +638,21 @@ pub struct UpdateIssueArgs {
     /// The `issue_number` key.
     pub issue_number: f64,
     /// The `title` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub title: ::core::option::Option<String>,
     /// The `body` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub body: ::core::option::Option<String>,
     /// The `assignees` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub assignees: ::core::option::Option<::std::vec::Vec<String>>,
     /// The `milestone` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub milestone: ::core::option::Option<f64>,
     /// The `labels` key.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub labels: ::core::option::Option<::std::vec::Vec<String>>,
     /// Constraints: one of `"open"`, `"closed"`.
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub state: ::core::option::Option<UpdateIssueState>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `update_pull_request_branch` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct UpdatePullRequestBranchArgs {
     /// Repository owner (username or organization)
     pub owner: String,
@@ -764,7 +661,6 @@ pub struct UpdatePullRequestBranchArgs {
     /// Pull request number
     pub pull_number: f64,
     /// The expected SHA of the pull request's HEAD ref
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
     pub expected_head_sha: ::core::option::Option<String>,
 }
 #[allow(dead_code, clippy::all)]
@@ -830,308 +726,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__object!(
-        AddIssueCommentArgs, 4 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 issue_number : f64 = "issue_number"[required], 3 body :
-        String = "body"[required], } required[0, 1, 2, 3] ["owner", "repo",
-        "issue_number", "body"], properties None, None,
-        Some("Arguments of the `add_issue_comment` tool.")
-    );
-    ::toolseal::__object!(
-        CreateBranchArgs, 4 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 branch : String = "branch"[required], 3 from_branch : String
-        = "from_branch"[optional], } required[0, 1, 2] ["owner", "repo", "branch"],
-        properties None, None, Some("Arguments of the `create_branch` tool.")
-    );
-    ::toolseal::__object!(
-        CreateIssueArgs, 7 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 title : String = "title"[required], 3 body : String =
-        "body"[optional], 4 assignees : ::std::vec::Vec < String > =
-        "assignees"[optional], 5 milestone : f64 = "milestone"[optional], 6 labels :
-        ::std::vec::Vec < String > = "labels"[optional], } required[0, 1, 2] ["owner",
-        "repo", "title"], properties None, None,
-        Some("Arguments of the `create_issue` tool.")
-    );
-    ::toolseal::__object!(
-        CreateOrUpdateFileArgs, 7 { 0 owner : String = "owner"[required], 1 repo : String
-        = "repo"[required], 2 path : String = "path"[required], 3 content : String =
-        "content"[required], 4 message : String = "message"[required], 5 branch : String
-        = "branch"[required], 6 sha : String = "sha"[optional], } required[0, 1, 2, 3, 4,
-        5] ["owner", "repo", "path", "content", "message", "branch"], properties None,
-        None, Some("Arguments of the `create_or_update_file` tool.")
-    );
-    ::toolseal::__object!(
-        CreatePullRequestArgs, 8 { 0 owner : String = "owner"[required], 1 repo : String
-        = "repo"[required], 2 title : String = "title"[required], 3 body : String =
-        "body"[optional], 4 head : String = "head"[required], 5 base : String =
-        "base"[required], 6 draft : bool = "draft"[optional], 7 maintainer_can_modify :
-        bool = "maintainer_can_modify"[optional], } required[0, 1, 2, 4, 5] ["owner",
-        "repo", "title", "head", "base"], properties None, None,
-        Some("Arguments of the `create_pull_request` tool.")
-    );
-    ::toolseal::__string_enum!(
-        CreatePullRequestReviewEvent[Approve, RequestChanges, Comment] = rt::StringEnum {
-        values : & ["APPROVE", "REQUEST_CHANGES", "COMMENT"], keyword :
-        rt::Keyword::Enum, expected :
-        "one of \"APPROVE\", \"REQUEST_CHANGES\", \"COMMENT\"", description :
-        Some("The review action to perform"), }
-    );
-    ::toolseal::__object!(
-        CreatePullRequestReviewCommentsItemObject, 3 { 0 path : String =
-        "path"[required], 1 position : f64 = "position"[required], 2 body : String =
-        "body"[required], } required[0, 1, 2] ["path", "position", "body"], properties
-        None, None, None
-    );
-    ::toolseal::__object!(
-        CreatePullRequestReviewCommentsItemObject2, 3 { 0 path : String =
-        "path"[required], 1 line : f64 = "line"[required], 2 body : String =
-        "body"[required], } required[0, 1, 2] ["path", "line", "body"], properties None,
-        None, None
-    );
-    impl rt::FromJson for CreatePullRequestReviewCommentsItem {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: object",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Object2),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(CreatePullRequestReviewCommentsItem);
-    ::toolseal::__json_schema!(
-        CreatePullRequestReviewCommentsItem, g => rt::union_schema(g, "anyOf", &
-        [rt::subschema:: < CreatePullRequestReviewCommentsItemObject >, rt::subschema:: <
-        CreatePullRequestReviewCommentsItemObject2 >], None)
-    );
-    ::toolseal::__object!(
-        CreatePullRequestReviewArgs, 7 { 0 owner : String = "owner"[required], 1 repo :
-        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], 3
-        commit_id : String = "commit_id"[optional], 4 body : String = "body"[required], 5
-        event : CreatePullRequestReviewEvent = "event"[required], 6 comments :
-        ::std::vec::Vec < CreatePullRequestReviewCommentsItem > = "comments"[optional], }
-        required[0, 1, 2, 4, 5] ["owner", "repo", "pull_number", "body", "event"],
-        properties None, None,
-        Some("Arguments of the `create_pull_request_review` tool.")
-    );
-    ::toolseal::__object!(
-        CreateRepositoryArgs, 4 { 0 name : String = "name"[required], 1 description :
-        String = "description"[optional], 2 private : bool = "private"[optional], 3
-        auto_init : bool = "autoInit"[optional], } required[0] ["name"], properties None,
-        None, Some("Arguments of the `create_repository` tool.")
-    );
-    ::toolseal::__object!(
-        ForkRepositoryArgs, 3 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 organization : String = "organization"[optional], }
-        required[0, 1] ["owner", "repo"], properties None, None,
-        Some("Arguments of the `fork_repository` tool.")
-    );
-    ::toolseal::__object!(
-        GetFileContentsArgs, 4 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 path : String = "path"[required], 3 branch : String =
-        "branch"[optional], } required[0, 1, 2] ["owner", "repo", "path"], properties
-        None, None, Some("Arguments of the `get_file_contents` tool.")
-    );
-    ::toolseal::__object!(
-        GetIssueArgs, 3 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 issue_number : f64 = "issue_number"[required], } required[0,
-        1, 2] ["owner", "repo", "issue_number"], properties None, None,
-        Some("Arguments of the `get_issue` tool.")
-    );
-    ::toolseal::__object!(
-        GetPullRequestArgs, 3 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 pull_number : f64 = "pull_number"[required], } required[0, 1,
-        2] ["owner", "repo", "pull_number"], properties None, None,
-        Some("Arguments of the `get_pull_request` tool.")
-    );
-    ::toolseal::__object!(
-        GetPullRequestCommentsArgs, 3 { 0 owner : String = "owner"[required], 1 repo :
-        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], }
-        required[0, 1, 2] ["owner", "repo", "pull_number"], properties None, None,
-        Some("Arguments of the `get_pull_request_comments` tool.")
-    );
-    ::toolseal::__object!(
-        GetPullRequestFilesArgs, 3 { 0 owner : String = "owner"[required], 1 repo :
-        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], }
-        required[0, 1, 2] ["owner", "repo", "pull_number"], properties None, None,
-        Some("Arguments of the `get_pull_request_files` tool.")
-    );
-    ::toolseal::__object!(
-        GetPullRequestReviewsArgs, 3 { 0 owner : String = "owner"[required], 1 repo :
-        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], }
-        required[0, 1, 2] ["owner", "repo", "pull_number"], properties None, None,
-        Some("Arguments of the `get_pull_request_reviews` tool.")
-    );
-    ::toolseal::__object!(
-        GetPullRequestStatusArgs, 3 { 0 owner : String = "owner"[required], 1 repo :
-        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], }
-        required[0, 1, 2] ["owner", "repo", "pull_number"], properties None, None,
-        Some("Arguments of the `get_pull_request_status` tool.")
-    );
-    ::toolseal::__object!(
-        ListCommitsArgs, 5 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 sha : String = "sha"[optional], 3 page : f64 =
-        "page"[optional], 4 per_page : f64 = "perPage"[optional], } required[0, 1]
-        ["owner", "repo"], properties None, None,
-        Some("Arguments of the `list_commits` tool.")
-    );
-    ::toolseal::__string_enum!(
-        ListIssuesDirection[Asc, Desc] = rt::StringEnum { values : & ["asc", "desc"],
-        keyword : rt::Keyword::Enum, expected : "one of \"asc\", \"desc\"", description :
-        None, }
-    );
-    ::toolseal::__string_enum!(
-        ListIssuesSort[Created, Updated, Comments] = rt::StringEnum { values : &
-        ["created", "updated", "comments"], keyword : rt::Keyword::Enum, expected :
-        "one of \"created\", \"updated\", \"comments\"", description : None, }
-    );
-    ::toolseal::__string_enum!(
-        ListIssuesState[Open, Closed, All] = rt::StringEnum { values : & ["open",
-        "closed", "all"], keyword : rt::Keyword::Enum, expected :
-        "one of \"open\", \"closed\", \"all\"", description : None, }
-    );
-    ::toolseal::__object!(
-        ListIssuesArgs, 9 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 direction : ListIssuesDirection = "direction"[optional], 3
-        labels : ::std::vec::Vec < String > = "labels"[optional], 4 page : f64 =
-        "page"[optional], 5 per_page : f64 = "per_page"[optional], 6 since : String =
-        "since"[optional], 7 sort : ListIssuesSort = "sort"[optional], 8 state :
-        ListIssuesState = "state"[optional], } required[0, 1] ["owner", "repo"],
-        properties None, None, Some("Arguments of the `list_issues` tool.")
-    );
-    ::toolseal::__string_enum!(
-        ListPullRequestsState[Open, Closed, All] = rt::StringEnum { values : & ["open",
-        "closed", "all"], keyword : rt::Keyword::Enum, expected :
-        "one of \"open\", \"closed\", \"all\"", description :
-        Some("State of the pull requests to return"), }
-    );
-    ::toolseal::__string_enum!(
-        ListPullRequestsSort[Created, Updated, Popularity, LongRunning] = rt::StringEnum
-        { values : & ["created", "updated", "popularity", "long-running"], keyword :
-        rt::Keyword::Enum, expected :
-        "one of \"created\", \"updated\", \"popularity\", \"long-running\"", description
-        : Some("What to sort results by"), }
-    );
-    ::toolseal::__string_enum!(
-        ListPullRequestsDirection[Asc, Desc] = rt::StringEnum { values : & ["asc",
-        "desc"], keyword : rt::Keyword::Enum, expected : "one of \"asc\", \"desc\"",
-        description : Some("The direction of the sort"), }
-    );
-    ::toolseal::__object!(
-        ListPullRequestsArgs, 9 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 state : ListPullRequestsState = "state"[optional], 3 head :
-        String = "head"[optional], 4 base : String = "base"[optional], 5 sort :
-        ListPullRequestsSort = "sort"[optional], 6 direction : ListPullRequestsDirection
-        = "direction"[optional], 7 per_page : f64 = "per_page"[optional], 8 page : f64 =
-        "page"[optional], } required[0, 1] ["owner", "repo"], properties None, None,
-        Some("Arguments of the `list_pull_requests` tool.")
-    );
-    ::toolseal::__string_enum!(
-        MergePullRequestMergeMethod[Merge, Squash, Rebase] = rt::StringEnum { values : &
-        ["merge", "squash", "rebase"], keyword : rt::Keyword::Enum, expected :
-        "one of \"merge\", \"squash\", \"rebase\"", description :
-        Some("Merge method to use"), }
-    );
-    ::toolseal::__object!(
-        MergePullRequestArgs, 6 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 pull_number : f64 = "pull_number"[required], 3 commit_title :
-        String = "commit_title"[optional], 4 commit_message : String =
-        "commit_message"[optional], 5 merge_method : MergePullRequestMergeMethod =
-        "merge_method"[optional], } required[0, 1, 2] ["owner", "repo", "pull_number"],
-        properties None, None, Some("Arguments of the `merge_pull_request` tool.")
-    );
-    ::toolseal::__object!(
-        PushFilesFilesItem, 2 { 0 path : String = "path"[required], 1 content : String =
-        "content"[required], } required[0, 1] ["path", "content"], properties None, None,
-        None
-    );
-    ::toolseal::__object!(
-        PushFilesArgs, 5 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 branch : String = "branch"[required], 3 files :
-        ::std::vec::Vec < PushFilesFilesItem > = "files"[required], 4 message : String =
-        "message"[required], } required[0, 1, 2, 3, 4] ["owner", "repo", "branch",
-        "files", "message"], properties None, None,
-        Some("Arguments of the `push_files` tool.")
-    );
-    ::toolseal::__value_type!(
-        SearchCodePage(f64), rt::NumberType < f64 > = rt::NumberType::new().minimum(1.0)
-    );
-    ::toolseal::__value_type!(
-        SearchCodePerPage(f64), rt::NumberType < f64 > = rt::NumberType::new()
-        .minimum(1.0).maximum(100.0)
-    );
-    ::toolseal::__object!(
-        SearchCodeArgs, 4 { 0 q : String = "q"[required], 1 order : SearchCodeOrder =
-        "order"[optional], 2 page : SearchCodePage = "page"[optional], 3 per_page :
-        SearchCodePerPage = "per_page"[optional], } required[0] ["q"], properties None,
-        None, Some("Arguments of the `search_code` tool.")
-    );
-    ::toolseal::__string_enum!(
-        SearchIssuesSort[Comments, Reactions, Reactions1, Reactions1_2, ReactionsSmile,
-        ReactionsThinkingFace, ReactionsHeart, ReactionsTada, Interactions, Created,
-        Updated] = rt::StringEnum { values : & ["comments", "reactions", "reactions-+1",
-        "reactions--1", "reactions-smile", "reactions-thinking_face", "reactions-heart",
-        "reactions-tada", "interactions", "created", "updated"], keyword :
-        rt::Keyword::Enum, expected :
-        "one of \"comments\", \"reactions\", \"reactions-+1\", \"reactions--1\", \"reactions-smile\", \"reactions-thinking_face\", \"reactions-heart\", \"reactions-tada\", … (3 more)",
-        description : None, }
-    );
-    ::toolseal::__object!(
-        SearchIssuesArgs, 5 { 0 q : String = "q"[required], 1 order : SearchIssuesOrder =
-        "order"[optional], 2 page : SearchIssuesPage = "page"[optional], 3 per_page :
-        SearchIssuesPerPage = "per_page"[optional], 4 sort : SearchIssuesSort =
-        "sort"[optional], } required[0] ["q"], properties None, None,
-        Some("Arguments of the `search_issues` tool.")
-    );
-    ::toolseal::__object!(
-        SearchRepositoriesArgs, 3 { 0 query : String = "query"[required], 1 page : f64 =
-        "page"[optional], 2 per_page : f64 = "perPage"[optional], } required[0]
-        ["query"], properties None, None,
-        Some("Arguments of the `search_repositories` tool.")
-    );
-    ::toolseal::__string_enum!(
-        SearchUsersSort[Followers, Repositories, Joined] = rt::StringEnum { values : &
-        ["followers", "repositories", "joined"], keyword : rt::Keyword::Enum, expected :
-        "one of \"followers\", \"repositories\", \"joined\"", description : None, }
-    );
-    ::toolseal::__object!(
-        SearchUsersArgs, 5 { 0 q : String = "q"[required], 1 order : SearchUsersOrder =
-        "order"[optional], 2 page : SearchUsersPage = "page"[optional], 3 per_page :
-        SearchUsersPerPage = "per_page"[optional], 4 sort : SearchUsersSort =
-        "sort"[optional], } required[0] ["q"], properties None, None,
-        Some("Arguments of the `search_users` tool.")
-    );
-    ::toolseal::__string_enum!(
-        UpdateIssueState[Open, Closed] = rt::StringEnum { values : & ["open", "closed"],
-        keyword : rt::Keyword::Enum, expected : "one of \"open\", \"closed\"",
-        description : None, }
-    );
-    ::toolseal::__object!(
-        UpdateIssueArgs, 9 { 0 owner : String = "owner"[required], 1 repo : String =
-        "repo"[required], 2 issue_number : f64 = "issue_number"[required], 3 title :
-        String = "title"[optional], 4 body : String = "body"[optional], 5 assignees :
-        ::std::vec::Vec < String > = "assignees"[optional], 6 milestone : f64 =
-        "milestone"[optional], 7 labels : ::std::vec::Vec < String > =
-        "labels"[optional], 8 state : UpdateIssueState = "state"[optional], } required[0,
-        1, 2] ["owner", "repo", "issue_number"], properties None, None,
-        Some("Arguments of the `update_issue` tool.")
-    );
-    ::toolseal::__object!(
-        UpdatePullRequestBranchArgs, 4 { 0 owner : String = "owner"[required], 1 repo :
-        String = "repo"[required], 2 pull_number : f64 = "pull_number"[required], 3
-        expected_head_sha : String = "expected_head_sha"[optional], } required[0, 1, 2]
-        ["owner", "repo", "pull_number"], properties None, None,
-        Some("Arguments of the `update_pull_request_branch` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

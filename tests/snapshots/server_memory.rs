@@ -3,60 +3,57 @@
 
 #[allow(dead_code, clippy::all)]
 /// `AddObservationsObservationsItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct AddObservationsObservationsItem {
     /// The name of the entity to add the observations to
-    #[serde(rename = "entityName")]
+    #[toolseal(rename = "entityName")]
     pub entity_name: String,
     /// An array of observation contents to add
     pub contents: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `add_observations` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct AddObservationsArgs {
     /// The `observations` key.
     pub observations: ::std::vec::Vec<AddObservationsObservationsItem>,
 }
 #[allow(dead_code, clippy::all)]
 /// `AddObservationsOutputResultsItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct AddObservationsOutputResultsItem {
     /// The `entityName` key.
-    #[serde(rename = "entityName")]
+    #[toolseal(rename = "entityName")]
     pub entity_name: String,
     /// The `addedObservations` key.
-    #[serde(rename = "addedObservations")]
+    #[toolseal(rename = "addedObservations")]
     pub added_observations: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `add_observations` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct AddObservationsOutput {
     /// The `results` key.
     pub results: ::std::vec::Vec<AddObservationsOutputResultsItem>,
 }
 #[allow(dead_code, clippy::all)]
 /// `CreateEntitiesEntitiesItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct CreateEntitiesEntitiesItem {
     /// The name of the entity
     pub name: String,
     /// The type of the entity
-    #[serde(rename = "entityType")]
+    #[toolseal(rename = "entityType")]
     pub entity_type: String,
     /// An array of observation contents associated with the entity
     pub observations: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_entities` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateEntitiesArgs {
     /// The `entities` key.
     pub entities: ::std::vec::Vec<CreateEntitiesEntitiesItem>,
@@ -66,29 +63,27 @@ pub struct CreateEntitiesArgs {
 pub type CreateEntitiesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `create_entities` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateEntitiesOutput {
     /// The `entities` key.
     pub entities: ::std::vec::Vec<CreateEntitiesOutputEntitiesItem>,
 }
 #[allow(dead_code, clippy::all)]
 /// `CreateRelationsRelationsItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct CreateRelationsRelationsItem {
     /// The name of the entity where the relation starts
     pub from: String,
     /// The name of the entity where the relation ends
     pub to: String,
     /// The type of the relation
-    #[serde(rename = "relationType")]
+    #[toolseal(rename = "relationType")]
     pub relation_type: String,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `create_relations` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateRelationsArgs {
     /// The `relations` key.
     pub relations: ::std::vec::Vec<CreateRelationsRelationsItem>,
@@ -98,25 +93,22 @@ pub struct CreateRelationsArgs {
 pub type CreateRelationsOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `create_relations` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct CreateRelationsOutput {
     /// The `relations` key.
     pub relations: ::std::vec::Vec<CreateRelationsOutputRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `delete_entities` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DeleteEntitiesArgs {
     /// An array of entity names to delete
-    #[serde(rename = "entityNames")]
+    #[toolseal(rename = "entityNames")]
     pub entity_names: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `delete_entities` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DeleteEntitiesOutput {
     /// The `success` key.
     pub success: bool,
@@ -125,27 +117,25 @@ pub struct DeleteEntitiesOutput {
 }
 #[allow(dead_code, clippy::all)]
 /// `DeleteObservationsDeletionsItem`: the registry declares this without a description.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(undescribed)]
 pub struct DeleteObservationsDeletionsItem {
     /// The name of the entity containing the observations
-    #[serde(rename = "entityName")]
+    #[toolseal(rename = "entityName")]
     pub entity_name: String,
     /// An array of observations to delete
     pub observations: ::std::vec::Vec<String>,
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `delete_observations` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DeleteObservationsArgs {
     /// The `deletions` key.
     pub deletions: ::std::vec::Vec<DeleteObservationsDeletionsItem>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `delete_observations` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DeleteObservationsOutput {
     /// The `success` key.
     pub success: bool,
@@ -157,16 +147,14 @@ pub struct DeleteObservationsOutput {
 pub type DeleteRelationsRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `delete_relations` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DeleteRelationsArgs {
     /// An array of relations to delete
     pub relations: ::std::vec::Vec<DeleteRelationsRelationsItem>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `delete_relations` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct DeleteRelationsOutput {
     /// The `success` key.
     pub success: bool,
@@ -175,8 +163,7 @@ pub struct DeleteRelationsOutput {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `open_nodes` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct OpenNodesArgs {
     /// An array of entity names to retrieve
     pub names: ::std::vec::Vec<String>,
@@ -189,8 +176,7 @@ pub type OpenNodesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 pub type OpenNodesOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `open_nodes` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct OpenNodesOutput {
     /// The `entities` key.
     pub entities: ::std::vec::Vec<OpenNodesOutputEntitiesItem>,
@@ -199,8 +185,7 @@ pub struct OpenNodesOutput {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `read_graph` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadGraphArgs {}
 #[allow(dead_code, clippy::all)]
 /// The same type as [`CreateEntitiesEntitiesItem`] (same schema, same docs).
@@ -210,8 +195,7 @@ pub type ReadGraphOutputEntitiesItem = CreateEntitiesEntitiesItem;
 pub type ReadGraphOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `read_graph` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct ReadGraphOutput {
     /// The `entities` key.
     pub entities: ::std::vec::Vec<ReadGraphOutputEntitiesItem>,
@@ -220,8 +204,7 @@ pub struct ReadGraphOutput {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `search_nodes` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SearchNodesArgs {
     /// The search query to match against entity names, types, and observation content
     pub query: String,
@@ -234,8 +217,7 @@ pub type SearchNodesOutputEntitiesItem = CreateEntitiesEntitiesItem;
 pub type SearchNodesOutputRelationsItem = CreateRelationsRelationsItem;
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `search_nodes` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SearchNodesOutput {
     /// The `entities` key.
     pub entities: ::std::vec::Vec<SearchNodesOutputEntitiesItem>,
@@ -271,158 +253,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    ::toolseal::__object!(
-        AddObservationsObservationsItem, 2 { 0 entity_name : String =
-        "entityName"[required], 1 contents : ::std::vec::Vec < String > =
-        "contents"[required], } required[0, 1] ["entityName", "contents"], properties
-        None, None, None
-    );
-    ::toolseal::__object!(
-        AddObservationsArgs, 1 { 0 observations : ::std::vec::Vec <
-        AddObservationsObservationsItem > = "observations"[required], } required[0]
-        ["observations"], properties None, None,
-        Some("Arguments of the `add_observations` tool.")
-    );
-    ::toolseal::__object!(
-        AddObservationsOutputResultsItem, 2 { 0 entity_name : String =
-        "entityName"[required], 1 added_observations : ::std::vec::Vec < String > =
-        "addedObservations"[required], } required[0, 1] ["entityName",
-        "addedObservations"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        AddObservationsOutput, 1 { 0 results : ::std::vec::Vec <
-        AddObservationsOutputResultsItem > = "results"[required], } required[0]
-        ["results"], properties None, None,
-        Some("Structured output of the `add_observations` tool.")
-    );
-    ::toolseal::__object!(
-        CreateEntitiesEntitiesItem, 3 { 0 name : String = "name"[required], 1 entity_type
-        : String = "entityType"[required], 2 observations : ::std::vec::Vec < String > =
-        "observations"[required], } required[0, 1, 2] ["name", "entityType",
-        "observations"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        CreateEntitiesArgs, 1 { 0 entities : ::std::vec::Vec < CreateEntitiesEntitiesItem
-        > = "entities"[required], } required[0] ["entities"], properties None, None,
-        Some("Arguments of the `create_entities` tool.")
-    );
-    ::toolseal::__object!(
-        CreateEntitiesOutput, 1 { 0 entities : ::std::vec::Vec <
-        CreateEntitiesOutputEntitiesItem > = "entities"[required], } required[0]
-        ["entities"], properties None, None,
-        Some("Structured output of the `create_entities` tool.")
-    );
-    ::toolseal::__object!(
-        CreateRelationsRelationsItem, 3 { 0 from : String = "from"[required], 1 to :
-        String = "to"[required], 2 relation_type : String = "relationType"[required], }
-        required[0, 1, 2] ["from", "to", "relationType"], properties None, None, None
-    );
-    ::toolseal::__object!(
-        CreateRelationsArgs, 1 { 0 relations : ::std::vec::Vec <
-        CreateRelationsRelationsItem > = "relations"[required], } required[0]
-        ["relations"], properties None, None,
-        Some("Arguments of the `create_relations` tool.")
-    );
-    ::toolseal::__object!(
-        CreateRelationsOutput, 1 { 0 relations : ::std::vec::Vec <
-        CreateRelationsOutputRelationsItem > = "relations"[required], } required[0]
-        ["relations"], properties None, None,
-        Some("Structured output of the `create_relations` tool.")
-    );
-    ::toolseal::__object!(
-        DeleteEntitiesArgs, 1 { 0 entity_names : ::std::vec::Vec < String > =
-        "entityNames"[required], } required[0] ["entityNames"], properties None, None,
-        Some("Arguments of the `delete_entities` tool.")
-    );
-    ::toolseal::__object!(
-        DeleteEntitiesOutput, 2 { 0 success : bool = "success"[required], 1 message :
-        String = "message"[required], } required[0, 1] ["success", "message"], properties
-        None, None, Some("Structured output of the `delete_entities` tool.")
-    );
-    ::toolseal::__object!(
-        DeleteObservationsDeletionsItem, 2 { 0 entity_name : String =
-        "entityName"[required], 1 observations : ::std::vec::Vec < String > =
-        "observations"[required], } required[0, 1] ["entityName", "observations"],
-        properties None, None, None
-    );
-    ::toolseal::__object!(
-        DeleteObservationsArgs, 1 { 0 deletions : ::std::vec::Vec <
-        DeleteObservationsDeletionsItem > = "deletions"[required], } required[0]
-        ["deletions"], properties None, None,
-        Some("Arguments of the `delete_observations` tool.")
-    );
-    ::toolseal::__object!(
-        DeleteObservationsOutput, 2 { 0 success : bool = "success"[required], 1 message :
-        String = "message"[required], } required[0, 1] ["success", "message"], properties
-        None, None, Some("Structured output of the `delete_observations` tool.")
-    );
-    ::toolseal::__object!(
-        DeleteRelationsArgs, 1 { 0 relations : ::std::vec::Vec <
-        DeleteRelationsRelationsItem > = "relations"[required], } required[0]
-        ["relations"], properties None, None,
-        Some("Arguments of the `delete_relations` tool.")
-    );
-    ::toolseal::__object!(
-        DeleteRelationsOutput, 2 { 0 success : bool = "success"[required], 1 message :
-        String = "message"[required], } required[0, 1] ["success", "message"], properties
-        None, None, Some("Structured output of the `delete_relations` tool.")
-    );
-    ::toolseal::__object!(
-        OpenNodesArgs, 1 { 0 names : ::std::vec::Vec < String > = "names"[required], }
-        required[0] ["names"], properties None, None,
-        Some("Arguments of the `open_nodes` tool.")
-    );
-    ::toolseal::__object!(
-        OpenNodesOutput, 2 { 0 entities : ::std::vec::Vec < OpenNodesOutputEntitiesItem >
-        = "entities"[required], 1 relations : ::std::vec::Vec <
-        OpenNodesOutputRelationsItem > = "relations"[required], } required[0, 1]
-        ["entities", "relations"], properties None, None,
-        Some("Structured output of the `open_nodes` tool.")
-    );
-    impl rt::FromJson for ReadGraphArgs {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            #[allow(dead_code)]
-            const DECLARED: &[&str] = &[];
-            let members = rt::check::object(v, at)?;
-            if let Some((k, _)) = members.first() {
-                return Err(
-                    rt::Rejection::undeclared_key(at, k, rt::Names::Static(DECLARED)),
-                );
-            }
-            rt::check::property_count(members.len(), at, None, None)?;
-            let _ = cx;
-            Ok(Self {})
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(ReadGraphArgs);
-    ::toolseal::__json_schema!(
-        ReadGraphArgs, g => rt::object_schema(g, & rt::ObjectSchema { properties : & [],
-        required : & [], additional : rt::AdditionalSchema::Closed, min_properties :
-        None, max_properties : None, description :
-        Some("Arguments of the `read_graph` tool."), })
-    );
-    ::toolseal::__object!(
-        ReadGraphOutput, 2 { 0 entities : ::std::vec::Vec < ReadGraphOutputEntitiesItem >
-        = "entities"[required], 1 relations : ::std::vec::Vec <
-        ReadGraphOutputRelationsItem > = "relations"[required], } required[0, 1]
-        ["entities", "relations"], properties None, None,
-        Some("Structured output of the `read_graph` tool.")
-    );
-    ::toolseal::__object!(
-        SearchNodesArgs, 1 { 0 query : String = "query"[required], } required[0]
-        ["query"], properties None, None, Some("Arguments of the `search_nodes` tool.")
-    );
-    ::toolseal::__object!(
-        SearchNodesOutput, 2 { 0 entities : ::std::vec::Vec <
-        SearchNodesOutputEntitiesItem > = "entities"[required], 1 relations :
-        ::std::vec::Vec < SearchNodesOutputRelationsItem > = "relations"[required], }
-        required[0, 1] ["entities", "relations"], properties None, None,
-        Some("Structured output of the `search_nodes` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -3,8 +3,8 @@
 
 #[allow(dead_code, clippy::all)]
 /// Whether another thought step is needed
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(expected = "one of: boolean | string")]
 pub enum SequentialthinkingNextThoughtNeeded {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
@@ -15,20 +15,20 @@ pub enum SequentialthinkingNextThoughtNeeded {
 /// Current thought number (numeric value, e.g., 1, 2, 3)
 ///
 /// Constraints: `1 <= value <= 9007199254740991`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 9007199254740991.0)]
 pub struct SequentialthinkingThoughtNumber(u64);
 #[allow(dead_code, clippy::all)]
 /// Estimated total thoughts needed (numeric value, e.g., 5, 10)
 ///
 /// Constraints: `1 <= value <= 9007199254740991`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 9007199254740991.0)]
 pub struct SequentialthinkingTotalThoughts(u64);
 #[allow(dead_code, clippy::all)]
 /// Whether this revises previous thinking
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(expected = "one of: boolean | string")]
 pub enum SequentialthinkingIsRevision {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
@@ -39,20 +39,20 @@ pub enum SequentialthinkingIsRevision {
 /// Which thought is being reconsidered
 ///
 /// Constraints: `1 <= value <= 9007199254740991`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 9007199254740991.0)]
 pub struct SequentialthinkingRevisesThought(u64);
 #[allow(dead_code, clippy::all)]
 /// Branching point thought number
 ///
 /// Constraints: `1 <= value <= 9007199254740991`.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", transparent)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(minimum = 1.0, maximum = 9007199254740991.0)]
 pub struct SequentialthinkingBranchFromThought(u64);
 #[allow(dead_code, clippy::all)]
 /// If more thoughts are needed
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde", untagged)]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
+#[toolseal(expected = "one of: boolean | string")]
 pub enum SequentialthinkingNeedsMoreThoughts {
     /// One branch of the union (`anyOf`/`oneOf`/`type` list).
     Boolean(bool),
@@ -61,67 +61,60 @@ pub enum SequentialthinkingNeedsMoreThoughts {
 }
 #[allow(dead_code, clippy::all)]
 /// Arguments of the `sequentialthinking` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SequentialthinkingArgs {
     /// Your current thinking step
     pub thought: String,
     /// Whether another thought step is needed
-    #[serde(rename = "nextThoughtNeeded")]
+    #[toolseal(rename = "nextThoughtNeeded")]
     pub next_thought_needed: SequentialthinkingNextThoughtNeeded,
     /// Current thought number (numeric value, e.g., 1, 2, 3)
     ///
     /// Constraints: `1 <= value <= 9007199254740991`.
-    #[serde(rename = "thoughtNumber")]
+    #[toolseal(rename = "thoughtNumber")]
     pub thought_number: SequentialthinkingThoughtNumber,
     /// Estimated total thoughts needed (numeric value, e.g., 5, 10)
     ///
     /// Constraints: `1 <= value <= 9007199254740991`.
-    #[serde(rename = "totalThoughts")]
+    #[toolseal(rename = "totalThoughts")]
     pub total_thoughts: SequentialthinkingTotalThoughts,
     /// Whether this revises previous thinking
-    #[serde(rename = "isRevision")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "isRevision")]
     pub is_revision: ::core::option::Option<SequentialthinkingIsRevision>,
     /// Which thought is being reconsidered
     ///
     /// Constraints: `1 <= value <= 9007199254740991`.
-    #[serde(rename = "revisesThought")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "revisesThought")]
     pub revises_thought: ::core::option::Option<SequentialthinkingRevisesThought>,
     /// Branching point thought number
     ///
     /// Constraints: `1 <= value <= 9007199254740991`.
-    #[serde(rename = "branchFromThought")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "branchFromThought")]
     pub branch_from_thought: ::core::option::Option<SequentialthinkingBranchFromThought>,
     /// Branch identifier
-    #[serde(rename = "branchId")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "branchId")]
     pub branch_id: ::core::option::Option<String>,
     /// If more thoughts are needed
-    #[serde(rename = "needsMoreThoughts")]
-    #[serde(skip_serializing_if = "::core::option::Option::is_none")]
+    #[toolseal(rename = "needsMoreThoughts")]
     pub needs_more_thoughts: ::core::option::Option<SequentialthinkingNeedsMoreThoughts>,
 }
 #[allow(dead_code, clippy::all)]
 /// Structured output of the `sequentialthinking` tool.
-#[derive(Debug, Clone, PartialEq, ::toolseal::__private::serde::Serialize)]
-#[serde(crate = "::toolseal::__private::serde")]
+#[derive(Debug, Clone, PartialEq, ::toolseal::Args)]
 pub struct SequentialthinkingOutput {
     /// The `thoughtNumber` key.
-    #[serde(rename = "thoughtNumber")]
+    #[toolseal(rename = "thoughtNumber")]
     pub thought_number: f64,
     /// The `totalThoughts` key.
-    #[serde(rename = "totalThoughts")]
+    #[toolseal(rename = "totalThoughts")]
     pub total_thoughts: f64,
     /// The `nextThoughtNeeded` key.
-    #[serde(rename = "nextThoughtNeeded")]
+    #[toolseal(rename = "nextThoughtNeeded")]
     pub next_thought_needed: bool,
     /// The `branches` key.
     pub branches: ::std::vec::Vec<String>,
     /// The `thoughtHistoryLength` key.
-    #[serde(rename = "thoughtHistoryLength")]
+    #[toolseal(rename = "thoughtHistoryLength")]
     pub thought_history_length: f64,
 }
 #[allow(dead_code, clippy::all)]
@@ -190,126 +183,6 @@ const _: () = {
     use ::toolseal::__private as rt;
     use ::core::option::Option::{self, None, Some};
     use ::core::result::Result::{self, Err, Ok};
-    impl rt::FromJson for SequentialthinkingNextThoughtNeeded {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: boolean | string",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingNextThoughtNeeded);
-    ::toolseal::__json_schema!(
-        SequentialthinkingNextThoughtNeeded, g => rt::union_schema(g, "anyOf", &
-        [rt::subschema:: < bool >, rt::subschema:: < String >],
-        Some("Whether another thought step is needed"))
-    );
-    ::toolseal::__value_type!(
-        SequentialthinkingThoughtNumber(u64), rt::NumberType < u64 > =
-        rt::NumberType::new().minimum(1.0).maximum(9007199254740991.0)
-        .description("Current thought number (numeric value, e.g., 1, 2, 3)")
-    );
-    ::toolseal::__value_type!(
-        SequentialthinkingTotalThoughts(u64), rt::NumberType < u64 > =
-        rt::NumberType::new().minimum(1.0).maximum(9007199254740991.0)
-        .description("Estimated total thoughts needed (numeric value, e.g., 5, 10)")
-    );
-    impl rt::FromJson for SequentialthinkingIsRevision {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: boolean | string",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingIsRevision);
-    ::toolseal::__json_schema!(
-        SequentialthinkingIsRevision, g => rt::union_schema(g, "anyOf", &
-        [rt::subschema:: < bool >, rt::subschema:: < String >],
-        Some("Whether this revises previous thinking"))
-    );
-    ::toolseal::__value_type!(
-        SequentialthinkingRevisesThought(u64), rt::NumberType < u64 > =
-        rt::NumberType::new().minimum(1.0).maximum(9007199254740991.0)
-        .description("Which thought is being reconsidered")
-    );
-    ::toolseal::__value_type!(
-        SequentialthinkingBranchFromThought(u64), rt::NumberType < u64 > =
-        rt::NumberType::new().minimum(1.0).maximum(9007199254740991.0)
-        .description("Branching point thought number")
-    );
-    impl rt::FromJson for SequentialthinkingNeedsMoreThoughts {
-        fn from_json(
-            v: &rt::Json<'_>,
-            at: &rt::Path<'_>,
-            cx: &mut rt::Cx,
-        ) -> Result<Self, rt::Rejection> {
-            rt::union(
-                v,
-                at,
-                cx,
-                rt::Keyword::AnyOf,
-                "one of: boolean | string",
-                &[
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::Boolean),
-                    |v, at, cx| rt::FromJson::from_json(v, at, cx).map(Self::String),
-                ],
-            )
-        }
-    }
-    ::toolseal::__deserialize_via_from_json!(SequentialthinkingNeedsMoreThoughts);
-    ::toolseal::__json_schema!(
-        SequentialthinkingNeedsMoreThoughts, g => rt::union_schema(g, "anyOf", &
-        [rt::subschema:: < bool >, rt::subschema:: < String >],
-        Some("If more thoughts are needed"))
-    );
-    ::toolseal::__object!(
-        SequentialthinkingArgs, 9 { 0 thought : String = "thought"[required], 1
-        next_thought_needed : SequentialthinkingNextThoughtNeeded =
-        "nextThoughtNeeded"[required], 2 thought_number : SequentialthinkingThoughtNumber
-        = "thoughtNumber"[required], 3 total_thoughts : SequentialthinkingTotalThoughts =
-        "totalThoughts"[required], 4 is_revision : SequentialthinkingIsRevision =
-        "isRevision"[optional], 5 revises_thought : SequentialthinkingRevisesThought =
-        "revisesThought"[optional], 6 branch_from_thought :
-        SequentialthinkingBranchFromThought = "branchFromThought"[optional], 7 branch_id
-        : String = "branchId"[optional], 8 needs_more_thoughts :
-        SequentialthinkingNeedsMoreThoughts = "needsMoreThoughts"[optional], }
-        required[0, 1, 2, 3] ["thought", "nextThoughtNeeded", "thoughtNumber",
-        "totalThoughts"], properties None, None,
-        Some("Arguments of the `sequentialthinking` tool.")
-    );
-    ::toolseal::__object!(
-        SequentialthinkingOutput, 5 { 0 thought_number : f64 = "thoughtNumber"[required],
-        1 total_thoughts : f64 = "totalThoughts"[required], 2 next_thought_needed : bool
-        = "nextThoughtNeeded"[required], 3 branches : ::std::vec::Vec < String > =
-        "branches"[required], 4 thought_history_length : f64 =
-        "thoughtHistoryLength"[required], } required[0, 1, 2, 3, 4] ["thoughtNumber",
-        "totalThoughts", "nextThoughtNeeded", "branches", "thoughtHistoryLength"],
-        properties None, None,
-        Some("Structured output of the `sequentialthinking` tool.")
-    );
     static NAME_TABLE: rt::NameTable = rt::NameTable::new(
         <ToolCall as rt::ToolSet>::NAMES,
     );

@@ -2,24 +2,19 @@
 //! schema IR — name, kind, docs, shared structure, contract fields — before any
 //! token is written; the emitters then write the model, one concern each:
 //!
-//! - [`types`]: the type definitions a user reads (structs, enums, aliases);
-//! - [`tables`]: validated newtypes and string enums, as data the runtime's
-//!   `generated` tables check and describe;
-//! - [`from_json`]: conversion of objects, unions and tuples;
-//! - [`json_schema`]: `JsonSchema` of objects, unions and tuples;
+//! - [`types`]: the type definitions a user reads (structs, enums, aliases),
+//!   deriving `toolseal::Args` with their keys, defaults and constraints as
+//!   attributes (the derive, in `toolseal-macros`, writes their impls);
 //! - [`tool_call`]: the sealed `ToolCall` enum;
 //! - [`contract`]: the contract file `#[toolseal::tool]` checks against;
 //! - [`deployment`]: a deployment's `McpCall` over several registries.
 //!
 //! Support code the emitted items call lives in the runtime (`generated`) and
-//! the facade (`__private`, and `__*` macros for impl blocks every type shares).
+//! the facade (`__private`).
 
 mod contract;
 pub(crate) mod deployment;
-mod from_json;
-mod json_schema;
 mod model;
-mod tables;
 mod tool_call;
 mod types;
 
@@ -29,7 +24,7 @@ use toolseal_runtime::registry::ToolDef;
 use toolseal_runtime::schema::{IntRepr, SchemaDoc};
 
 use crate::facade::Facade;
-use model::{Kind, Ty, TypeSpace};
+use model::{Ty, TypeSpace};
 use toolseal_runtime::contract::Contract;
 
 /// One tool with its compiled arguments and output schemas.
@@ -47,15 +42,6 @@ struct Emit {
     facade: Facade,
     /// `<facade>::__private`, for items outside the impl block (inside it, `rt`).
     private: TokenStream,
-    /// The argument of `#[serde(crate = "…")]`.
-    serde: String,
-}
-
-impl Emit {
-    /// A facade macro: `<facade>::<name>`.
-    fn macro_path(&self, name: &str) -> TokenStream {
-        self.facade.root(name)
-    }
 }
 
 /// `rt`: how code inside the impl block names the facade's `__private` module.
@@ -130,19 +116,14 @@ impl Ty {
 /// the code names the toolseal crate.
 pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, facade: &Facade) -> (TokenStream, Contract) {
     let (space, tools) = TypeSpace::build(tools);
-    let e = Emit { facade: facade.clone(), private: facade.private(), serde: facade.serde() };
+    let e = Emit { facade: facade.clone(), private: facade.private() };
     let rt = rt();
     let items = space.entries.iter().map(|x| types::item(&e, x));
-    let specs = space.specs.iter().map(|(_, id, source, formats)| quote!(static #id: rt::LazySpec = rt::LazySpec::new(#source, #formats);));
-    let impls = space.entries.iter().map(|x| match &x.kind {
-        Kind::Alias(_) => TokenStream::new(),
-        Kind::Value(table) => tables::value_type(&e, x, table),
-        Kind::StringEnum { values, variants, is_const, expected } => tables::string_enum(&e, x, values, variants, *is_const, expected),
-        Kind::Object(_) if let Some(object) = from_json::closed_object(&e, x) => object,
-        Kind::Union { .. } | Kind::Tuple { .. } | Kind::Object(_) => {
-            let (from, schema, extra) = (from_json::impl_for(&e, x), json_schema::impl_for(&e, x), types::serialize_impl(x));
-            quote!(#from #schema #extra)
-        }
+    // A subschema the specification validator checks names its document's validator
+    // (`#[toolseal(spec = __SPEC_0, ..)]`): a `static` of the module, hidden.
+    let specs = space.specs.iter().map(|(_, id, source, formats)| {
+        let private = &e.private;
+        quote!(#[doc(hidden)] static #id: #private::LazySpec = #private::LazySpec::new(#source, #formats);)
     });
     let (call_item, call_impls) = tool_call::emit(&tools, registry);
     let contract = contract::emit(&e, &tools, registry, module);
@@ -155,6 +136,7 @@ pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, fa
     // Rustc's naming lints cannot fire: `naming` makes every type UpperCamelCase and
     // every field snake_case.
     let tokens = quote! {
+        #(#specs)*
         #(#[allow(dead_code, clippy::all)] #items)*
         #[allow(dead_code, clippy::all)]
         #call_item
@@ -163,29 +145,8 @@ pub(crate) fn registry(tools: &[ToolInput<'_>], registry: &str, module: &str, fa
             use #private as #rt;
             use ::core::option::Option::{self, None, Some};
             use ::core::result::Result::{self, Err, Ok};
-            #(#specs)*
-            #(#impls)*
             #call_impls
         };
     };
     (tokens, contract)
-}
-
-/// `Some(x)` / `None` for an optional number, as code inside the impl block writes it.
-fn opt_u64(x: Option<u64>) -> TokenStream {
-    match x {
-        Some(x) => {
-            let l = proc_macro2::Literal::u64_unsuffixed(x);
-            quote!(Some(#l))
-        }
-        None => quote!(None),
-    }
-}
-
-/// `Some("text")` / `None`.
-fn opt_str(x: Option<&str>) -> TokenStream {
-    match x {
-        Some(x) => quote!(Some(#x)),
-        None => quote!(None),
-    }
 }

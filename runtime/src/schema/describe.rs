@@ -41,6 +41,15 @@ fn describe_node(doc: &SchemaDoc, node: &Node, depth: usize) -> String {
     }
 }
 
+/// What an `enum` (or, with `is_const`, a `const`) of `values` expects: the words
+/// [`describe`] gives its schema.
+pub fn describe_values(values: &[Json<'_>], is_const: bool) -> String {
+    match (is_const, values.first()) {
+        (true, Some(v)) => format!("the value {}", show_value(v)),
+        _ => format!("one of {}", list_values(values)),
+    }
+}
+
 fn show_value(v: &Json<'_>) -> String {
     let text = v.to_json_string();
     match text.char_indices().nth(40) {

@@ -16,7 +16,7 @@ pub mod validate;
 pub use closed::closed_world;
 pub use closed::closed_world_implied_types;
 pub use compile::{CompileOptions, compile_tool_schema};
-pub use describe::describe;
+pub use describe::{describe, describe_values};
 pub use error::SchemaError;
 
 use crate::check::{Format, NumberBounds};
